@@ -1,0 +1,54 @@
+// The roofline model: shipped profiles load, times follow the roofline, eOperators are priced.
+#include <doctest/doctest.h>
+
+#include "ein/cost/roofline.hpp"
+
+using namespace ein;
+using namespace ein::cost;
+
+namespace {
+device_profile shipped(const char* file) { return load_profile(std::string(EIN_PROFILE_DIR) + "/" + file); }
+}  // namespace
+
+TEST_CASE("roofline: the shipped profiles load and name their source") {
+  for (auto* f : {"h100_sxm5.json", "a100_sxm4_40gb.json"}) {
+    auto p = shipped(f);
+    CHECK(p.fp32_flops > 1e13);
+    CHECK(p.dram_bytes > 1e12);
+    CHECK(p.source.find("datasheet") != std::string::npos);
+    CHECK(roofline(p).describe().find(p.name) != std::string::npos);
+  }
+}
+
+TEST_CASE("roofline: compute-bound and memory-bound work follow the two roofs") {
+  auto p = shipped("h100_sxm5.json");
+  roofline m(p);
+  // a large GEMM is compute bound: doubling FLOPs at equal bytes roughly doubles the time
+  auto big = workload{workload::engine::library, match::op_kind::matmul, 1e12, 1e8};
+  auto bigger = big;
+  bigger.flops *= 2;
+  CHECK(m.seconds(bigger) > 1.9 * m.seconds(big) - 2 * p.launch_seconds);
+  // a copy is memory bound: time = launch + bytes / (bandwidth · fraction)
+  auto copy = workload::eoperator(0, 1e9);
+  CHECK(m.seconds(copy) == doctest::Approx(p.launch_seconds + 1e9 / (p.dram_bytes * p.eoperator_bandwidth)));
+  // eOperators are never free, even tiny ones
+  CHECK(m.seconds(workload::eoperator(1, 1)) >= p.launch_seconds);
+}
+
+TEST_CASE("roofline: the A100 is slower than the H100 on the same work") {
+  roofline h(shipped("h100_sxm5.json")), a(shipped("a100_sxm4_40gb.json"));
+  auto w = workload{workload::engine::library, match::op_kind::conv2d, 2.4e8, 6e6};
+  CHECK(a.seconds(w) > h.seconds(w));
+}
+
+TEST_CASE("efficiency curves interpolate in log space and clamp at the ends") {
+  efficiency_curve c{{{1e6, 0.1}, {1e8, 0.5}}};
+  CHECK(c.at(1e3) == doctest::Approx(0.1));
+  CHECK(c.at(1e7) == doctest::Approx(0.3));
+  CHECK(c.at(1e12) == doctest::Approx(0.5));
+}
+
+TEST_CASE("a malformed profile is a user error naming the field") {
+  nlohmann::json j = {{"name", "x"}};
+  CHECK_THROWS_WITH_AS(j.get<device_profile>(), doctest::Contains("source"), user_error);
+}
