@@ -1,0 +1,306 @@
+// Variable substitution (EinNet Table 1, §4.1): new traversal iterators y = Φ(x) in a new scope.
+#pragma once
+
+#include <algorithm>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ein/derive/positions.hpp"
+#include "ein/derive/ranges.hpp"
+#include "ein/derive/rule.hpp"
+
+namespace ein::derive {
+
+/// A change of traversal iterators Φ: the new iterators as indices over the old traversal
+/// iterators (`define`), the old iterators they replace as indices over the kept and the new ones
+/// (`invert`, i.e. Φ⁻¹), and the traversal order of the new scope (`layout`: kept and new names).
+struct substitution {
+  std::vector<std::pair<std::string, ir::affine>> define;
+  std::vector<std::pair<std::string, ir::affine>> invert;
+  std::vector<std::string> layout;
+
+  /// `t1 = h + r - 1, t2 = s + w - 1 for h, w`.
+  std::string str() const {
+    std::string s;
+    for (std::size_t i = 0; i < define.size(); ++i)
+      s += (i ? ", " : "") + define[i].first + " = " + define[i].second.str();
+    s += " for ";
+    for (std::size_t i = 0; i < invert.size(); ++i) s += (i ? ", " : "") + invert[i].first;
+    return s;
+  }
+};
+
+/// Applies Φ to scope `s` (at any position):
+///
+///     L_x^X Σ_z f(T[τ(x, z)])  ⇒  L_x^X {L_y^B Σ_z f(T[τ(Φ⁻¹(y), z)])}[Φ(x)]
+///
+/// where B is the bounding box of Φ(X) (ein's scopes are boxes; EinNet writes Φ(X)).
+/// Why it is exact: the outer scope reads the new one only at points y = Φ(x), x ∈ X, which lie in
+/// B, and there it holds Σ_z f(τ(Φ⁻¹(Φ(x)), z)) = Σ_z f(τ(x, z)) as soon as Φ⁻¹(Φ(x)) = x on X.
+/// Points of B outside Φ(X) are computed but never read: there Φ⁻¹(y) may lie outside X (for
+/// t1 = h + r keeping r, h = t1 − r leaves [0, H) at the corners), the body is still defined
+/// (reads outside a box are 0) and its value does not matter. So the only obligation is that Φ⁻¹
+/// is a left inverse of Φ on X, i.e. that Φ is injective on X.
+/// @pre proven, not assumed: `simplify(Φ⁻¹(Φ(x)), X)` is syntactically x for every replaced
+///      iterator; `define` reads only traversal iterators of `s`; the new names are fresh; `layout`
+///      names every kept and new iterator once; Φ defines at least one iterator. Otherwise the
+///      result is empty.
+/// Example, as printed: Φ = (t1 = h + r - 1 for h) on `L_{r:[0,3), h:[0,5)} A[h + r - 1]` gives
+///     `L_{r:[0,3), h:[0,5)} {L_{r:[0,3), t1:[-1,6)} A[t1]}[r, h + r - 1]`.
+inline std::optional<ir::scope_ptr> substitute(const ir::scope& s, const substitution& phi) {
+  auto is_traversal = [&](const std::string& n) {
+    return std::any_of(s.traversal.begin(), s.traversal.end(), [&](auto& i) { return i.name == n; });
+  };
+  if (phi.define.empty()) return std::nullopt;
+  std::vector<std::string> taken = iterator_names(s);
+  std::map<std::string, ir::affine> forward, backward;
+  for (auto& [n, e] : phi.define) {
+    if (std::find(taken.begin(), taken.end(), n) != taken.end()) return std::nullopt;
+    for (auto& x : e.iterators())
+      if (!is_traversal(x)) return std::nullopt;
+    taken.push_back(n);
+    forward.emplace(n, e);
+  }
+  for (auto& [x, g] : phi.invert)
+    if (!is_traversal(x) || !backward.emplace(x, g).second) return std::nullopt;
+  // the layout: every kept traversal iterator and every new one, once
+  std::vector<std::string> expected;
+  for (auto& i : s.traversal)
+    if (!backward.count(i.name)) expected.push_back(i.name);
+  for (auto& [n, e] : phi.define) expected.push_back(n);
+  std::vector<std::string> layout = phi.layout;
+  std::sort(expected.begin(), expected.end());
+  std::sort(layout.begin(), layout.end());
+  if (layout != expected) return std::nullopt;
+
+  ranges old(s);
+  for (auto& [x, g] : phi.invert) {
+    for (auto& y : g.iterators())
+      if (backward.count(y) || (!forward.count(y) && !is_traversal(y))) return std::nullopt;
+    if (simplify(g.substitute(forward), old) != ir::idx(x)) return std::nullopt;
+  }
+
+  ranges inner(s);
+  std::vector<ir::iterator> traversal;
+  std::vector<ir::affine> read;
+  for (auto& n : phi.layout) {
+    if (auto f = forward.find(n); f != forward.end()) {
+      interval v = bounds(f->second, old);
+      if (v.empty()) return std::nullopt;
+      traversal.push_back(as_iterator(n, v));
+      inner.set(n, v);
+      read.push_back(f->second);
+    } else {
+      auto i = std::find_if(s.traversal.begin(), s.traversal.end(), [&](auto& t) { return t.name == n; });
+      traversal.push_back(*i);
+      read.push_back(ir::idx(n));
+    }
+  }
+  auto nested = ir::make_scope(std::move(traversal), s.summation, substitute(s.body, backward, inner));
+  return ir::make_scope(s.traversal, {}, ir::make_access(std::move(nested), std::move(read)));
+}
+
+namespace detail {
+
+// The substitutions worth trying on `s`, from the indices its body reads.
+inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
+  std::vector<substitution> out;
+  std::set<std::string> traversal;
+  for (auto& i : s.traversal) traversal.insert(i.name);
+  std::vector<std::string> names = iterator_names(s);
+  auto fresh = [&](std::vector<std::string>& taken) {
+    auto n = fresh_name("t", taken);
+    taken.push_back(n);
+    return n;
+  };
+  auto over_traversal = [&](const ir::affine& e) {
+    auto used = e.iterators();
+    return std::includes(traversal.begin(), traversal.end(), used.begin(), used.end());
+  };
+  auto kept_layout = [&](const std::set<std::string>& replaced) {
+    std::vector<std::string> v;
+    for (auto& i : s.traversal)
+      if (!replaced.count(i.name)) v.push_back(i.name);
+    return v;
+  };
+
+  // linear combinations h + r - 1: t = e for one iterator of coefficient ±1
+  std::vector<ir::affine> linear;
+  std::map<std::string, int> uses;  // index dimensions reading each iterator
+  for_each_access(s.body, [&](const ir::access& a) {
+    for (auto& e : a.index) {
+      for (auto& x : e.iterators()) ++uses[x];
+      if (e.is_linear() && e.terms().size() >= 2 && over_traversal(e) &&
+          std::find(linear.begin(), linear.end(), e) == linear.end())
+        linear.push_back(e);
+    }
+  });
+  auto linear_step = [](const ir::affine& e, const std::string& x, const std::string& t) {
+    std::int64_t c = e.coefficient(x);  // ±1, so it is its own inverse
+    return (ir::idx(t) - (e - ir::idx(x) * c)) * c;
+  };
+  for (auto& e : linear) {
+    for (auto& [at, c] : e.terms()) {
+      if (c != 1 && c != -1) continue;
+      std::vector<std::string> taken = names;
+      substitution phi;
+      std::string t = fresh(taken);
+      phi.define.push_back({t, e});
+      phi.invert.push_back({at.name, linear_step(e, at.name, t)});
+      phi.layout = kept_layout({at.name});
+      phi.layout.push_back(t);
+      out.push_back(std::move(phi));
+    }
+  }
+  // several at once (EinNet Figure 5: h + r → t1 and w + s → t2): greedily, each expression
+  // replaces the iterator it shares least with the other indices, none read by another choice
+  if (linear.size() >= 2) {
+    substitution phi;
+    std::vector<std::string> taken = names;
+    std::set<std::string> replaced, read_by_chosen;
+    for (auto& e : linear) {
+      auto used = e.iterators();
+      if (std::any_of(used.begin(), used.end(), [&](auto& x) { return replaced.count(x); })) continue;
+      std::string best;
+      for (auto it = s.traversal.rbegin(); it != s.traversal.rend(); ++it) {
+        std::int64_t c = e.coefficient(it->name);
+        if ((c != 1 && c != -1) || read_by_chosen.count(it->name)) continue;
+        if (best.empty() || uses[it->name] < uses[best]) best = it->name;
+      }
+      if (best.empty()) continue;
+      std::string t = fresh(taken);
+      phi.define.push_back({t, e});
+      phi.invert.push_back({best, linear_step(e, best, t)});
+      replaced.insert(best);
+      read_by_chosen.insert(used.begin(), used.end());
+    }
+    if (phi.define.size() >= 2) {
+      phi.layout = kept_layout(replaced);
+      for (auto& [t, e] : phi.define) phi.layout.push_back(t);
+      out.push_back(std::move(phi));
+    }
+  }
+
+  // merging a pair (a, b) into t = (a - a.lo)·|b| + (b - b.lo), in a's place: adjacent iterators
+  // read by one access (a reshape), and any pair an index already reads as c·|b|·a + c·b
+  std::vector<std::pair<std::size_t, std::size_t>> pairs;
+  auto position = [&](const std::string& n) {
+    std::size_t i = 0;
+    while (s.traversal[i].name != n) ++i;
+    return i;
+  };
+  for (std::size_t i = 0; i + 1 < s.traversal.size(); ++i) {
+    const auto &a = s.traversal[i], &b = s.traversal[i + 1];
+    bool together = false;
+    for_each_access(s.body, [&](const ir::access& acc) {
+      bool ra = false, rb = false;
+      for (auto& e : acc.index) ra |= e.uses(a.name), rb |= e.uses(b.name);
+      together |= ra && rb;
+    });
+    if (together) pairs.push_back({i, i + 1});
+  }
+  for (auto& e : linear)
+    for (auto& [ta, ca] : e.terms())
+      for (auto& [tb, cb] : e.terms()) {
+        if (!traversal.count(ta.name) || !traversal.count(tb.name) || ta.name == tb.name) continue;
+        std::pair<std::size_t, std::size_t> p{position(ta.name), position(tb.name)};
+        if (ca == cb * s.traversal[p.second].extent() &&
+            std::find(pairs.begin(), pairs.end(), p) == pairs.end())
+          pairs.push_back(p);
+      }
+  for (auto [i, j] : pairs) {
+    const auto &a = s.traversal[i], &b = s.traversal[j];
+    if (a.extent() < 2 || b.extent() < 2) continue;
+    std::vector<std::string> taken = names;
+    std::string t = fresh(taken);
+    substitution phi;
+    phi.define.push_back({t, (ir::idx(a.name) - a.lo) * b.extent() + ir::idx(b.name) - b.lo});
+    phi.invert.push_back({a.name, ir::idx(t).floordiv(b.extent()) + a.lo});
+    phi.invert.push_back({b.name, ir::idx(t).mod(b.extent()) + b.lo});
+    for (auto& k : s.traversal) {
+      if (k.name == b.name) continue;
+      phi.layout.push_back(k.name == a.name ? t : k.name);
+    }
+    out.push_back(std::move(phi));
+  }
+
+  // splitting an iterator x read as (x + c) / d or (x + c) % d: (x - lo) / d and (x - lo) % d
+  std::vector<std::pair<std::string, std::int64_t>> splits;
+  for_each_access(s.body, [&](const ir::access& a) {
+    for (auto& e : a.index)
+      for (auto& [at, c] : e.terms()) {
+        if (at.k == ir::atom::kind::iter) continue;
+        auto x = at.arg->as_iter();
+        if (!x && at.arg->terms().size() == 1 && at.arg->terms()[0].second == 1 &&
+            at.arg->terms()[0].first.k == ir::atom::kind::iter)
+          x = at.arg->terms()[0].first.name;
+        if (!x || !traversal.count(*x)) continue;
+        std::pair<std::string, std::int64_t> p{*x, at.divisor};
+        if (std::find(splits.begin(), splits.end(), p) == splits.end()) splits.push_back(p);
+      }
+  });
+  for (auto& split : splits) {
+    const std::string& x = split.first;
+    std::int64_t d = split.second;
+    const auto& it = *std::find_if(s.traversal.begin(), s.traversal.end(), [&](auto& i) { return i.name == x; });
+    if (d <= 1 || d >= it.extent()) continue;
+    std::vector<std::string> taken = names;
+    std::string q = fresh(taken), p = fresh(taken);
+    substitution phi;
+    phi.define.push_back({q, (ir::idx(x) - it.lo).floordiv(d)});
+    phi.define.push_back({p, (ir::idx(x) - it.lo).mod(d)});
+    phi.invert.push_back({x, ir::idx(q) * d + ir::idx(p) + it.lo});
+    for (auto& j : s.traversal) {
+      if (j.name != x) {
+        phi.layout.push_back(j.name);
+      } else {
+        phi.layout.push_back(q);
+        phi.layout.push_back(p);
+      }
+    }
+    out.push_back(std::move(phi));
+  }
+  return out;
+}
+
+}  // namespace detail
+
+/// Variable substitution:
+///
+///     L_x^X f(T[τ(x)])  ⇒  L_x^X {L_y^{Φ(X)} f(T[τ(Φ⁻¹(y))])}[Φ(x)]
+///
+/// with Φ bijective from X onto its image (see `substitute` for the exact statement and why the
+/// bounding box of Φ(X) is safe). Candidates come from the indices the body reads, over traversal
+/// iterators only:
+/// - a linear index with at least two iterators, e.g. `h + r - 1`: t = that index, replacing one
+///   of its iterators of coefficient ±1 (a unimodular change of basis; `2*h + 2*r` proposes
+///   nothing); each choice alone, and one substitution of all such indices at once (EinNet
+///   Figure 5, E2 → E3). New iterators go after the kept ones, which keep their order.
+/// - two traversal iterators a, b, adjacent and read by one access, or read by an index as
+///   c·|b|·a + c·b: t = (a − a.lo)·|b| + (b − b.lo), in a's place (a reshape; Φ(X) is exactly a
+///   box, and that index becomes c·t + const).
+/// - an iterator x read as `(x + c) / d` or `(x + c) % d`, 1 < d < |x|: (x − lo) / d and
+///   (x − lo) % d, in x's place.
+/// New iterators are named t1, t2, ... avoiding the scope's names.
+/// @pre each proposal is applied through `substitute`, which proves Φ⁻¹ ∘ Φ = id on X.
+///
+/// Example, as printed (detail `at /: t1 = h + r - 1 for h`; EinNet Figure 5's E2 → E3 is the same
+/// on two indices at once, see docs/rules.md):
+///     L_{r:[0,3), h:[0,5)} A[h + r - 1]
+///       → L_{r:[0,3), h:[0,5)} {L_{r:[0,3), t1:[-1,6)} A[t1]}[r, h + r - 1]
+inline std::vector<candidate> substitute_variable(const ir::scope_ptr& source) {
+  std::vector<candidate> out;
+  for_each_position(source, [&](const ir::scope_ptr& s, const path& at) {
+    for (auto& phi : detail::proposed_substitutions(*s))
+      if (auto r = substitute(*s, phi))
+        out.push_back({replace_at(source, at, *r), "substitute_variable",
+                       "at " + to_string(at) + ": " + phi.str()});
+  });
+  return out;
+}
+
+}  // namespace ein::derive

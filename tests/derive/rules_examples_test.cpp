@@ -1,0 +1,76 @@
+// The before → after examples of the rule headers and docs/rules.md, exactly as printed, and every
+// listed rule over the hand-made families, one and two steps deep.
+#include "rules_support.hpp"
+
+#include <set>
+
+#include "ein/derive/all.hpp"
+
+using namespace rules_test;
+
+namespace {
+
+// The printed result of the candidate of `rule` on `before` with `detail`.
+std::string after(derive::rule_fn rule, const scope_ptr& before, const std::string& detail) {
+  auto cs = rule(before);
+  auto r = pick(cs, detail);
+  REQUIRE(r);
+  CHECK(same_values(before, r));
+  return to_string(*r);
+}
+
+}  // namespace
+
+TEST_CASE("rule examples as documented") {
+  auto A3 = input("A", {2, 3, 4});
+  auto split = make_scope({{"i", 0, 2}}, {{"k", 0, 3}, {"l", 0, 4}}, make_access(A3, {idx("i"), idx("k"), idx("l")}));
+  CHECK(to_string(*split) == "L_{i:[0,2)} Σ_{k:[0,3), l:[0,4)} A[i, k, l]");
+  CHECK(after(derive::split_summation, split, "at /: inner Σ{l}, outer Σ{k}") ==
+        "L_{i:[0,2)} Σ_{k:[0,3)} {L_{k:[0,3), i:[0,2)} Σ_{l:[0,4)} A[i, k, l]}[k, i]");
+
+  auto shifted = make_scope({{"r", 0, 3}, {"h", 0, 5}}, {}, make_access(input("A", {5}), {idx("h") + idx("r") - 1}));
+  CHECK(to_string(*shifted) == "L_{r:[0,3), h:[0,5)} A[h + r - 1]");
+  CHECK(after(derive::substitute_variable, shifted, "at /: t1 = h + r - 1 for h") ==
+        "L_{r:[0,3), h:[0,5)} {L_{r:[0,3), t1:[-1,6)} A[t1]}[r, h + r - 1]");
+
+  auto inner = make_scope({{"t", 0, 6}}, {},
+                          make_unary(unary_fn::relu, make_access(input("A", {6}), {idx("t")})) * make_constant(2));
+  auto merge = make_scope({{"i", 0, 5}}, {}, make_access(inner, {idx("i") + 1}) + make_constant(1));
+  CHECK(to_string(*merge) == "L_{i:[0,5)} {L_{t:[0,6)} relu(A[t]) * 2}[i + 1] + 1");
+  CHECK(after(derive::merge_traversal, merge, "at /: inline /0 read at [i + 1]") ==
+        "L_{i:[0,5)} relu(A[i + 1]) * 2 + 1");
+
+  auto padded = [](std::int64_t lo, std::int64_t hi) {
+    auto n = make_scope({{"t", lo, hi}}, {}, make_unary(unary_fn::relu, make_access(input("A", {5}), {idx("t")})));
+    return make_scope({{"i", 0, 7}}, {}, make_access(n, {idx("i") - 1}));
+  };
+  CHECK(to_string(*padded(-1, 6)) == "L_{i:[0,7)} {L_{t:[-1,6)} relu(A[t])}[i - 1]");
+  CHECK(after(derive::tighten_boundary, padded(-1, 6), "at /0: t [-1,6) → [0,5)") ==
+        "L_{i:[0,7)} {L_{t:[0,5)} relu(A[t])}[i - 1]");
+  CHECK(after(derive::relax_boundary, padded(0, 5), "at /0: t [0,5) → [-1,6)") ==
+        "L_{i:[0,7)} {L_{t:[-1,6)} relu(A[t])}[i - 1]");
+}
+
+TEST_CASE("every listed rule on every family, and every rule again on each candidate") {
+  auto rules = derive::intra_rules();
+  std::size_t steps = 0;
+  for (auto& e : families())
+    for (auto& first : rules) {
+      auto cs = first.apply(e);
+      check_all(e, cs, first.name);
+      // details identify candidates: callers select by them
+      std::set<std::string> details;
+      for (auto& c : cs) CHECK(details.insert(c.detail).second);
+      for (auto& c : cs)
+        for (auto& second : rules) {
+          auto ds = second.apply(c.result);
+          steps += ds.size();
+          for (auto& d : ds) {
+            INFO("after ", c.rule, " (", c.detail, ")");
+            CHECK(d.rule == second.name);
+            CHECK(same_values(e, d.result));
+          }
+        }
+    }
+  CHECK(steps > 100);
+}

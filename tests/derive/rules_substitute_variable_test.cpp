@@ -1,0 +1,110 @@
+// Variable substitution: proposals from indices, the bijectivity proof, and its refusals.
+#include "rules_support.hpp"
+
+#include "ein/derive/substitute_variable.hpp"
+
+using namespace rules_test;
+using derive::substitution;
+
+namespace {
+
+// L_{r:[0,3), h:[0,5)} A[h + r - 1]
+scope_ptr shifted() {
+  return make_scope({{"r", 0, 3}, {"h", 0, 5}}, {}, make_access(input("A", {5}), {idx("h") + idx("r") - 1}));
+}
+
+}  // namespace
+
+TEST_CASE("substitute_variable: t1 = h + r - 1 for h, over the bounding box") {
+  auto s = shifted();
+  auto cs = derive::substitute_variable(s);
+  check_all(s, cs, "substitute_variable");
+  CHECK(to_string(*pick(cs, "at /: t1 = h + r - 1 for h")) ==
+        "L_{r:[0,3), h:[0,5)} {L_{r:[0,3), t1:[-1,6)} A[t1]}[r, h + r - 1]");
+  CHECK(to_string(*pick(cs, "at /: t1 = h + r - 1 for r")) ==
+        "L_{r:[0,3), h:[0,5)} {L_{h:[0,5), t1:[-1,6)} A[t1]}[h, h + r - 1]");
+  // merging the adjacent pair (r, h), read together by A
+  CHECK(to_string(*pick(cs, "at /: t1 = h + 5*r for r, h")) ==
+        "L_{r:[0,3), h:[0,5)} {L_{t1:[0,15)} A[(t1 / 5) + (t1 % 5) - 1]}[h + 5*r]");
+}
+
+TEST_CASE("substitute_variable: merge and split of iterators with non-zero lower bounds") {
+  auto a = input("A", {4, 6});
+  auto s = make_scope({{"i", -1, 3}, {"j", 2, 8}}, {},
+                      make_access(a, {idx("i") + 1, idx("j") - 2}) + make_constant(1));
+  auto cs = derive::substitute_variable(s);
+  check_all(s, cs, "substitute_variable");
+  CHECK(to_string(*pick(cs, "at /: t1 = 6*i + j + 4 for i, j")) ==
+        "L_{i:[-1,3), j:[2,8)} {L_{t1:[0,24)} A[t1 / 6, t1 % 6] + 1}[6*i + j + 4]");
+  // reshaped: A[m / 3, m % 3, k] splits m into (m / 3, m % 3) and reads A[t1, t2, k]
+  auto r = reshaped(2, 3, 4);
+  auto rs = derive::substitute_variable(r);
+  check_all(r, rs, "substitute_variable");
+  CHECK(to_string(*pick(rs, "at /: t1 = m / 3, t2 = m % 3 for m")) ==
+        "L_{m:[0,6), j:[0,3)} {L_{t1:[0,2), t2:[0,3), j:[0,3)} Σ_{k:[0,4)} "
+        "A[t1, t2, k] * B[k, j] + 0.5}[m / 3, m % 3, j]");
+}
+
+TEST_CASE("substitute_variable: merging a pair an index reads as |w|·h + w") {
+  auto s = make_scope({{"h", 0, 3}, {"f", 0, 2}, {"w", 0, 4}}, {},
+                      make_access(input("A", {12}), {idx("h") * 4 + idx("w")}) * make_access(input("B", {2}), {idx("f")}));
+  auto cs = derive::substitute_variable(s);
+  check_all(s, cs, "substitute_variable");
+  CHECK(to_string(*pick(cs, "at /: t1 = 4*h + w for h, w")) ==
+        "L_{h:[0,3), f:[0,2), w:[0,4)} {L_{t1:[0,12), f:[0,2)} A[t1] * B[f]}[4*h + w, f]");
+}
+
+TEST_CASE("substitute_variable: the proof of Φ⁻¹ ∘ Φ = id") {
+  auto s = shifted();
+  // a valid Φ is accepted
+  CHECK(derive::substitute(*s, {{{"t", idx("h") + idx("r")}}, {{"h", idx("t") - idx("r")}}, {"r", "t"}}));
+  // t = h + r for both h and r drops a dimension: not injective
+  CHECK_FALSE(derive::substitute(
+      *s, {{{"t", idx("h") + idx("r")}}, {{"h", idx("t")}, {"r", affine(0)}}, {"t"}}));
+  // t = h / 2 loses h's low bit
+  CHECK_FALSE(derive::substitute(*s, {{{"t", idx("h").floordiv(2)}}, {{"h", idx("t") * 2}}, {"r", "t"}}));
+  // a wrong inverse
+  CHECK_FALSE(derive::substitute(*s, {{{"t", idx("h") + idx("r")}}, {{"h", idx("t") + idx("r")}}, {"r", "t"}}));
+  // a new name that clashes, a summation iterator in Φ, a layout that forgets an iterator
+  CHECK_FALSE(derive::substitute(*s, {{{"r", idx("h") + idx("r")}}, {{"h", idx("r")}}, {"r"}}));
+  auto m = matmul(2, 3, 4);
+  CHECK_FALSE(derive::substitute(*m, {{{"t", idx("i") + idx("k")}}, {{"i", idx("t") - idx("k")}}, {"j", "t"}}));
+  CHECK_FALSE(derive::substitute(*s, {{{"t", idx("h") + idx("r")}}, {{"h", idx("t") - idx("r")}}, {"t"}}));
+}
+
+TEST_CASE("substitute_variable: the proof sees through / and % with ranges") {
+  auto a = input("A", {30});
+  auto s = make_scope({{"x", 0, 30}}, {}, make_access(a, {idx("x")}));
+  // split by 4 (does not divide 30): t2 = x % 4 is in [0,4), t1 = x / 4 in [0,8)
+  auto r = derive::substitute(
+      *s, {{{"p", idx("x").floordiv(4)}, {"q", idx("x").mod(4)}}, {{"x", idx("p") * 4 + idx("q")}}, {"p", "q"}});
+  REQUIRE(r);
+  CHECK(to_string(**r) == "L_{x:[0,30)} {L_{p:[0,8), q:[0,4)} A[4*p + q]}[x / 4, x % 4]");
+  CHECK(same_values(s, *r));
+}
+
+TEST_CASE("substitute_variable: precondition: no proposal without a fitting index") {
+  // t = 2*h + 2*r is injective with r kept but fills only half of its bounding box: not proposed
+  auto s = make_scope({{"h", 0, 4}, {"f", 0, 2}, {"r", 0, 3}}, {},
+                      make_access(input("A", {14}), {idx("h") * 2 + idx("r") * 2}) *
+                          make_access(input("B", {2}), {idx("f")}));
+  CHECK(derive::substitute_variable(s).empty());
+  // indices over summation iterators are not traversal substitutions
+  auto m = make_scope({{"i", 0, 4}}, {{"k", 0, 3}}, make_access(input("A", {7}), {idx("i") + idx("k")}));
+  CHECK(derive::substitute_variable(m).empty());
+  // a plain matmul reads no combined index and no adjacent pair together
+  CHECK(derive::substitute_variable(matmul(2, 3, 4)).empty());
+}
+
+TEST_CASE("substitute_variable: fresh names avoid the scope's iterators") {
+  auto s = make_scope({{"t1", 0, 3}, {"h", 0, 4}}, {{"t2", 0, 2}},
+                      make_access(input("A", {6, 2}), {idx("h") + idx("t1"), idx("t2")}));
+  auto cs = derive::substitute_variable(s);
+  check_all(s, cs, "substitute_variable");
+  CHECK(to_string(*pick(cs, "at /: t3 = h + t1 for h")) ==
+        "L_{t1:[0,3), h:[0,4)} {L_{t1:[0,3), t3:[0,6)} Σ_{t2:[0,2)} A[t3, t2]}[t1, h + t1]");
+}
+
+TEST_CASE("substitute_variable: every candidate on every family equals its source") {
+  for (auto& e : families()) check_all(e, derive::substitute_variable(e), "substitute_variable");
+}
