@@ -1,0 +1,172 @@
+// Small program edits the inter-expression rules share: who reads a definition, rewriting the
+// accesses and indices of a body, fresh names, and restoring topological order.
+#pragma once
+
+#include <algorithm>
+#include <functional>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <type_traits>
+#include <variant>
+#include <vector>
+
+#include "ein/ir/expr.hpp"
+
+namespace ein::derive::detail {
+
+/// Rewrites every access of `e` (nested scopes included) whose tensor `f` returns a new
+/// expression for; the rest of the tree is kept, shared where unchanged.
+using access_rewrite = std::function<std::optional<ir::expr>(const ir::access&, const ir::tensor&)>;
+
+inline ir::expr rewrite_accesses(const ir::expr& e, const access_rewrite& f);
+
+inline ir::scope_ptr rewrite_accesses(const ir::scope_ptr& s, const access_rewrite& f) {
+  auto body = rewrite_accesses(s->body, f);
+  return body == s->body ? s : ir::make_scope(s->traversal, s->summation, std::move(body));
+}
+
+inline ir::expr rewrite_accesses(const ir::expr& e, const access_rewrite& f) {
+  return std::visit(
+      [&](const auto& n) -> ir::expr {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, ir::constant>) {
+          return e;
+        } else if constexpr (std::is_same_v<T, ir::access>) {
+          if (auto* s = std::get_if<ir::scope_ptr>(&n.source)) {
+            auto inner = rewrite_accesses(*s, f);
+            return inner == *s ? e : ir::make_access(std::move(inner), n.index);
+          }
+          auto r = f(n, std::get<ir::tensor>(n.source));
+          return r ? *r : e;
+        } else if constexpr (std::is_same_v<T, ir::unary>) {
+          auto a = rewrite_accesses(n.arg, f);
+          return a == n.arg ? e : ir::make_unary(n.fn, std::move(a));
+        } else {
+          auto l = rewrite_accesses(n.lhs, f), r = rewrite_accesses(n.rhs, f);
+          return l == n.lhs && r == n.rhs ? e : ir::make_binary(n.op, std::move(l), std::move(r));
+        }
+      },
+      static_cast<const ir::node::variant&>(*e));
+}
+
+/// Replaces iterators in the indices of `e`'s own accesses; nested scopes are closed terms and
+/// keep their indices' meaning, so only the indices into them change.
+inline ir::expr substitute_indices(const ir::expr& e, const std::map<std::string, ir::affine>& with) {
+  return std::visit(
+      [&](const auto& n) -> ir::expr {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, ir::constant>) {
+          return e;
+        } else if constexpr (std::is_same_v<T, ir::access>) {
+          std::vector<ir::affine> index;
+          for (auto& a : n.index) index.push_back(a.substitute(with));
+          return std::make_shared<const ir::node>(ir::access{n.source, std::move(index)});
+        } else if constexpr (std::is_same_v<T, ir::unary>) {
+          return ir::make_unary(n.fn, substitute_indices(n.arg, with));
+        } else {
+          return ir::make_binary(n.op, substitute_indices(n.lhs, with), substitute_indices(n.rhs, with));
+        }
+      },
+      static_cast<const ir::node::variant&>(*e));
+}
+
+/// Number of accesses to tensor `name` in `e`, nested scopes included.
+inline int count_reads(const ir::expr& e, const std::string& name) {
+  int count = 0;
+  rewrite_accesses(e, [&](const ir::access&, const ir::tensor& t) -> std::optional<ir::expr> {
+    count += t.name == name;
+    return std::nullopt;
+  });
+  return count;
+}
+
+/// Indices of the definitions that read tensor `name`.
+inline std::vector<std::size_t> readers(const ir::program& p, const std::string& name) {
+  std::vector<std::size_t> r;
+  for (std::size_t i = 0; i < p.definitions.size(); ++i)
+    if (count_reads(p.definitions[i].value->body, name) > 0) r.push_back(i);
+  return r;
+}
+
+/// Names of every tensor `e` reads (nested scopes included).
+inline std::set<std::string> tensors_read(const ir::expr& e) {
+  std::set<std::string> names;
+  rewrite_accesses(e, [&](const ir::access&, const ir::tensor& t) -> std::optional<ir::expr> {
+    names.insert(t.name);
+    return std::nullopt;
+  });
+  return names;
+}
+
+/// True when definition `from` reads `to` directly or through other definitions.
+inline bool depends_on(const ir::program& p, const std::string& from, const std::string& to) {
+  std::set<std::string> seen;
+  std::vector<std::string> stack{from};
+  while (!stack.empty()) {
+    auto n = stack.back();
+    stack.pop_back();
+    auto* d = p.find_definition(n);
+    if (!d || !seen.insert(n).second) continue;
+    for (auto& r : tensors_read(d->value->body)) {
+      if (r == to) return true;
+      stack.push_back(r);
+    }
+  }
+  return false;
+}
+
+/// `base`, or `base_1`, `base_2`, ...: the first that names no tensor or definition of `p`.
+inline std::string fresh_definition_name(const ir::program& p, const std::string& base) {
+  auto taken = [&](const std::string& n) {
+    if (p.find_definition(n)) return true;
+    return std::any_of(p.tensors.begin(), p.tensors.end(), [&](auto& t) { return t.name == n; });
+  };
+  if (!taken(base)) return base;
+  for (int i = 1;; ++i)
+    if (auto n = base + "_" + std::to_string(i); !taken(n)) return n;
+}
+
+/// The tensor through which other definitions read definition `d`.
+inline ir::tensor as_tensor(const ir::definition& d) {
+  return {d.name, d.type, d.value->shape(), ir::tensor_role::definition};
+}
+
+/// True when every traversal range of the scope starts at 0: its box is the box [0, shape) of
+/// the tensor its definition is read through.
+inline bool zero_based(const ir::scope& s) {
+  return std::all_of(s.traversal.begin(), s.traversal.end(), [](auto& i) { return i.lo == 0; });
+}
+
+/// The identity index of a scope's traversal: `(x0, x1, ...)`.
+inline std::vector<ir::affine> identity_index(const ir::scope& s) {
+  std::vector<ir::affine> r;
+  for (auto& i : s.traversal) r.push_back(ir::idx(i.name));
+  return r;
+}
+
+/// The definitions ordered so that each comes after those it reads, keeping the given order
+/// wherever it already is one (Kahn's algorithm, earliest ready first).
+inline std::vector<ir::definition> topological(const std::vector<ir::definition>& defs) {
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < defs.size(); ++i) index[defs[i].name] = i;
+  std::vector<std::set<std::size_t>> needs(defs.size());
+  for (std::size_t i = 0; i < defs.size(); ++i)
+    for (auto& r : tensors_read(defs[i].value->body))
+      if (auto it = index.find(r); it != index.end() && it->second != i) needs[i].insert(it->second);
+  std::vector<ir::definition> out;
+  std::vector<bool> done(defs.size(), false);
+  while (out.size() < defs.size()) {
+    std::size_t i = 0;
+    while (i < defs.size() &&
+           (done[i] || std::any_of(needs[i].begin(), needs[i].end(), [&](auto j) { return !done[j]; })))
+      ++i;
+    if (i == defs.size()) return {};  // a cycle: the caller yields no candidate
+    done[i] = true;
+    out.push_back(defs[i]);
+  }
+  return out;
+}
+
+}  // namespace ein::derive::detail
