@@ -1,0 +1,56 @@
+// CUDA emitter for GEMM instances: one cublasGemmStridedBatchedEx with inferred ld and strides.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ein/codegen/library/common.hpp"
+#include "ein/codegen/writer.hpp"
+#include "ein/detail/error.hpp"
+#include "ein/match/instance.hpp"
+
+namespace ein::codegen::library {
+
+/// Names the emitted library code refers to.
+struct call_names {
+  std::string handle = "handle";              // a cublasHandle_t / cudnnHandle_t in scope
+  std::string check = "EIN_LIB_CHECK";        // a macro wrapping every library status
+  std::string cuda_check = "EIN_CUDA_CHECK";  // a macro wrapping CUDA runtime calls
+};
+
+/// Writes a block computing a Matmul or BatchMatmul instance with cuBLAS. ein's GEMM attributes
+/// are row-major; cuBLAS is column-major, so the call computes Cᵀ = op(B)ᵀ·op(A)ᵀ: B comes
+/// first, m and n swap, and each transpose flag stays with its operand.
+/// Example: row-major `C[i·ldc + j] = Σ A[i·lda + k]·B[j·ldb + k]` (B transposed) emits
+///   `cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, b, CUDA_R_32F,
+///    ldb, strideB, a, CUDA_R_32F, lda, strideA, &beta, c, CUDA_R_32F, ldc, strideC, batch,
+///    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)`.
+/// `inputs`/`output` name device pointers to the start of each operand's flattened source.
+/// @pre op.kind is matmul or batch_matmul; cuBLAS's pointer mode is host (the default).
+inline void emit_cublas(writer& w, const match::instance& op,
+                        const std::vector<std::string>& inputs, const std::string& output,
+                        const call_names& names = {}) {
+  if (op.kind != match::op_kind::matmul && op.kind != match::op_kind::batch_matmul)
+    throw internal_error(std::string("emit_cublas: not a GEMM: ") + match::name(op.kind));
+  if (inputs.size() != 2) throw internal_error("emit_cublas: a GEMM has two inputs");
+  auto& g = op.gemm();
+  bool f32 = op.type == ir::dtype::f32;
+  std::string scalar = f32 ? "float" : "double", data = f32 ? "CUDA_R_32F" : "CUDA_R_64F";
+  std::string compute = f32 ? "CUBLAS_COMPUTE_32F" : "CUBLAS_COMPUTE_64F";
+  auto op_of = [](bool t) { return t ? "CUBLAS_OP_T" : "CUBLAS_OP_N"; };
+  w.open("");
+  w.line("const " + scalar + " ein_alpha = " + literal(g.alpha, op.type) +
+         ", ein_beta = " + literal(0.0, op.type) + ";");
+  w.line(names.check + "(cublasGemmStridedBatchedEx(");
+  w.line("    " + names.handle + ", " + op_of(g.trans_b) + ", " + op_of(g.trans_a) + ", " +
+         number(g.n) + ", " + number(g.m) + ", " + number(g.k) + ", &ein_alpha,");
+  w.line("    " + advanced(inputs[1], op.inputs[1].offset) + ", " + data + ", " + number(g.ldb) +
+         ", " + number(g.stride_b) + ",");
+  w.line("    " + advanced(inputs[0], op.inputs[0].offset) + ", " + data + ", " + number(g.lda) +
+         ", " + number(g.stride_a) + ",");
+  w.line("    &ein_beta, " + output + ", " + data + ", " + number(g.ldc) + ", " +
+         number(g.stride_c) + ", " + number(g.batch) + ", " + compute + ", CUBLAS_GEMM_DEFAULT));");
+  w.close();
+}
+
+}  // namespace ein::codegen::library

@@ -1,0 +1,89 @@
+// Cost facts of an eOperator: a scope that no library operator computes, run as a generated kernel.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <set>
+#include <string>
+#include <variant>
+
+#include "ein/ir/expr.hpp"
+#include "ein/match/instance.hpp"
+
+namespace ein::match {
+
+/// FLOPs and bytes of a scope run as one generated kernel.
+struct cost_facts {
+  double flops = 0, bytes = 0;
+  double intensity() const { return bytes > 0 ? flops / bytes : 0.0; }
+};
+
+namespace detail {
+
+inline double points(const std::vector<ir::iterator>& box) {
+  double n = 1;
+  for (auto& i : box) n *= static_cast<double>(std::max<std::int64_t>(0, i.extent()));
+  return n;
+}
+
+// Operations of a body, and the bytes of each distinct source it reads (at most `reads`
+// elements of each: a kernel never loads more than it touches).
+struct tally {
+  double reads = 0, ops = 0, bytes = 0;
+  bool wide = false;  // some tensor read is f64
+  std::set<const void*> scopes;
+  std::set<std::string> tensors;
+};
+
+inline void count(const ir::expr& e, tally& t) {
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, ir::unary>) {
+          t.ops += 1;
+          count(n.arg, t);
+        } else if constexpr (std::is_same_v<T, ir::binary>) {
+          t.ops += 1;
+          count(n.lhs, t);
+          count(n.rhs, t);
+        } else if constexpr (std::is_same_v<T, ir::access>) {
+          double elems = 1;
+          for (auto d : ir::source_shape(n)) elems *= static_cast<double>(d);
+          double size = 4;
+          if (auto* x = std::get_if<ir::tensor>(&n.source)) {
+            if (!t.tensors.insert(x->name).second) return;
+            size = static_cast<double>(element_size(x->type));
+            t.wide = t.wide || x->type == ir::dtype::f64;
+          } else if (!t.scopes.insert(std::get<ir::scope_ptr>(n.source).get()).second) {
+            return;
+          }
+          t.bytes += size * std::min(elems, t.reads);
+        }
+      },
+      static_cast<const ir::node::variant&>(*e));
+}
+
+}  // namespace detail
+
+/// FLOPs (body operations at every point, plus one add per summed term) and bytes (the output,
+/// and each distinct tensor read once, capped at the number of reads) of a scope run as an
+/// eOperator. Nested scopes count as tensors of 4-byte elements; the output's elements take
+/// 8 bytes when a tensor read is f64, else 4.
+inline cost_facts eoperator_cost(const ir::scope& s) {
+  double trav = detail::points(s.traversal),
+         sum = s.summation.empty() ? 1 : detail::points(s.summation);
+  detail::tally t;
+  t.reads = trav * sum;
+  if (s.body) detail::count(s.body, t);
+  cost_facts c;
+  c.flops = trav * sum * (t.ops + (s.summation.empty() ? 0 : 1));
+  c.bytes = t.bytes + trav * (t.wide ? 8 : 4);
+  return c;
+}
+
+/// The eOperator form of memory_bound().
+inline bool memory_bound(const cost_facts& c, double threshold = 4.0) {
+  return c.intensity() < threshold;
+}
+
+}  // namespace ein::match

@@ -1,0 +1,284 @@
+// Conv2d: O[n, h, w, f] = Σ_{c,r,s} A[n, sh·h + dh·r − ph, sw·w + dw·s − pw, c] · K[r, s, f, c],
+// any layout of A, K and O, with padding, stride and dilation inferred.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <map>
+#include <optional>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "ein/match/operators/matmul.hpp"
+
+namespace ein::match::operators {
+
+/// True when, skipping extent-1 dimensions, `strides` taken in the order `perm` do not increase.
+inline bool stride_order(const std::array<std::int64_t, 4>& strides,
+                         const std::array<std::int64_t, 4>& extents, std::array<int, 4> perm) {
+  std::int64_t prev = -1;
+  for (int d : perm) {
+    if (extents[d] == 1) continue;
+    if (prev >= 0 && strides[d] > prev) return false;
+    prev = strides[d];
+  }
+  return true;
+}
+
+/// True when `strides` are the packed row-major strides of `extents` taken in the order `perm`
+/// (strides of extent-1 dimensions are free).
+inline bool packed(const std::array<std::int64_t, 4>& strides,
+                   const std::array<std::int64_t, 4>& extents, std::array<int, 4> perm) {
+  std::int64_t expect = 1;
+  for (int j = 3; j >= 0; --j) {
+    int d = perm[j];
+    if (extents[d] != 1 && strides[d] != expect) return false;
+    expect *= extents[d];
+  }
+  return true;
+}
+
+/// Gives extent-1 dimensions (whose stride nothing constrains) the stride of an outermost
+/// dimension, so that descriptors built from them are valid and never overlap.
+inline void fill_unit_strides(std::array<std::int64_t, 4>& strides,
+                              const std::array<std::int64_t, 4>& extents) {
+  std::int64_t outer = 1;
+  for (int d = 0; d < 4; ++d)
+    if (extents[d] > 1) outer = std::max(outer, strides[d] * extents[d]);
+  for (int d = 0; d < 4; ++d)
+    if (extents[d] == 1) strides[d] = outer;
+}
+
+/// Fills the strides of extent-1 dimensions and names the layout of x and y ((n,c,h,w) and
+/// (n,k,p,q) strides) and of the filter.
+inline void name_layouts(conv_attrs& a) {
+  std::array<std::int64_t, 4> xe{a.n, a.c, a.h, a.w}, ye{a.n, a.k, a.p, a.q},
+      we{a.k, a.c, a.r, a.s};
+  fill_unit_strides(a.x_strides, xe);
+  fill_unit_strides(a.y_strides, ye);
+  fill_unit_strides(a.w_strides, we);
+  auto both = [&](std::array<int, 4> perm) {
+    return stride_order(a.x_strides, xe, perm) && stride_order(a.y_strides, ye, perm);
+  };
+  a.layout = both({0, 1, 2, 3}) ? "nchw" : both({0, 2, 3, 1}) ? "nhwc" : "strided";
+  a.filter_layout = packed(a.w_strides, we, {0, 1, 2, 3})   ? "kcrs"
+                    : packed(a.w_strides, we, {0, 2, 3, 1}) ? "krsc"
+                                                            : "strided";
+}
+
+/// One spatial dimension of a convolution's input, read as a·o + b·r + c0 (o an output
+/// iterator, r a kernel iterator or none).
+struct spatial_dim {
+  std::size_t dim = 0;
+  bool real = true;  // false: a virtual extent-1 dimension (1-D convolutions)
+  std::string out_it, kernel_it;
+  std::int64_t a = 1, b = 1, c0 = 0;
+};
+
+/// Library view of one spatial dimension: the rows actually read become the input view
+/// [start, start + extent) with padding pad/pad_end, such that the library's output size
+/// floor((extent + pad + pad_end − b·(R−1) − 1) / a) + 1 equals the scope's P.
+struct spatial_view {
+  std::int64_t start = 0, extent = 1, pad = 0, pad_end = 0;
+};
+
+inline std::optional<spatial_view> view_rows(std::int64_t H, std::int64_t P, std::int64_t R,
+                                             std::int64_t a, std::int64_t b, std::int64_t c0) {
+  std::int64_t hi = a * (P - 1) + b * (R - 1) + c0;
+  spatial_view v;
+  v.start = std::max<std::int64_t>(0, c0);
+  v.pad = std::max<std::int64_t>(0, -c0);
+  v.extent = std::min(H, hi + 1) - v.start;
+  if (v.extent <= 0) return std::nullopt;
+  auto out_size = [&](std::int64_t pad_end) {
+    std::int64_t num = v.extent + v.pad + pad_end - b * (R - 1) - 1;
+    return num < 0 ? -1 : num / a + 1;
+  };
+  std::int64_t needed = std::max<std::int64_t>(0, hi - (H - 1));
+  // Symmetric padding when it gives the same output size: the legacy cuDNN API needs it.
+  if (v.pad >= needed && out_size(v.pad) == P) {
+    v.pad_end = v.pad;
+  } else {
+    v.pad_end = needed;
+    if (out_size(needed) != P) return std::nullopt;
+  }
+  return v;
+}
+
+/// The dimensions of an access that read at most one iterator of `outer` (coefficient > 0), at
+/// most one of `inner` (coefficient of sign `inner_sign`), at least one of the two, and a
+/// constant, where no iterator is read by another dimension: the candidate spatial dimensions.
+inline std::vector<spatial_dim> find_spatial(const view& x, const std::vector<std::string>& outer,
+                                             const std::vector<std::string>& inner,
+                                             int inner_sign) {
+  auto in = [](const std::vector<std::string>& v, const std::string& s) {
+    return std::find(v.begin(), v.end(), s) != v.end();
+  };
+  auto only_here = [&](const std::string& it, std::size_t d) {
+    for (std::size_t e = 0; e < x.index.size(); ++e)
+      if (e != d && x.index[e].uses(it)) return false;
+    return true;
+  };
+  std::vector<spatial_dim> found;
+  for (std::size_t d = 0; d < x.index.size(); ++d) {
+    spatial_dim s;
+    s.dim = d;
+    s.c0 = x.index[d].constant();
+    bool ok = !x.index[d].terms().empty();
+    for (auto& [at, c] : x.index[d].terms()) {
+      ok = ok && at.k == ir::atom::kind::iter && only_here(at.name, d);
+      if (ok && s.out_it.empty() && in(outer, at.name) && c > 0)
+        s.out_it = at.name, s.a = c;
+      else if (ok && s.kernel_it.empty() && in(inner, at.name) && c * inner_sign > 0)
+        s.kernel_it = at.name, s.b = c;
+      else
+        ok = false;
+    }
+    if (ok) found.push_back(s);
+  }
+  return found;
+}
+
+/// The candidate pairs (h, w) of spatial dimensions, most plausible first. Every dimension that
+/// reads both an output and a kernel iterator (h + r) must be in the pair, and one of the pair
+/// reads a kernel iterator. A dimension reading only one of them is a spatial dimension of
+/// extent 1 on the other side (a k×1 kernel, a 1-wide output) or a batch or channel dimension;
+/// only the layout tells, so the partner preferred is one with an output iterator, after the
+/// other, adjacent; a virtual extent-1 partner (a 1-D convolution) comes last.
+inline std::vector<std::array<spatial_dim, 2>> spatial_pairs(const std::vector<spatial_dim>& cand) {
+  auto full = [](const spatial_dim& s) { return !s.out_it.empty() && !s.kernel_it.empty(); };
+  std::size_t fulls = static_cast<std::size_t>(std::count_if(cand.begin(), cand.end(), full));
+  struct scored {
+    std::array<spatial_dim, 2> pair;
+    std::tuple<int, int, int, std::size_t> key;
+  };
+  std::vector<scored> pairs;
+  auto consider = [&](const spatial_dim& a, const spatial_dim& b) {
+    int f = full(a) + (b.real && full(b));
+    bool kernel = !a.kernel_it.empty() || (b.real && !b.kernel_it.empty());
+    if (static_cast<std::size_t>(f) != fulls || !kernel) return;
+    // the partner: the dimension of the pair that is not full (b when both are)
+    bool b_partner = full(a) || !b.real || !full(b);
+    const spatial_dim& partner = b_partner ? b : a;
+    int no_out = partner.real && partner.out_it.empty();
+    int before = partner.real && !b_partner;
+    std::size_t gap = b.real ? b.dim - a.dim : 99;
+    pairs.push_back({{a, b}, {-f, no_out + 2 * !b.real, before, gap}});
+  };
+  spatial_dim virtual_dim;
+  virtual_dim.real = false;
+  for (std::size_t i = 0; i < cand.size(); ++i) {
+    for (std::size_t j = i + 1; j < cand.size(); ++j) consider(cand[i], cand[j]);
+    consider(cand[i], virtual_dim);
+  }
+  std::stable_sort(pairs.begin(), pairs.end(),
+                   [](const scored& a, const scored& b) { return a.key < b.key; });
+  std::vector<std::array<spatial_dim, 2>> out;
+  for (auto& p : pairs) out.push_back(p.pair);
+  return out;
+}
+
+inline std::vector<std::string> without(std::vector<std::string> v,
+                                        const std::array<spatial_dim, 2>& sp, bool kernel) {
+  for (auto& s : sp) {
+    auto& name = kernel ? s.kernel_it : s.out_it;
+    if (!name.empty()) v.erase(std::remove(v.begin(), v.end(), name), v.end());
+  }
+  return v;
+}
+
+/// Conv attributes for one choice of spatial dimensions.
+inline std::optional<instance> conv_for(const binding& bd, const std::array<spatial_dim, 2>& sp) {
+  const view &x = bd.in[0], &wt = bd.in[1], &y = bd.out;
+  auto& it = bd.iters;
+  std::vector<bool> rest(x.index.size(), true);
+  for (auto& s : sp)
+    if (s.real) rest[s.dim] = false;
+  for (std::size_t d = 0; d < rest.size(); ++d)
+    if (rest[d] && !x.dim_in_bounds(d, it)) return std::nullopt;
+  auto gn = merge(without(bd.column_of("n"), sp, false), {&x, &y}, it, {rest, {}});
+  auto gc = merge(without(bd.column_of("c"), sp, true), {&x, &wt}, it, {rest, {}});
+  auto gf = merge(bd.column_of("f"), {&wt, &y}, it);
+  if (!gn || !gc || !gf) return std::nullopt;
+  conv_attrs a;
+  a.n = gn->extent, a.c = gc->extent, a.k = gf->extent, a.alpha = bd.alpha;
+  std::int64_t x_base = x.base(rest);
+  std::array<std::int64_t, 2> ext{}, kern{}, out{}, xs{}, ws{}, ys{}, pad{}, pad_end{}, st{}, dil{};
+  for (int j = 0; j < 2; ++j) {
+    auto& s = sp[j];
+    if (!s.real) {
+      ext[j] = kern[j] = out[j] = xs[j] = ws[j] = ys[j] = st[j] = dil[j] = 1;
+      continue;
+    }
+    std::int64_t R = s.kernel_it.empty() ? 1 : it.at(s.kernel_it).extent;
+    std::int64_t P = s.out_it.empty() ? 1 : it.at(s.out_it).extent;
+    auto v = view_rows(x.shape[s.dim], P, R, s.a, s.b, s.c0);
+    if (!v) return std::nullopt;
+    ws[j] = s.kernel_it.empty() ? 1 : wt.coefficient(s.kernel_it);
+    if (ws[j] <= 0) return std::nullopt;
+    ext[j] = v->extent, kern[j] = R, out[j] = P, pad[j] = v->pad, pad_end[j] = v->pad_end;
+    st[j] = s.a, dil[j] = s.kernel_it.empty() ? 1 : s.b;
+    xs[j] = x.strides[s.dim], ys[j] = s.out_it.empty() ? 1 : y.coefficient(s.out_it);
+    x_base += v->start * x.strides[s.dim];
+  }
+  a.h = ext[0], a.w = ext[1], a.r = kern[0], a.s = kern[1], a.p = out[0], a.q = out[1];
+  a.pad_h = pad[0], a.pad_w = pad[1], a.pad_h_end = pad_end[0], a.pad_w_end = pad_end[1];
+  a.stride_h = st[0], a.stride_w = st[1], a.dilation_h = dil[0], a.dilation_w = dil[1];
+  a.x_strides = {gn->stride[0], gc->stride[0], xs[0], xs[1]};
+  a.w_strides = {gf->stride[0], gc->stride[1], ws[0], ws[1]};
+  a.y_strides = {gn->stride[1], gf->stride[1], ys[0], ys[1]};
+  name_layouts(a);
+  instance r;
+  r.kind = op_kind::conv2d;
+  bind_operands(r, bd, {x_base, wt.base()});
+  r.inputs[0].role = "x", r.inputs[1].role = "w", r.output.role = "y";
+  double e = static_cast<double>(element_size(r.type));
+  double n = static_cast<double>(a.n), c = static_cast<double>(a.c), k = static_cast<double>(a.k),
+         pq = static_cast<double>(a.p * a.q), rs = static_cast<double>(a.r * a.s);
+  r.flops = 2 * n * k * pq * c * rs;
+  r.bytes = e * (n * c * static_cast<double>(a.h * a.w) + k * c * rs + n * k * pq);
+  r.attrs = a;
+  return r;
+}
+
+/// Step 3 for Conv: the input's spatial dimensions are those that read an output iterator and
+/// a kernel iterator together (h + r); their coefficients give stride and dilation, their
+/// constants the padding; the other iterators of each column merge into n, c and f.
+inline std::optional<instance> conv2d_infer(const binding& b) {
+  if (!b.in[0].linear || !b.in[1].in_bounds(b.iters)) return std::nullopt;
+  for (auto& sp : spatial_pairs(find_spatial(b.in[0], b.column_of("n"), b.column_of("c"), 1)))
+    if (auto r = conv_for(b, sp)) return r;
+  return std::nullopt;
+}
+
+/// Conv canonical expression (NHWC, RSKC filter as in Table 2), with stride, dilation, padding.
+inline ir::scope_ptr conv2d_canonical(const std::map<std::string, std::int64_t>& size) {
+  auto n = size_or(size, "n", 2), h = size_or(size, "h", 5), w = size_or(size, "w", 4),
+       f = size_or(size, "f", 3), c = size_or(size, "c", 2), r = size_or(size, "r", 3),
+       s = size_or(size, "s", 3), st = size_or(size, "stride", 1),
+       dl = size_or(size, "dilation", 1), pd = size_or(size, "pad", 1);
+  ir::tensor A{"A", ir::dtype::f32, {n, h, w, c}}, K{"K", ir::dtype::f32, {r, s, f, c}};
+  std::int64_t p = (h + 2 * pd - dl * (r - 1) - 1) / st + 1,
+               q = (w + 2 * pd - dl * (s - 1) - 1) / st + 1;
+  using ir::idx;
+  return ir::make_scope({{"n", 0, n}, {"h", 0, p}, {"w", 0, q}, {"f", 0, f}},
+                        {{"c", 0, c}, {"r", 0, r}, {"s", 0, s}},
+                        ir::make_access(A, {idx("n"), idx("h") * st + idx("r") * dl - pd,
+                                            idx("w") * st + idx("s") * dl - pd, idx("c")}) *
+                            ir::make_access(K, {idx("r"), idx("s"), idx("f"), idx("c")}));
+}
+
+/// Table 2 row: n, h, w in {A, O}; f in {K, O}; c, r, s in {A, K} summed.
+inline operator_def conv2d() {
+  return {op_kind::conv2d,
+          body_kind::product,
+          {"A", "K"},
+          {{0b01, true, {"n", "h", "w"}, true},
+           {0b10, true, {"f"}, false},
+           {0b11, false, {"c", "r", "s"}, true}},
+          conv2d_canonical,
+          conv2d_infer};
+}
+
+}  // namespace ein::match::operators
