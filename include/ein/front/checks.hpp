@@ -1,0 +1,311 @@
+// Every compile-time check of the front end and its message. Each check names the user's call,
+// and returns false so that the caller stops (`if constexpr`) instead of cascading into more
+// errors; where a check knows the culprit (an iterator, a tensor) it reports through a function
+// template whose arguments name it, so the compiler's "in instantiation of" line shows it.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <string_view>
+
+#include "ein/detail/error.hpp"
+#include "ein/front/traits.hpp"
+
+namespace ein::front::checks {
+
+using detail::always_false;
+using detail::types;
+
+// ---- tensors and accesses ----
+
+template <class T, std::int64_t... Dims>
+constexpr bool tensor_type() {
+  constexpr bool element = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  static_assert(element, "ein::input<name, T, dims...> / ein::weight<...>: the element type T must be float or double");
+  constexpr bool positive = ((Dims > 0) && ...);
+  static_assert(positive, "ein::input<name, T, dims...> / ein::weight<...>: every dimension must be positive");
+  return element && positive;
+}
+
+template <class Source, std::size_t Indices>
+constexpr bool access_rank() {
+  constexpr bool ok = Source::rank == Indices;
+  static_assert(ok, "ein: access T(i...): wrong rank: give exactly one index per dimension of the tensor or definition");
+  return ok;
+}
+
+// ---- index expressions ----
+
+template <class T>
+constexpr bool constant_index() {
+  if constexpr (std::integral<T>)
+    return true;
+  else
+    return T::form == index_form::constant;
+}
+
+template <class L, class R>
+constexpr bool index_product() {
+  constexpr bool ok = constant_index<L>() || constant_index<R>();
+  static_assert(ok, "ein: index expression i * j: product of two iterators is not quasi-affine; one factor must be an integer constant");
+  return ok;
+}
+
+template <class L, class R>
+constexpr bool index_divisor() {
+  constexpr bool ok = std::integral<R> && index_node<L>;
+  static_assert(ok, "ein: index expression i / d or i % d: the divisor d must be an integer constant");
+  return ok;
+}
+
+template <class L, class R>
+constexpr bool iterator_as_value() {
+  static_assert(always_false<L, R>, "ein: body expression: an iterator is not a value; use iterators only as indices of an access T(i...)");
+  return false;
+}
+
+/// Reached only with a divisor <= 0. In a constant expression (every `constexpr` model) calling
+/// this non-constexpr function is itself the compile error, and its name says why.
+[[noreturn]] inline void index_divisor_must_be_a_positive_integer() {
+  throw user_error("ein: index expression i / d or i % d: the divisor d must be a positive integer");
+}
+constexpr std::int64_t positive_divisor(std::int64_t d) {
+  if (d <= 0) index_divisor_must_be_a_positive_integer();
+  return d;
+}
+
+template <class It>
+constexpr bool iterator_range() {
+  if constexpr (It::has_range) {
+    static_assert(It::lo < It::hi, "ein: v.in<lo, hi>: empty range: lo must be less than hi");
+    return It::lo < It::hi;
+  } else {
+    return true;
+  }
+}
+
+// ---- over(...) and sum(...) ----
+
+template <class... V>
+constexpr bool distinct() {
+  constexpr std::size_t first[] = {detail::index_of<V, types<V...>>::value..., 0};
+  for (std::size_t k = 0; k < sizeof...(V); ++k)
+    if (first[k] != k) return false;
+  return true;
+}
+
+template <class... It>
+constexpr bool traversal() {
+  constexpr bool ok = distinct<typename It::var_type...>();
+  static_assert(ok, "ein::over(...): an iterator is listed twice");
+  return ok && (iterator_range<It>() && ...);
+}
+
+template <class... It>
+constexpr bool summation_iterators() {
+  constexpr bool ok = distinct<typename It::var_type...>();
+  static_assert(ok, "ein::sum(...): a summation iterator is listed twice");
+  return ok && (iterator_range<It>() && ...);
+}
+
+template <class Body, class... It>
+constexpr bool summation() {
+  constexpr bool used = (detail::contains<typename It::var_type, typename Body::vars> && ...);
+  static_assert(used, "ein::sum(...)(body): every summation iterator must appear in the body");
+  return used;
+}
+
+template <class B>
+constexpr bool summation_body() {
+  static_assert(expression<B>, "ein::sum(...)(body): the body must be an expression (accesses, constants, + - * /, relu, ...)");
+  return expression<B>;
+}
+
+// ---- def<name>(over(...), body) ----
+
+template <fixed_string Def, class Iterator>
+constexpr bool unknown_iterator() {
+  static_assert(always_false<Iterator>, "ein::def<name>(over(...), body): unknown iterator: every iterator used in the body must be declared in over(...) or sum(...)");
+  return false;
+}
+template <fixed_string Def, class Iterator>
+constexpr bool iterator_summed_and_traversed() {
+  static_assert(always_false<Iterator>, "ein::def<name>(over(...), sum(...)(body)): a summation iterator must not also be a traversal iterator");
+  return false;
+}
+template <fixed_string Def, class Iterator>
+constexpr bool iterator_without_range() {
+  static_assert(always_false<Iterator>, "ein::def<name>(...): an iterator has no range: no access indexes a dimension with it alone; give it one with .in<lo, hi>");
+  return false;
+}
+template <fixed_string Def, class Iterator>
+constexpr bool extents_disagree() {
+  static_assert(always_false<Iterator>, "ein::def<name>(...): extents disagree: an iterator indexes dimensions of different extents; give it an explicit range with .in<lo, hi>");
+  return false;
+}
+template <fixed_string Def, class Iterator>
+constexpr bool traversal_not_from_zero() {
+  static_assert(always_false<Iterator>, "ein::def<name>(over(...), body): traversal ranges must start at 0 (a definition's box is [0, shape)); shift the index instead");
+  return false;
+}
+
+template <class L>
+struct not_in {
+  template <class T>
+  struct pred : std::bool_constant<!detail::contains<T, L>> {};
+};
+template <class L>
+struct var_in {
+  template <class It>
+  struct pred : std::bool_constant<detail::contains<typename It::var_type, L>> {};
+};
+template <class Body>
+struct lacks_range {
+  template <class It>
+  struct pred : std::bool_constant<detail::range_hint<It, Body>().count == 0> {};
+};
+template <class Body>
+struct extent_conflict {
+  template <class It>
+  struct pred : std::bool_constant<!detail::range_hint<It, Body>().agree> {};
+};
+template <class It>
+constexpr bool lower_bound_nonzero() {
+  if constexpr (It::has_range)
+    return It::lo != 0;
+  else
+    return false;
+}
+template <class It>
+struct starts_off_zero : std::bool_constant<lower_bound_nonzero<It>()> {};
+
+template <fixed_string Def, class Body, class... T, class... S>
+constexpr bool definition(types<T...>, types<S...>) {
+  using declared = types<typename T::var_type..., typename S::var_type...>;
+  using all = types<T..., S...>;
+  using unknown = detail::find_if<not_in<declared>::template pred, typename Body::vars>;
+  using both = detail::find_if<var_in<types<typename T::var_type...>>::template pred, types<S...>>;
+  using conflict = detail::find_if<extent_conflict<Body>::template pred, all>;
+  using rangeless = detail::find_if<lacks_range<Body>::template pred, all>;
+  using off_zero = detail::find_if<starts_off_zero, types<T...>>;
+  if constexpr (!std::is_void_v<unknown>) {
+    return unknown_iterator<Def, unknown>();
+  } else if constexpr (!std::is_void_v<both>) {
+    return iterator_summed_and_traversed<Def, typename both::var_type>();
+  } else if constexpr (!std::is_void_v<conflict>) {
+    return extents_disagree<Def, typename conflict::var_type>();
+  } else if constexpr (!std::is_void_v<rangeless>) {
+    return iterator_without_range<Def, typename rangeless::var_type>();
+  } else if constexpr (!std::is_void_v<off_zero>) {
+    return traversal_not_from_zero<Def, typename off_zero::var_type>();
+  } else {
+    return true;
+  }
+}
+
+template <class O>
+constexpr bool definition_traversal() {
+  static_assert(always_false<O>, "ein::def<name>(over(...), body): the first argument must be over(iterators...)");
+  return false;
+}
+
+template <class B>
+constexpr bool definition_body() {
+  static_assert(always_false<B>, "ein::def<name>(over(...), body): the body must be an expression or sum(...)(expression)");
+  return false;
+}
+
+// ---- program(...) ----
+
+template <class D>
+constexpr bool program_output() {
+  static_assert(always_false<D>, "ein::program(outputs...): every output must be a definition made with ein::def<name>(...)");
+  return false;
+}
+
+template <class... D>
+constexpr bool program_outputs_distinct() {
+  constexpr bool ok = distinct<D...>();
+  static_assert(ok, "ein::program(outputs...): an output is listed twice");
+  return ok;
+}
+
+template <class A, class B>
+constexpr bool definitions_share_a_name() {
+  static_assert(always_false<A, B>, "ein::program(...): two different definitions have the same name");
+  return false;
+}
+template <class A, class B>
+constexpr bool tensors_share_a_name() {
+  static_assert(always_false<A, B>, "ein::program(...): two tensors have the same name but different shapes, element types or roles");
+  return false;
+}
+template <class A, class B>
+constexpr bool tensor_and_definition_share_a_name() {
+  static_assert(always_false<A, B>, "ein::program(...): a definition has the same name as a tensor");
+  return false;
+}
+
+/// The first pair (i < j) of a list whose names are equal, or {n, n}.
+template <class... X>
+constexpr std::array<std::size_t, 2> first_same_name(types<X...>) {
+  constexpr std::size_t n = sizeof...(X);
+  constexpr std::string_view names[] = {X::name.view()..., {}};
+  for (std::size_t i = 0; i < n; ++i)
+    for (std::size_t j = i + 1; j < n; ++j)
+      if (names[i] == names[j]) return {i, j};
+  return {n, n};
+}
+
+/// Definitions and tensors are deduplicated by type, so two entries with one name differ.
+template <class Defs, class Tensors, class... D>
+constexpr bool program() {
+  constexpr auto dd = first_same_name(Defs{});
+  constexpr auto tt = first_same_name(Tensors{});
+  constexpr auto dt = first_same_name(detail::concat<Defs, Tensors>{});
+  if constexpr (!program_outputs_distinct<D...>()) {
+    return false;
+  } else if constexpr (dd[0] < Defs::size) {
+    return definitions_share_a_name<detail::type_at<dd[0], Defs>, detail::type_at<dd[1], Defs>>();
+  } else if constexpr (tt[0] < Tensors::size) {
+    return tensors_share_a_name<detail::type_at<tt[0], Tensors>, detail::type_at<tt[1], Tensors>>();
+  } else if constexpr (dt[0] < Defs::size + Tensors::size) {
+    return tensor_and_definition_share_a_name<
+        detail::type_at<dt[0], detail::concat<Defs, Tensors>>,
+        detail::type_at<dt[1], detail::concat<Defs, Tensors>>>();
+  } else {
+    return true;
+  }
+}
+
+// ---- the operator library (ein::ops) ----
+
+template <fixed_string Op, bool Ok>
+constexpr bool operand_ranks() {
+  static_assert(Ok, "ein::ops: an operand has the wrong rank for this operator (see its layout in the operator's documentation)");
+  return Ok;
+}
+template <fixed_string Op, bool Ok>
+constexpr bool operand_extents() {
+  static_assert(Ok, "ein::ops: operand extents do not match (channels, inner dimensions, band width or shapes)");
+  return Ok;
+}
+template <fixed_string Op, bool Ok>
+constexpr bool operator_attributes() {
+  static_assert(Ok, "ein::ops: stride and dilation must be positive and padding non-negative");
+  return Ok;
+}
+template <fixed_string Op, bool Ok>
+constexpr bool output_extents() {
+  static_assert(Ok, "ein::ops: the output would be empty (kernel larger than the padded input?)");
+  return Ok;
+}
+
+/// Reached when one definition name is given to two definitions that differ only in constants
+/// (which the types above cannot see); a compile error in program_key, a user_error in reify.
+[[noreturn]] inline void two_different_definitions_have_the_same_name() {
+  throw user_error("ein::program(...): two different definitions have the same name");
+}
+
+}  // namespace ein::front::checks

@@ -1,0 +1,218 @@
+// Definitions: `def<"conv">(over(n, h, w, f), sum(r, s, c)(body))`, their ranges (explicit or
+// inferred from bare accesses) and accesses to their values, `conv(n, h, w, f)`.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <tuple>
+
+#include "ein/front/store.hpp"
+#include "ein/front/tensor.hpp"
+
+namespace ein::front {
+
+/// The traversal iterators of a definition, in output-layout order: the result of over(...).
+template <class... It>
+struct traversal_list {};
+
+template <class Sum, class Body>
+struct sum_node;
+
+/// The summation iterators of sum(...); applied to a body it gives a sum_node.
+template <class... It>
+struct summation_list {
+  /// `sum(r, s, c)(body)`: every summation iterator must appear in the body.
+  template <class B>
+  constexpr auto operator()(const B& body) const {
+    if constexpr (!checks::summation_body<B>() || !B::valid)
+      return invalid{};
+    else if constexpr (!checks::summation<B, It...>())
+      return invalid{};
+    else
+      return sum_node<summation_list, B>{body};
+  }
+};
+
+/// Σ over the summation iterators of Body; only the whole body of a definition may be a sum
+/// (a scope sums its entire body), so this is deliberately not an `expression`.
+template <class Sum, class Body>
+struct sum_node {
+  using summation = Sum;
+  Body body;
+};
+
+/// The traversal iterators of a definition: `over(n, h.in<0, 7>, w, f)`.
+template <iterator_like... It>
+constexpr auto over(It...) {
+  if constexpr (!checks::traversal<It...>())
+    return invalid{};
+  else
+    return traversal_list<It...>{};
+}
+
+/// The summation iterators of a sum: `sum(r, s, c)(A(...) * K(...))`.
+template <iterator_like... It>
+constexpr auto sum(It...) {
+  if constexpr (!checks::summation_iterators<It...>())
+    return invalid{};
+  else
+    return summation_list<It...>{};
+}
+
+template <class D, class... I>
+struct definition_access;
+
+namespace detail {
+template <class... T>
+constexpr std::array<std::int64_t, sizeof...(T)> upper_bounds(types<T...>) {
+  return {T::hi...};
+}
+template <class... X>
+constexpr ir::dtype widest(types<X...>) {
+  return ((X::dtype == ir::dtype::f64) || ...) ? ir::dtype::f64 : ir::dtype::f32;
+}
+template <fixed_string Name, ir::dtype Type, class... It>
+constexpr def_ref<Name, Type, It::hi...> ref_of(types<It...>) {
+  return {};
+}
+}  // namespace detail
+
+/// What one definition is on its own: name, resolved iterators, stored body (which reads other
+/// definitions by def_ref). Iterators are resolved (`ranged`) types; traversal ranges start at 0,
+/// so the value is a tensor over [0, shape).
+// No partial specialization on the name: nvcc does not match those with class-type parameters.
+template <fixed_string Name, class Traversal, class Summation, class Body>
+struct def_core {
+  static constexpr auto name = Name;
+  using traversal = Traversal;
+  using summation = Summation;
+  using body_type = Body;
+  static constexpr std::size_t rank = Traversal::size;
+  static constexpr std::array<std::int64_t, rank> shape = detail::upper_bounds(Traversal{});
+  /// The tensors the body reads, first occurrences in body order.
+  using tensors_read = detail::unique<typename Body::tensors>;
+  /// double when anything it reads is double, else float.
+  static constexpr ir::dtype dtype =
+      detail::widest(detail::concat<detail::unique<typename Body::defs>, tensors_read>{});
+  using ref = decltype(detail::ref_of<Name, dtype>(Traversal{}));
+};
+
+/// A named definition `L_{traversal} Σ_{summation} body` as a value: its own stored body and the
+/// stored bodies of every definition it depends on (Closure: def_core types, dependencies
+/// first), so that a program made from it needs nothing else.
+template <class Core, class Closure>
+struct def_node {
+  using core = Core;
+  using closure_defs = Closure;
+  static constexpr auto name = Core::name;
+  static constexpr bool valid = true;
+  static constexpr bool is_definition = true;
+  static constexpr std::size_t rank = Core::rank;
+  static constexpr std::array<std::int64_t, rank> shape = Core::shape;
+  static constexpr ir::dtype dtype = Core::dtype;
+
+  typename Core::body_type body;
+  detail::closure_store<Closure> closure;
+
+  /// `conv(n, h, w, f)`: an access to this definition's value, one index per traversal iterator.
+  template <index_operand... I>
+  constexpr auto operator()(I... i) const {
+    if constexpr (!(detail::index_t<I>::valid && ...) || !checks::access_rank<def_node, sizeof...(I)>())
+      return invalid{};
+    else
+      return definition_access<def_node, detail::index_t<I>...>{{}, *this, {detail::to_index(i)...}};
+  }
+};
+
+/// `d(index...)` for a definition d in a user's expression; it carries d's value until def()
+/// stores the expression (as a definition_read, d's value going to the closure).
+template <class D, class... I>
+struct definition_access : leaf_traits {
+  static constexpr node_kind kind = node_kind::definition_access;
+  using source = D;
+  using read_type = definition_read<typename D::core::ref, I...>;
+  using vars = detail::concat<typename I::vars...>;
+  using bare = typename detail::bare_uses<D, std::index_sequence_for<I...>, I...>::type;
+  using defs = detail::types<D>;
+  D definition;
+  std::tuple<I...> index;
+};
+
+namespace detail {
+
+/// The resolved iterator of It in Body: its explicit range, or [0, inferred extent).
+template <class It, class Body>
+struct resolve {
+  static constexpr std::int64_t lo = [] {
+    if constexpr (It::has_range)
+      return It::lo;
+    else
+      return std::int64_t{0};
+  }();
+  using type = ranged<typename It::var_type, lo, lo + range_hint<It, Body>().extent>;
+};
+
+template <class T>
+inline constexpr bool is_traversal = false;
+template <class... It>
+inline constexpr bool is_traversal<traversal_list<It...>> = true;
+template <class T>
+inline constexpr bool is_sum = false;
+template <class S, class B>
+inline constexpr bool is_sum<sum_node<S, B>> = true;
+
+/// The closure of a definition reading the definitions D...: theirs, each followed by itself.
+template <class... D>
+using closure_of = unique<concat<concat<typename D::closure_defs, types<typename D::core>>...>>;
+template <class Defs>
+struct closure_of_list;
+template <class... D>
+struct closure_of_list<types<D...>> {
+  using type = closure_of<D...>;
+};
+
+template <class Core, class Body>
+constexpr auto store_definition(const Body& body) {
+  using closure = typename closure_of_list<unique<typename Body::defs>>::type;
+  store_builder<closure> builder;
+  for_each_definition(body, [&builder](const auto& dep) { builder.add(dep); });
+  return def_node<Core, closure>{stored(body), builder.out()};
+}
+
+template <fixed_string Name, class... T, class... S, class Body>
+constexpr auto make_def(traversal_list<T...>, summation_list<S...>, const Body& body) {
+  if constexpr (!Body::valid)
+    return invalid{};
+  else if constexpr (!checks::definition<Name, Body>(types<T...>{}, types<S...>{}))
+    return invalid{};
+  else
+    return store_definition<def_core<Name, types<typename resolve<T, Body>::type...>,
+                                     types<typename resolve<S, Body>::type...>, stored_t<Body>>>(body);
+}
+
+}  // namespace detail
+
+/// A named definition: `def<"conv">(over(n, h.in<0, 7>, w.in<0, 7>, f), sum(r, s, c)(body))`.
+/// Every iterator of the body must be declared in over(...) or sum(...); an iterator without
+/// `.in<lo, hi>` takes the extent of the dimensions it indexes alone (they must agree).
+template <fixed_string Name, class O, class B>
+constexpr auto def(O traversal, const B& body) {
+  if constexpr (std::is_same_v<O, invalid> || std::is_same_v<B, invalid>) {
+    return invalid{};
+  } else if constexpr (!detail::is_traversal<O>) {
+    checks::definition_traversal<O>();
+    return invalid{};
+  } else if constexpr (detail::is_sum<B>) {
+    return detail::make_def<Name>(traversal, typename B::summation{}, body.body);
+  } else if constexpr (expression<B>) {
+    return detail::make_def<Name>(traversal, summation_list<>{}, body);
+  } else if constexpr (std::is_arithmetic_v<B>) {
+    return detail::make_def<Name>(traversal, summation_list<>{}, detail::to_node(body));
+  } else {
+    checks::definition_body<B>();
+    return invalid{};
+  }
+}
+
+}  // namespace ein::front

@@ -1,0 +1,61 @@
+// Matrix products: matmul (optionally transposed operands) and batch_matmul.
+#pragma once
+
+#include "ein/front/ops/common.hpp"
+
+namespace ein::ops {
+
+namespace detail {
+constexpr bool transposes_a(transpose t) { return t == transpose::a || t == transpose::ab; }
+constexpr bool transposes_b(transpose t) { return t == transpose::b || t == transpose::ab; }
+}  // namespace detail
+
+/// y[m, n] = Σ_k a[m, k] · b[k, n], with a stored (k, m) under trans_a and b stored (n, k) under
+/// trans_b:  `ops::matmul<"y">(A, B)`, `ops::matmul<"y", ops::trans_b>(A, B)`.
+template <front::fixed_string Name, transpose T = transpose::none, operand A, operand B>
+constexpr auto matmul(A a, B b) {
+  constexpr front::var<"m"> m;
+  constexpr front::var<"n"> n;
+  constexpr front::var<"k"> k;
+  constexpr bool ta = detail::transposes_a(T), tb = detail::transposes_b(T);
+  if constexpr (!front::checks::operand_ranks<"matmul", A::rank == 2 && B::rank == 2>()) {
+    return front::invalid{};
+  } else if constexpr (!front::checks::operand_extents<"matmul", A::shape[ta ? 0 : 1] == B::shape[tb ? 1 : 0]>()) {
+    return front::invalid{};
+  } else {
+    auto lhs = [&] {
+      if constexpr (ta) return a(k, m); else return a(m, k);
+    }();
+    auto rhs = [&] {
+      if constexpr (tb) return b(n, k); else return b(k, n);
+    }();
+    return front::def<Name>(front::over(m, n), front::sum(k)(lhs * rhs));
+  }
+}
+
+/// y[b, m, n] = Σ_k a[b, m, k] · c[b, k, n] (transposition as for matmul, per batch):
+/// `ops::batch_matmul<"y">(A, C)`.
+template <front::fixed_string Name, transpose T = transpose::none, operand A, operand C>
+constexpr auto batch_matmul(A a, C c) {
+  constexpr front::var<"b"> b;
+  constexpr front::var<"m"> m;
+  constexpr front::var<"n"> n;
+  constexpr front::var<"k"> k;
+  constexpr bool ta = detail::transposes_a(T), tb = detail::transposes_b(T);
+  if constexpr (!front::checks::operand_ranks<"batch_matmul", A::rank == 3 && C::rank == 3>()) {
+    return front::invalid{};
+  } else if constexpr (!front::checks::operand_extents<"batch_matmul", A::shape[0] == C::shape[0] &&
+                                                          A::shape[ta ? 1 : 2] == C::shape[tb ? 2 : 1]>()) {
+    return front::invalid{};
+  } else {
+    auto lhs = [&] {
+      if constexpr (ta) return a(b, k, m); else return a(b, m, k);
+    }();
+    auto rhs = [&] {
+      if constexpr (tb) return c(b, n, k); else return c(b, k, n);
+    }();
+    return front::def<Name>(front::over(b, m, n), front::sum(k)(lhs * rhs));
+  }
+}
+
+}  // namespace ein::ops
