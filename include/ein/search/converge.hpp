@@ -1,0 +1,186 @@
+// Converging derivation (EinNet §6.1, OLLIE Algorithm 2 "guided derivation"): derivations toward
+// one target operator, kept only when they bring the expression closer to it.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+#include "ein/derive/positions.hpp"
+#include "ein/derive/rule.hpp"
+#include "ein/ir/canonical.hpp"
+#include "ein/match/match.hpp"
+
+namespace ein::search {
+
+/// The compute-heavy operators of the table, the targets of converging derivation:
+/// matmul, batch_matmul, conv2d, conv_transpose2d, g2bmm, gbmm (table order).
+inline std::vector<const match::operator_def*> compute_targets() {
+  std::vector<const match::operator_def*> r;
+  for (auto& op : match::operator_table())
+    if (op.kind != match::op_kind::elementwise) r.push_back(&op);
+  return r;
+}
+
+/// A form of an expression in which the target operator computes one of its scopes.
+struct converged {
+  ir::scope_ptr expr;
+  std::string how;  // "matches at /0/0" or "bridge at /0 (2 relayouts, output relayout)"
+};
+
+namespace detail {
+
+inline bool has_bridges(match::op_kind k) {
+  return k == match::op_kind::matmul || k == match::op_kind::batch_matmul;
+}
+
+// The distance of one scope to `op` (0: matches, 1 + expression distance otherwise), with the
+// bridges that reach it when asked for.
+inline std::optional<int> scope_distance(const ir::scope& s, const match::operator_def& op) {
+  auto d = match::distance(s, op);
+  if (!d) return std::nullopt;
+  if (!match::match(s, op).empty()) return 0;
+  if (has_bridges(op.kind))
+    for (auto& b : match::bridges(s))
+      if (b.op.kind == op.kind) return 0;
+  return *d + 1;
+}
+
+}  // namespace detail
+
+/// Distance of an expression tree to an operator, the measure converging derivation must
+/// decrease: 0 when some scope of the tree is computed by `op` (directly, or for Matmul and
+/// BatchMatmul through layout bridges, EinNet equations 2–3); otherwise 1 + the least expression
+/// distance (§6.1, mismatched iterators) over its scopes; nothing when no scope classifies.
+/// Example: the inner scope of Figure 5's E4 with tightened bounds matches Matmul (0); Conv3x3's
+/// E1 classifies for Matmul with h, w in m and r, s, c in k (distance 3) but does not flatten.
+inline std::optional<int> tree_distance(const ir::scope_ptr& tree, const match::operator_def& op) {
+  std::optional<int> best;
+  derive::for_each_position(tree, [&](const ir::scope_ptr& s, const derive::path&) {
+    if (best == 0) return;
+    auto d = detail::scope_distance(*s, op);
+    if (d && (!best || *d < *best)) best = d;
+  });
+  return best;
+}
+
+/// The forms of `tree` in which `op` computes a scope: the tree itself when a scope matches
+/// `op` directly, else the tree with a scope replaced by each bridge to `op`, and the tree
+/// itself last.
+inline std::vector<converged> matched_forms(const ir::scope_ptr& tree, const match::operator_def& op) {
+  std::vector<converged> direct, bridged;
+  derive::for_each_position(tree, [&](const ir::scope_ptr& s, const derive::path& at) {
+    if (!match::distance(*s, op)) return;
+    if (!match::match(*s, op).empty()) {
+      if (direct.empty()) direct.push_back({tree, "matches at " + derive::to_string(at)});
+      return;
+    }
+    if (!detail::has_bridges(op.kind)) return;
+    for (auto& b : match::bridges(*s)) {
+      if (b.op.kind != op.kind) continue;
+      bridged.push_back({derive::replace_at(tree, at, b.result),
+                         "bridge at " + derive::to_string(at) + " (" +
+                             std::to_string(b.relayouts.size()) + " input relayouts" +
+                             (b.output_relayout ? ", output relayout)" : ")")});
+    }
+  });
+  if (!direct.empty()) return direct;
+  // the bridges read padding or relayout operands; post-optimization may instead tighten the
+  // scope until the operator matches it directly, so the tree itself is a form too
+  if (!bridged.empty()) bridged.push_back({tree, "bridgeable, left for post-optimization"});
+  return bridged;
+}
+
+/// Counters of converging derivation.
+struct converge_statistics {
+  std::uint64_t states = 0;    // expressions derived and kept (distance decreased)
+  std::uint64_t pruned = 0;    // candidates already met (same canonical form)
+  std::uint64_t rejected = 0;  // candidates that did not reduce the distance
+  std::uint64_t found = 0;     // matched forms reached
+};
+
+/// One expression reached by converging derivation, with its steps from where it started.
+struct convergence {
+  converged form;
+  std::vector<std::string> steps;  // "rule(detail)"
+};
+
+/// Converging derivation toward one operator (OLLIE Algorithm 2, GUIDEDDERIVE): depth-first from
+/// `start`, each step applies every rule and keeps only the candidates whose tree_distance is
+/// strictly below their parent's; a tree at distance 0 is reported (its matched_forms) and not
+/// derived further. `visited` (canonical forms) is shared by the caller across starts, so an
+/// expression is derived toward `op` once per search. Stops after `max_steps` steps from
+/// `start` or at `deadline`.
+class converger {
+ public:
+  using clock = std::chrono::steady_clock;
+
+  converger(const match::operator_def& op, std::span<const derive::rule> rules, int max_steps,
+            clock::time_point deadline, std::unordered_set<std::string>& visited,
+            converge_statistics& stats)
+      : op_(op), rules_(rules), max_steps_(max_steps), deadline_(deadline), visited_(visited),
+        stats_(stats) {}
+
+  /// The matched forms reachable from `start`, in discovery order.
+  std::vector<convergence> run(const ir::scope_ptr& start) {
+    std::vector<convergence> out;
+    if (!visited_.insert(ir::canonical_string(*start)).second) return out;
+    auto d = tree_distance(start, op_);
+    std::vector<std::string> steps;
+    descend(start, d, steps, out);
+    return out;
+  }
+
+  bool timed_out() const { return timed_out_; }
+
+ private:
+  void descend(const ir::scope_ptr& e, std::optional<int> d, std::vector<std::string>& steps,
+               std::vector<convergence>& out) {
+    if (d == 0) {
+      for (auto& f : matched_forms(e, op_)) {
+        ++stats_.found;
+        out.push_back({std::move(f), steps});
+      }
+      return;
+    }
+    if (static_cast<int>(steps.size()) >= max_steps_) return;
+    if (clock::now() >= deadline_) {
+      timed_out_ = true;
+      return;
+    }
+    for (auto& r : rules_)
+      for (auto& c : r.apply(e)) {
+        auto form = ir::canonical_string(*c.result);
+        if (visited_.count(form)) {
+          ++stats_.pruned;
+          continue;
+        }
+        auto dc = tree_distance(c.result, op_);
+        // nothing classifying is no distance at all; a first classifying form is progress.
+        // A rejected form is not remembered: from another parent it may be progress.
+        if (!dc || (d && *dc >= *d)) {
+          ++stats_.rejected;
+          continue;
+        }
+        visited_.insert(std::move(form));
+        ++stats_.states;
+        steps.push_back(c.rule + "(" + c.detail + ")");
+        descend(c.result, dc, steps, out);
+        steps.pop_back();
+      }
+  }
+
+  const match::operator_def& op_;
+  std::span<const derive::rule> rules_;
+  int max_steps_;
+  clock::time_point deadline_;
+  std::unordered_set<std::string>& visited_;
+  converge_statistics& stats_;
+  bool timed_out_ = false;
+};
+
+}  // namespace ein::search

@@ -1,0 +1,212 @@
+// Instantiation of a derived expression (EinNet §5): its kernels in dependency order, each a
+// library operator or a generated eOperator, priced by a cost model.
+#pragma once
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ein/cost/model.hpp"
+#include "ein/derive/positions.hpp"
+#include "ein/eval/interpret.hpp"
+#include "ein/ir/canonical.hpp"
+#include "ein/ir/print.hpp"
+#include "ein/match/eop.hpp"
+#include "ein/match/match.hpp"
+
+namespace ein::search {
+
+/// One kernel of a plan: a scope of the derived expression, run as a library operator (`op`) or
+/// as a generated eOperator (no `op`). Nested scopes it reads are earlier kernels.
+struct kernel {
+  std::string name;             // "k1", "k2", ...: the tensor later kernels read
+  ir::scope_ptr value;          // the scope as derived, nested scopes included
+  ir::scope_ptr flat;           // the same scope reading earlier kernels as tensors `k<i>`,
+                                // every box shifted to start at 0 (a program definition)
+  std::vector<std::size_t> reads;       // indices of the kernels it reads
+  std::optional<match::instance> op;    // the library operator chosen, or an eOperator
+  match::cost_facts facts;              // FLOPs and bytes of what runs
+  bool weight_only = false;     // reads weights only (transitively): computed before run time
+  double seconds = 0;           // predicted run time; 0 when weight-only
+
+  bool library() const { return op.has_value(); }
+  /// An eOperator whose arithmetic intensity is below EinNet's threshold (4 FLOP/byte).
+  bool memory_bound() const { return !op && match::memory_bound(facts); }
+  /// `matmul(A=A+0, B=<scope>+0) m=49 ...` or `eOperator L_{...} ...`.
+  std::string what() const {
+    return op ? op->str() : "eOperator " + ir::to_string(*flat);
+  }
+};
+
+/// The kernels of one derived expression in dependency order (the last computes its value),
+/// with the total predicted time.
+struct plan {
+  ir::scope_ptr expr;  // the derived expression the plan instantiates
+  std::vector<kernel> kernels;
+  double seconds = 0;
+
+  /// The library operators of the plan, in kernel order.
+  std::vector<match::op_kind> library_kinds() const {
+    std::vector<match::op_kind> r;
+    for (auto& k : kernels)
+      if (k.library() && !k.weight_only) r.push_back(k.op->kind);
+    return r;
+  }
+  /// Kernels that run (weight-only kernels are computed when the code is generated).
+  std::size_t run_time_kernels() const {
+    return static_cast<std::size_t>(
+        std::count_if(kernels.begin(), kernels.end(), [](const kernel& k) { return !k.weight_only; }));
+  }
+  /// True when every kernel that runs is a library operator or a memory-bound eOperator: the
+  /// plans the converging search keeps (EinNet §6.1).
+  bool matched_or_memory_bound() const {
+    return std::all_of(kernels.begin(), kernels.end(), [](const kernel& k) {
+      return k.weight_only || k.library() || k.memory_bound();
+    });
+  }
+  /// Kind signature, e.g. "matmul + eOperator".
+  std::string shape() const {
+    std::string r;
+    for (auto& k : kernels) {
+      if (k.weight_only) continue;
+      r += (r.empty() ? "" : " + ") + std::string(k.op ? match::name(k.op->kind) : "eOperator");
+    }
+    return r;
+  }
+  /// One line per kernel, `kernel 1: matmul(...) 0.012 ms`, then the total.
+  std::string str() const {
+    std::string r;
+    for (std::size_t i = 0; i < kernels.size(); ++i) {
+      auto& k = kernels[i];
+      r += "kernel " + std::to_string(i + 1) + " (" + k.name + "): " + k.what() + "  " +
+           (k.weight_only ? std::string("[weight-only, at generation time]")
+                          : ms_text(k.seconds) + " ms") +
+           "\n";
+    }
+    r += "total " + ms_text(seconds) + " ms\n";
+    return r;
+  }
+
+  static std::string ms_text(double s) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.4f", s * 1e3);
+    return buf;
+  }
+};
+
+namespace detail {
+
+// An index shifted so that the dimension's box starts at 0.
+inline std::vector<ir::affine> shifted(const std::vector<ir::affine>& index,
+                                       const std::vector<std::int64_t>& lower) {
+  std::vector<ir::affine> r;
+  for (std::size_t d = 0; d < index.size(); ++d) r.push_back(index[d] - ir::affine(lower[d]));
+  return r;
+}
+
+// `s` with every nested scope read as the named tensor of its kernel and the traversal box
+// moved to start at 0.
+inline ir::scope_ptr flatten_kernel(const ir::scope& s, const std::vector<kernel>& done,
+                                    const std::map<const ir::scope*, std::size_t>& by_node) {
+  std::map<std::string, ir::affine> move;
+  std::vector<ir::iterator> trav;
+  for (auto& i : s.traversal) {
+    trav.push_back({i.name, 0, i.extent()});
+    if (i.lo != 0) move[i.name] = ir::idx(i.name) + ir::affine(i.lo);
+  }
+  auto body = derive::map_accesses(s.body, [&](const ir::access& a) -> ir::expr {
+    std::vector<ir::affine> index = a.index;
+    if (auto* nested = std::get_if<ir::scope_ptr>(&a.source)) {
+      auto& k = done[by_node.at(nested->get())];
+      index = shifted(index, (*nested)->lower());
+      ir::tensor t{k.name, ir::dtype::f32, (*nested)->shape(), ir::tensor_role::definition};
+      for (auto& e : index) e = e.substitute(move);
+      return ir::make_access(std::move(t), std::move(index));
+    }
+    if (move.empty()) return nullptr;
+    for (auto& e : index) e = e.substitute(move);
+    return ir::make_access(std::get<ir::tensor>(a.source), std::move(index));
+  });
+  return ir::make_scope(std::move(trav), s.summation, std::move(body));
+}
+
+struct instantiator {
+  const cost::model& model;
+  std::vector<kernel> kernels;
+  std::map<std::string, std::size_t> by_form;        // canonical text → kernel
+  std::map<const ir::scope*, std::size_t> by_node;   // scope node → kernel
+
+  std::size_t add(const ir::scope_ptr& s) {
+    if (auto it = by_node.find(s.get()); it != by_node.end()) return it->second;
+    auto form = ir::canonical_string(*s);
+    if (auto it = by_form.find(form); it != by_form.end()) return by_node[s.get()] = it->second;
+    kernel k;
+    bool reads_runtime = false;
+    derive::for_each_access(s->body, [&](const ir::access& a) {
+      if (auto* nested = std::get_if<ir::scope_ptr>(&a.source)) {
+        auto i = add(*nested);
+        if (std::find(k.reads.begin(), k.reads.end(), i) == k.reads.end()) k.reads.push_back(i);
+        reads_runtime = reads_runtime || !kernels[i].weight_only;
+      } else {
+        reads_runtime = reads_runtime || std::get<ir::tensor>(a.source).role != ir::tensor_role::weight;
+      }
+    });
+    k.name = "k" + std::to_string(kernels.size() + 1);
+    k.value = s;
+    k.flat = flatten_kernel(*s, kernels, by_node);
+    k.weight_only = !reads_runtime;
+    k.facts = match::eoperator_cost(*s);
+    k.seconds = model.seconds(cost::workload::eoperator(k.facts.flops, k.facts.bytes));
+    // A scope a library operator computes runs as the cheapest such operator (EinNet §5), even
+    // where a small size makes the eOperator look cheaper: the derivation aimed at the operator,
+    // and the plan's structure must not depend on the problem size.
+    std::optional<double> lib;
+    for (auto& inst : match::match(*s)) {
+      double t = model.seconds(cost::workload::library(inst));
+      if (!lib || t < *lib) lib = t, k.op = inst;
+    }
+    if (k.op) k.seconds = *lib, k.facts = {k.op->flops, k.op->bytes};
+    if (k.weight_only) k.seconds = 0;
+    kernels.push_back(std::move(k));
+    by_form.emplace(std::move(form), kernels.size() - 1);
+    return by_node[s.get()] = kernels.size() - 1;
+  }
+};
+
+}  // namespace detail
+
+/// Instantiates a derived expression: every nested scope (innermost first, each distinct scope
+/// once) and then the top scope become one kernel each — the cheapest library operator that
+/// matches it under `model`, or an eOperator when none matches. Kernels that
+/// read only weights, directly or through other weight-only kernels, are marked weight-only and
+/// cost nothing at run time.
+/// Example: EinNet's E6 of Figure 5 gives `kernel 1: matmul(...)`, `kernel 2: eOperator
+/// L_{h,w,f} Σ_{r,s} k1[r, s, f, h + r - 1, s + w - 1]` (the OffsetReduce).
+inline plan instantiate(const ir::scope_ptr& expr, const cost::model& model) {
+  detail::instantiator in{model, {}, {}, {}};
+  in.add(expr);
+  plan p;
+  p.expr = expr;
+  p.kernels = std::move(in.kernels);
+  for (auto& k : p.kernels) p.seconds += k.seconds;
+  return p;
+}
+
+/// Runs a plan on the interpreter: each kernel's flat scope in order, with the values of the
+/// kernels before it bound under their names. Returns the value of the last kernel, on the box
+/// of the expression (shifted back from the flat form).
+inline eval::dense evaluate(const plan& p, eval::bindings env) {
+  eval::dense last;
+  for (auto& k : p.kernels) {
+    last = eval::evaluate(*k.flat, env);
+    env[k.name] = last;
+  }
+  last.lower = p.expr->lower();
+  return last;
+}
+
+}  // namespace ein::search
