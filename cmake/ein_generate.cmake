@@ -1,0 +1,113 @@
+# ein_generate: the two-stage build. Stage 1 builds and runs a small host program that reifies a
+# model's program object and writes its generated header and JSON report; stage 2 is every target
+# that links the INTERFACE target made here and includes that header.
+#
+#   ein_generate(<target> MODEL <header> OBJECT <qualified::name> BACKEND host|cuda [NAME <name>])
+#
+# writes ${CMAKE_CURRENT_BINARY_DIR}/ein_generated/<name>.hpp (include it as
+# "ein_generated/<name>.hpp") and <name>.json; <name> defaults to <target>. Linking <target>
+# brings the include directory, ein::ein and the dependency on the generation step (editing the
+# model regenerates). The header is plain C++ for the host compiler whatever the backend: with
+# BACKEND cuda the kernels go to <name>.cu, which nvcc compiles into <target> (then a static
+# library that also brings CUDA::cudart), so nvcc never parses the model or the front end.
+include_guard(GLOBAL)
+
+if(NOT EIN_CODEGEN_DIR)
+  message(FATAL_ERROR "ein_generate: EIN_CODEGEN_DIR (the folder of ein's stage-1 driver) is not set")
+endif()
+set_property(GLOBAL PROPERTY EIN_CODEGEN_DIR "${EIN_CODEGEN_DIR}")
+
+# C++20 for the CUDA sources of `target`: the compile feature where this CMake knows nvcc's flag
+# for it (CMake 3.25 does not for nvcc 13), else the flag itself.
+function(ein_cuda_cxx20 target scope)
+  if(CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+    target_compile_features(${target} ${scope} cuda_std_20)
+  else()
+    target_compile_options(${target} ${scope} $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>)
+  endif()
+endfunction()
+
+function(ein_generate target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;OBJECT;BACKEND;NAME" "")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "ein_generate(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  foreach(required MODEL OBJECT BACKEND)
+    if(NOT arg_${required})
+      message(FATAL_ERROR "ein_generate(${target}): ${required} is required")
+    endif()
+  endforeach()
+  if(NOT arg_BACKEND MATCHES "^(host|cuda)$")
+    message(FATAL_ERROR "ein_generate(${target}): BACKEND must be host or cuda, not '${arg_BACKEND}'")
+  endif()
+  get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
+  if(arg_BACKEND STREQUAL "cuda" AND NOT "CUDA" IN_LIST languages)
+    message(FATAL_ERROR "ein_generate(${target}): BACKEND cuda needs the CUDA language enabled "
+                        "(project(... LANGUAGES CXX CUDA) or enable_language(CUDA))")
+  endif()
+  if(NOT arg_NAME)
+    set(arg_NAME ${target})
+  endif()
+  if(NOT arg_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "ein_generate(${target}): NAME '${arg_NAME}' must be a C++ identifier")
+  endif()
+  get_filename_component(model "${arg_MODEL}" ABSOLUTE)
+  if(NOT EXISTS "${model}")
+    message(FATAL_ERROR "ein_generate(${target}): MODEL ${model} does not exist")
+  endif()
+  get_property(codegen_dir GLOBAL PROPERTY EIN_CODEGEN_DIR)
+
+  # Stage 1: the driver, one small TU that includes the model and the search umbrella; one
+  # driver serves every ein_generate call on the same MODEL and OBJECT (host and cuda, say).
+  string(MD5 driver_key "${model}|${arg_OBJECT}")
+  get_property(driver GLOBAL PROPERTY EIN_DRIVER_${driver_key})
+  if(NOT driver)
+    set(driver ${target}_ein_driver)
+    set(work ${CMAKE_CURRENT_BINARY_DIR}/ein_generate/${target})
+    set(EIN_MODEL ${model})
+    set(EIN_OBJECT ${arg_OBJECT})
+    set(EIN_DRIVER_HEADER ${codegen_dir}/driver.hpp)
+    configure_file(${codegen_dir}/driver.cpp.in ${work}/driver.cpp @ONLY)
+    add_executable(${driver} ${work}/driver.cpp)
+    target_link_libraries(${driver} PRIVATE ein::ein)
+    set_target_properties(${driver} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${work})
+    set_property(GLOBAL PROPERTY EIN_DRIVER_${driver_key} ${driver})
+  endif()
+
+  set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/ein_generated)
+  set(header ${out_dir}/${arg_NAME}.hpp)
+  set(report ${out_dir}/${arg_NAME}.json)
+  set(outputs ${header} ${report})
+  set(source_args)
+  if(arg_BACKEND STREQUAL "cuda")
+    set(source ${out_dir}/${arg_NAME}.cu)
+    list(APPEND outputs ${source})
+    set(source_args --source ${source})
+  endif()
+  add_custom_command(
+    OUTPUT ${outputs}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
+    COMMAND ${driver} --name ${arg_NAME} --backend ${arg_BACKEND}
+            --header ${header} --report ${report} ${source_args}
+    DEPENDS ${driver} ${model}
+    COMMENT "ein: generating the ${arg_BACKEND} plan of ${arg_OBJECT} (${arg_NAME}.hpp)"
+    VERBATIM)
+  add_custom_target(${target}_ein_generate DEPENDS ${outputs})
+
+  # Stage 2: what consumers link.
+  if(arg_BACKEND STREQUAL "cuda")
+    if(NOT TARGET CUDA::cudart)
+      find_package(CUDAToolkit REQUIRED)
+    endif()
+    add_library(${target} STATIC ${source})
+    target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_BINARY_DIR})
+    target_link_libraries(${target} PUBLIC ein::ein CUDA::cudart)
+    ein_cuda_cxx20(${target} PRIVATE)
+  else()
+    add_library(${target} INTERFACE)
+    target_include_directories(${target} INTERFACE ${CMAKE_CURRENT_BINARY_DIR})
+    target_link_libraries(${target} INTERFACE ein::ein)
+  endif()
+  add_dependencies(${target} ${target}_ein_generate)
+  set_target_properties(${target} PROPERTIES EIN_GENERATED_HEADER ${header} EIN_GENERATED_REPORT ${report})
+endfunction()

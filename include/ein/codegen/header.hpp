@@ -1,0 +1,223 @@
+// The header emitter: the whole generated header of a program (its freshness check, its
+// eOperators and the ein::runtime::plan specialization that ein::run dispatches to).
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "ein/codegen/cuda_kernel.hpp"
+#include "ein/codegen/host.hpp"
+#include "ein/codegen/layout.hpp"
+#include "ein/codegen/writer.hpp"
+#include "ein/ir/expr.hpp"
+#include "ein/ir/print.hpp"
+
+namespace ein::codegen {
+
+/// What a plan runs on: `host` (loops in the header), or `cuda` (the header keeps the host loops
+/// for run_host(); kernels and their launches go to a CUDA source beside it).
+enum class backend : std::uint8_t { host, cuda };
+inline const char* name(backend b) { return b == backend::host ? "host" : "cuda"; }
+
+/// What a generated header is tied to.
+struct options {
+  std::string name;          // file stem: the header is `<name>.hpp`; an identifier
+  std::string model_header;  // the model header it includes (as the #include text, no quotes)
+  std::string object;        // qualified C++ name of the program object, e.g. `conv3x3::net`
+  std::uint64_t key = 0;     // ein::program_key(object) when the header was generated
+  backend target = backend::host;
+  std::string search = "none (instantiate as written)";  // how the plan was chosen
+};
+
+/// The plan in words, one line per step, e.g.
+/// `conv = eOperator L_{n:[0,1), ...} Σ_{...} A[n, h + r - 1, w + s - 1, c] * K[r, s, f, c]`.
+inline std::string describe(const ir::program& p, const options& o) {
+  layout plan = make_layout(p);
+  std::string r = "plan " + o.name + " of " + o.object + " (backend " + name(o.target) +
+                  ", search: " + o.search + ")\n";
+  for (auto& s : plan.steps) {
+    const buffer& b = plan.buffers[s.target];
+    r += "  " + b.name + " = eOperator " + ir::to_string(*s.value) +
+         (b.role == buffer::kind::output ? "  [output]" : "  [temporary]") + "\n";
+  }
+  return r;
+}
+
+namespace detail {
+
+inline std::string hex_text(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016llxULL", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// A C++ string literal holding `s` (UTF-8 passes through; quotes, backslashes, newlines escape).
+inline std::string string_literal(const std::string& s) {
+  std::string r = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') r += '\\', r += ch;
+    else if (ch == '\n') r += "\\n";
+    else r += ch;
+  }
+  return r + "\"";
+}
+
+inline std::string shape_list(const std::vector<std::int64_t>& shape) {
+  std::string r = "{";
+  for (std::size_t i = 0; i < shape.size(); ++i) r += (i ? ", " : "") + int_text(shape[i]);
+  return r + "}";
+}
+
+// The body of run()/run_host(): check the bindings, take temporaries, call each step.
+inline void emit_run(writer& w, const layout& plan, const std::string& ns, bool cuda) {
+  std::string names;
+  for (auto& b : plan.buffers)
+    if (b.role != buffer::kind::temporary) names += (names.empty() ? "" : ", ") + detail::string_literal(b.name);
+  w.line("b.expect_only({" + names + "});");
+  for (auto& b : plan.buffers) {
+    std::string t = element_text(b.type);
+    if (b.role == buffer::kind::input)
+      w.line("const " + t + "* " + b.variable + " = b.input<" + t + ">(" +
+             string_literal(b.name) + ", " + shape_list(b.shape) + ");");
+    else if (b.role == buffer::kind::output)
+      w.line(t + "* " + b.variable + " = b.output<" + t + ">(" + string_literal(b.name) + ", " +
+             shape_list(b.shape) + ");");
+  }
+  if (cuda)
+    for (auto& b : plan.buffers)
+      if (b.role != buffer::kind::temporary)
+        w.line("ein::runtime::expect_device_pointer(" + string_literal(b.name) + ", " + b.variable + ");");
+  for (auto& b : plan.buffers) {
+    if (b.role != buffer::kind::temporary) continue;
+    std::string t = element_text(b.type), n = int_text(b.count());
+    // `store_` never begins a buffer variable (they all begin with `t_`): no name clash.
+    std::string store = "store_" + b.variable;
+    w.line(cuda ? "ein::runtime::device_buffer<" + t + "> " + store + "(" + n + ", s);"
+                : "ein::runtime::host_buffer<" + t + "> " + store + "(" + n + ");");
+    w.line(t + "* " + b.variable + " = " + store + ".data();");
+  }
+  for (auto& s : plan.steps) {
+    if (cuda)
+      emit_cuda_launch(w, s, plan, ns);
+    else
+      w.line(ns + "::" + s.function + "_host(" + arguments_text(s, plan) + ");");
+  }
+}
+
+}  // namespace detail
+
+/// The name of the CUDA entry point of a plan: it carries the program key, so a header and a
+/// CUDA source generated for different programs do not link together.
+inline std::string cuda_entry(const options& o) {
+  return "run_cuda_" + detail::hex_text(o.key).substr(2, 16);
+}
+
+/// The generated header of `p`, for the host compiler: includes the model and runtime headers
+/// only; a static_assert rejects it when `ein::program_key(object)` no longer equals `o.key`
+/// (the model changed); one host function per step in namespace `ein_generated::<name>`; and
+/// `ein::runtime::plan<decltype(object)>` with run() and run_host(). For the cuda backend run()
+/// calls the entry point defined in the CUDA source (emit_cuda_source), so the model and the
+/// front end never go through nvcc. The same program and options give the same bytes.
+inline std::string emit_header(const ir::program& p, const options& o) {
+  layout plan = make_layout(p);
+  const bool cuda = o.target == backend::cuda;
+  const std::string file = o.name + ".hpp", ns = "ein_generated::" + o.name;
+  const std::string object = o.object.rfind("::", 0) == 0 ? o.object : "::" + o.object;
+  writer w;
+  w.comment(file + ": the plan of " + o.object + ", generated by ein (ein_generate) from " +
+            o.model_header + ".\nDo not edit: it is rewritten when the model changes." +
+            (cuda ? "\nIts CUDA kernels are in " + o.name + ".cu." : ""));
+  w.comment("\n" + describe(p, o));
+  w.line("#pragma once");
+  w.line();
+  w.line("#include <cstdint>");
+  w.line("#include <string_view>");
+  w.line("#include <type_traits>");
+  w.line();
+  w.line("#include \"" + o.model_header + "\"");
+  w.line("#include \"ein/runtime/bindings.hpp\"");
+  w.line("#include \"ein/runtime/eoperator.hpp\"");
+  w.line("#include \"ein/runtime/plan.hpp\"");
+  w.line();
+  w.line("static_assert(ein::program_key(" + object + ") == " + detail::hex_text(o.key) + ",");
+  w.line("              \"ein: generated header " + file + " is stale: the program " + o.object +
+         " changed since it was generated; rebuild to re-run the search\");");
+  w.line();
+  w.open_namespace(ns);
+  for (auto& s : plan.steps) {
+    w.line();
+    w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value));
+    emit_host_function(w, s, plan);
+  }
+  if (cuda) {
+    w.line();
+    w.comment("Defined in " + o.name + ".cu: checks the bindings and launches the kernels.");
+    w.line("void " + cuda_entry(o) + "(const ein::runtime::bindings& b, ein::runtime::stream s);");
+  }
+  w.close_namespace(ns);
+  w.line();
+  w.open_namespace("ein::runtime");
+  w.line("template <>");
+  w.open("struct plan<std::remove_cvref_t<decltype(" + object + ")>>");
+  w.line("static constexpr bool generated = true;");
+  w.line(std::string("static constexpr backend target = backend::") + name(o.target) + ";");
+  w.line("static constexpr std::string_view name = " + detail::string_literal(o.name) + ";");
+  w.line("static constexpr std::string_view description =");
+  w.line("    " + detail::string_literal(describe(p, o)) + ";");
+  w.line();
+  if (cuda) {
+    w.comment("Device pointers; asynchronous on stream s.");
+    w.open("static void run(const bindings& b, stream s = nullptr)");
+    w.line(ns + "::" + cuda_entry(o) + "(b, s);");
+    w.close();
+    w.comment("Host pointers: the host loops.");
+    w.open("static void run_host(const bindings& b)");
+    detail::emit_run(w, plan, ns, false);
+    w.close();
+  } else {
+    w.comment("Host pointers; the stream is not used.");
+    w.open("static void run(const bindings& b, [[maybe_unused]] stream s = nullptr)");
+    detail::emit_run(w, plan, ns, false);
+    w.close();
+    w.open("static void run_host(const bindings& b)");
+    w.line("run(b);");
+    w.close();
+  }
+  w.close(";");
+  w.close_namespace("ein::runtime");
+  return w.str();
+}
+
+/// The CUDA source of the cuda backend, for nvcc: one kernel per step and the entry point that
+/// the header's plan calls (binding checks, stream-ordered temporaries, checked launches). It
+/// includes runtime headers only.
+/// @pre o.target == backend::cuda
+inline std::string emit_cuda_source(const ir::program& p, const options& o) {
+  layout plan = make_layout(p);
+  const std::string ns = "ein_generated::" + o.name;
+  writer w;
+  w.comment(o.name + ".cu: the CUDA kernels of the plan of " + o.object +
+            ", generated by ein (ein_generate).\nDo not edit: it is rewritten with " + o.name + ".hpp.");
+  w.line("#include <cstdint>");
+  w.line();
+  w.line("#include \"ein/runtime/bindings.hpp\"");
+  w.line("#include \"ein/runtime/cuda.hpp\"");
+  w.line("#include \"ein/runtime/eoperator.hpp\"");
+  w.line("#include \"ein/runtime/plan.hpp\"");
+  w.line();
+  w.open_namespace(ns);
+  for (auto& s : plan.steps) {
+    w.line();
+    w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value));
+    emit_cuda_kernel(w, s, plan);
+  }
+  w.line();
+  w.open("void " + cuda_entry(o) + "(const ein::runtime::bindings& b, ein::runtime::stream s)");
+  detail::emit_run(w, plan, ns, true);
+  w.close();
+  w.close_namespace(ns);
+  return w.str();
+}
+
+}  // namespace ein::codegen

@@ -1,0 +1,56 @@
+// The JSON report written beside a generated header: the plan, how it was chosen, statistics.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "ein/codegen/header.hpp"
+#include "ein/codegen/layout.hpp"
+#include "ein/ir/json.hpp"
+#include "ein/ir/print.hpp"
+
+namespace ein::codegen {
+
+/// The report of the plan of `p`: one entry per step (kind, the expression it computes as text
+/// and as IR JSON, its box, what it reads, whether it is an output), the search that chose it
+/// and its statistics.
+/// Search statistics are null while the plan is the program as written.
+inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
+  layout plan = make_layout(p);
+  nlohmann::ordered_json r;
+  char key[24];
+  std::snprintf(key, sizeof key, "0x%016llx", static_cast<unsigned long long>(o.key));
+  r["name"] = o.name;
+  r["object"] = o.object;
+  r["model"] = o.model_header;
+  r["program_key"] = key;
+  r["backend"] = name(o.target);
+  r["search"] = o.search;
+  r["statistics"] = {{"states_visited", nullptr}, {"pruned_by_fingerprint", nullptr},
+                     {"max_depth", nullptr}, {"time_s", nullptr}, {"stop_reason", nullptr}};
+  auto& tensors = r["tensors"] = nlohmann::ordered_json::array();
+  for (auto& t : p.tensors)
+    tensors.push_back({{"name", t.name}, {"role", t.role == ir::tensor_role::weight ? "weight" : "input"},
+                       {"dtype", ir::name(t.type)}, {"shape", t.shape}});
+  auto& steps = r["plan"] = nlohmann::ordered_json::array();
+  for (auto& s : plan.steps) {
+    const buffer& b = plan.buffers[s.target];
+    nlohmann::ordered_json reads = nlohmann::ordered_json::array();
+    for (auto id : s.reads) reads.push_back(plan.buffers[id].name);
+    steps.push_back({{"definition", b.name},
+                     {"kind", "eoperator"},
+                     {"output", b.role == buffer::kind::output},
+                     {"expression", ir::to_string(*s.value)},
+                     {"lower", b.lower},
+                     {"shape", b.shape},
+                     {"reads", reads},
+                     {"function", s.function},
+                     {"ir", nlohmann::ordered_json(ir::to_json(*s.value))}});
+  }
+  r["outputs"] = p.outputs;
+  return r;
+}
+
+}  // namespace ein::codegen

@@ -1,0 +1,59 @@
+// The indenting writer every emitter writes through, so generated code is laid out one way.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace ein::codegen {
+
+/// Accumulates lines of code with two-space indentation per open block.
+/// Example: `w.open("for (int i = 0; i < n; ++i)"); w.line("x += i;"); w.close();` writes
+/// `for (int i = 0; i < n; ++i) {\n  x += i;\n}\n`.
+class writer {
+ public:
+  /// One line at the current indentation (an empty line has no trailing spaces).
+  void line(std::string_view text = {}) {
+    if (!text.empty()) out_.append(2 * depth_, ' ').append(text);
+    out_ += '\n';
+  }
+  /// `head {` and one level deeper.
+  void open(std::string_view head) {
+    line(std::string(head) + (head.empty() ? "{" : " {"));
+    ++depth_;
+  }
+  /// One level back and `}` followed by `tail` (e.g. `;` after a struct).
+  void close(std::string_view tail = {}) {
+    --depth_;
+    line("}" + std::string(tail));
+  }
+  /// `namespace name {` without indenting its content (the usual layout of namespaces).
+  void open_namespace(std::string_view name) { line("namespace " + std::string(name) + " {"); }
+  void close_namespace(std::string_view name) { line("}  // namespace " + std::string(name)); }
+  /// Several lines, each indented (a trailing newline does not add an empty line).
+  void lines(std::string_view text) {
+    while (!text.empty()) {
+      auto nl = text.find('\n');
+      line(text.substr(0, nl));
+      if (nl == std::string_view::npos) break;
+      text.remove_prefix(nl + 1);
+    }
+  }
+  /// `// text` lines, one per line of `text`.
+  void comment(std::string_view text) {
+    while (!text.empty()) {
+      auto nl = text.find('\n');
+      auto part = text.substr(0, nl);
+      line(part.empty() ? std::string("//") : "// " + std::string(part));
+      if (nl == std::string_view::npos) break;
+      text.remove_prefix(nl + 1);
+    }
+  }
+  int depth() const { return depth_; }
+  const std::string& str() const { return out_; }
+
+ private:
+  std::string out_;
+  int depth_ = 0;
+};
+
+}  // namespace ein::codegen

@@ -1,0 +1,156 @@
+// Buffer bindings by tensor name: where ein::run reads inputs and weights and writes outputs.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "ein/detail/error.hpp"
+
+namespace ein::runtime {
+
+/// Element types a bound buffer may hold (the runtime's mirror of ir::dtype).
+enum class element_type : std::uint8_t { f32, f64 };
+inline const char* name(element_type t) { return t == element_type::f32 ? "float" : "double"; }
+
+template <class T>
+concept element = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+template <element T>
+inline constexpr element_type element_type_of = std::is_same_v<T, float> ? element_type::f32
+                                                                          : element_type::f64;
+
+/// One tensor bound by name: a pointer to its first element (dense, row-major, in the memory
+/// space of the plan that runs: host memory for `host` plans and the generic path, device memory
+/// for `cuda` plans). A vector or span also gives the element count, and an explicit shape can be
+/// given; run() checks whatever is known against the program. A pointer to const may only be
+/// read (inputs and weights).
+/// Example: `{"A", a}` (a std::vector<float>), `{"K", k.data()}`, `{"out", p, {1, 7, 7, 512}}`.
+struct binding {
+  static constexpr std::size_t max_rank = 8;
+  static constexpr std::size_t unknown = static_cast<std::size_t>(-1);
+
+  std::string_view name;
+  const void* data = nullptr;
+  bool writable = false;
+  element_type type = element_type::f32;
+  std::size_t count = unknown;
+  std::size_t rank = 0;  // 0: no shape given
+  std::array<std::int64_t, max_rank> shape{};
+
+  template <element T>
+  binding(std::string_view n, T* p) : name(n), data(p), writable(true), type(element_type_of<T>) {}
+  template <element T>
+  binding(std::string_view n, const T* p) : name(n), data(p), type(element_type_of<T>) {}
+  template <element T>
+  binding(std::string_view n, std::vector<T>& v) : binding(n, v.data()) { count = v.size(); }
+  template <element T>
+  binding(std::string_view n, const std::vector<T>& v) : binding(n, v.data()) { count = v.size(); }
+  template <class T>
+    requires element<std::remove_const_t<T>>
+  binding(std::string_view n, std::span<T> s) : binding(n, s.data()) {
+    count = s.size();
+  }
+  template <class T>
+    requires element<std::remove_const_t<T>>
+  binding(std::string_view n, T* p, std::initializer_list<std::int64_t> dims) : binding(n, p) {
+    if (dims.size() > max_rank)
+      throw user_error("ein::run: the shape given for `" + std::string(n) + "` has rank " +
+                       std::to_string(dims.size()) + "; at most 8 is supported");
+    rank = 0;
+    for (auto d : dims) shape[rank++] = d;
+  }
+};
+
+/// The buffers of one run, looked up by tensor name. Plans read them through input() and
+/// output(), which check the element type, the count and the shape when the binding gives them.
+class bindings {
+ public:
+  bindings(std::initializer_list<binding> items) : bindings(std::vector<binding>(items)) {}
+  explicit bindings(std::vector<binding> items) : items_(std::move(items)) {
+    for (std::size_t i = 0; i < items_.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j)
+        if (items_[i].name == items_[j].name)
+          throw user_error("ein::run: tensor `" + std::string(items_[i].name) + "` is bound twice");
+  }
+
+  const std::vector<binding>& items() const { return items_; }
+
+  /// The buffer bound to input or weight `name`, checked against the program's type and shape.
+  template <element T>
+  const T* input(std::string_view name, std::initializer_list<std::int64_t> shape) const {
+    return static_cast<const T*>(checked(name, element_type_of<T>, shape, false).data);
+  }
+  /// The writable buffer bound to output `name`, checked like input().
+  template <element T>
+  T* output(std::string_view name, std::initializer_list<std::int64_t> shape) const {
+    return static_cast<T*>(const_cast<void*>(checked(name, element_type_of<T>, shape, true).data));
+  }
+  /// Type-erased form of input()/output() for the generic path.
+  const binding& checked(std::string_view name, element_type type,
+                         std::span<const std::int64_t> shape, bool write) const {
+    const binding* b = find(name);
+    std::string what = "ein::run: tensor `" + std::string(name) + "`";
+    if (!b) throw user_error(what + ": no buffer is bound to it");
+    if (!b->data) throw user_error(what + ": the bound pointer is null");
+    if (b->type != type)
+      throw user_error(what + " holds " + ein::runtime::name(type) + " but a buffer of " +
+                       ein::runtime::name(b->type) + " is bound to it");
+    if (write && !b->writable)
+      throw user_error(what + " is an output but the bound buffer is const");
+    std::size_t n = 1;
+    for (auto d : shape) n *= static_cast<std::size_t>(d);
+    if (b->count != binding::unknown && b->count != n)
+      throw user_error(what + " has " + std::to_string(n) + " elements but the bound buffer has " +
+                       std::to_string(b->count));
+    if (b->rank != 0 && !std::equal(shape.begin(), shape.end(), b->shape.begin(),
+                                    b->shape.begin() + static_cast<std::ptrdiff_t>(b->rank)))
+      throw user_error(what + " has shape " + shape_text(shape) + " but the binding says " +
+                       shape_text({b->shape.data(), b->rank}));
+    return *b;
+  }
+  const binding& checked(std::string_view name, element_type type,
+                         std::initializer_list<std::int64_t> shape, bool write) const {
+    return checked(name, type, std::span<const std::int64_t>(shape.begin(), shape.size()), write);
+  }
+
+  /// Rejects a binding whose name is none of `names` (a misspelt tensor name would otherwise be
+  /// silently ignored).
+  template <class Names>
+  void expect_only(const Names& names) const {
+    for (auto& b : items_) {
+      bool known = false;
+      for (auto& n : names) known = known || std::string_view(n) == b.name;
+      if (!known)
+        throw user_error("ein::run: `" + std::string(b.name) +
+                         "` is bound but is no input, weight or output of the program");
+    }
+  }
+  void expect_only(std::initializer_list<std::string_view> names) const {
+    expect_only<std::initializer_list<std::string_view>>(names);
+  }
+
+ private:
+  const binding* find(std::string_view name) const {
+    for (auto& b : items_)
+      if (b.name == name) return &b;
+    return nullptr;
+  }
+  static std::string shape_text(std::span<const std::int64_t> s) {
+    std::string r = "[";
+    for (std::size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+    return r + "]";
+  }
+
+  std::vector<binding> items_;
+};
+
+}  // namespace ein::runtime

@@ -1,0 +1,42 @@
+// What generated eOperators call on host and device: qualifiers, floor division, unary functions.
+#pragma once
+
+#include <math.h>  // the global ::exp/::tanh that both the host and nvcc's device side provide
+
+#include <cstdint>
+#include <vector>
+
+#if defined(__CUDACC__)
+#define EIN_HOST_DEVICE __host__ __device__
+#define EIN_RESTRICT __restrict__
+#else
+#define EIN_HOST_DEVICE
+#define EIN_RESTRICT __restrict
+#endif
+
+namespace ein::runtime {
+
+/// floor(a / d) and a mod d in [0, d) for d > 0: the IR's rounding towards negative infinity,
+/// which C++'s `/` and `%` only give for a >= 0 (generated code uses them only then).
+EIN_HOST_DEVICE inline constexpr std::int64_t floor_div(std::int64_t a, std::int64_t d) {
+  std::int64_t q = a / d;
+  return (a % d != 0 && a < 0) ? q - 1 : q;
+}
+EIN_HOST_DEVICE inline constexpr std::int64_t floor_mod(std::int64_t a, std::int64_t d) {
+  return a - floor_div(a, d) * d;
+}
+
+/// The unary functions of ir::unary_fn (EIN_FOR_EACH_UNARY_FN), one per name, in double.
+namespace fn {
+EIN_HOST_DEVICE inline double neg(double x) { return -x; }
+EIN_HOST_DEVICE inline double relu(double x) { return x > 0 ? x : 0.0; }
+EIN_HOST_DEVICE inline double sigmoid(double x) { return 1.0 / (1.0 + ::exp(-x)); }
+EIN_HOST_DEVICE inline double tanh(double x) { return ::tanh(x); }
+EIN_HOST_DEVICE inline double exp(double x) { return ::exp(x); }
+}  // namespace fn
+
+/// A temporary of a host plan (a definition that is no output, or a materialized nested scope).
+template <class T>
+using host_buffer = std::vector<T>;
+
+}  // namespace ein::runtime

@@ -1,0 +1,71 @@
+// The generic path of ein::run: the reference interpreter on bound host buffers, used when no
+// generated plan was included. Unoptimized (it computes in double), but always available.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ein/eval/interpret.hpp"
+#include "ein/ir/expr.hpp"
+#include "ein/runtime/bindings.hpp"
+
+namespace ein::runtime {
+
+namespace detail {
+
+inline element_type element_of(ir::dtype t) {
+  return t == ir::dtype::f32 ? element_type::f32 : element_type::f64;
+}
+
+template <element T>
+void copy_out(const eval::dense& v, void* to) {
+  auto* p = static_cast<T*>(to);
+  for (std::size_t i = 0; i < v.data.size(); ++i) p[i] = static_cast<T>(v.data[i]);
+}
+
+template <element T>
+void copy_in(const void* from, eval::dense& v) {
+  auto* p = static_cast<const T*>(from);
+  for (std::size_t i = 0; i < v.data.size(); ++i) v.data[i] = static_cast<double>(p[i]);
+}
+
+}  // namespace detail
+
+/// Runs `prog` with the interpreter: reads every input and weight from `b` (host memory),
+/// evaluates all definitions and writes every output, converting to and from double.
+/// @pre every input, weight and output of `prog` is bound with its element type.
+inline void run_generic(const ir::program& prog, const bindings& b) {
+  std::vector<std::string> names;
+  for (auto& t : prog.tensors) names.push_back(t.name);
+  for (auto& o : prog.outputs) names.push_back(o);
+  b.expect_only(names);
+
+  eval::bindings env;
+  for (auto& t : prog.tensors) {
+    auto& bound = b.checked(t.name, detail::element_of(t.type), t.shape, false);
+    eval::dense v(t.shape);
+    if (t.type == ir::dtype::f32)
+      detail::copy_in<float>(bound.data, v);
+    else
+      detail::copy_in<double>(bound.data, v);
+    env[t.name] = std::move(v);
+  }
+  // Outputs are checked before the (possibly long) evaluation.
+  std::vector<const binding*> outs;
+  for (auto& o : prog.outputs) {
+    const ir::definition* d = prog.find_definition(o);
+    if (!d) throw user_error("program `" + prog.name + "`: output `" + o + "` is not defined");
+    outs.push_back(&b.checked(o, detail::element_of(d->type), d->value->shape(), true));
+  }
+  env = eval::evaluate(prog, std::move(env));
+  for (std::size_t i = 0; i < prog.outputs.size(); ++i) {
+    const eval::dense& v = env.at(prog.outputs[i]);
+    void* to = const_cast<void*>(outs[i]->data);
+    if (outs[i]->type == element_type::f32)
+      detail::copy_out<float>(v, to);
+    else
+      detail::copy_out<double>(v, to);
+  }
+}
+
+}  // namespace ein::runtime

@@ -1,0 +1,40 @@
+// The compile-time hook between a program and the code ein_generate wrote for it.
+#pragma once
+
+#include <string_view>
+#include <type_traits>
+
+#include "ein/runtime/bindings.hpp"
+
+struct CUstream_st;  // CUDA's stream type, declared so that no CUDA header is needed here
+
+namespace ein::runtime {
+
+/// A CUDA stream (the same type as cudaStream_t); host plans ignore it.
+using stream = CUstream_st*;
+
+/// Where a generated plan runs, and so which memory its bound pointers must point to.
+enum class backend : unsigned char { host, cuda };
+
+/// The generated code of a program type. The primary template says "none"; a header written by
+/// ein_generate specializes it for `std::remove_cvref_t<decltype(model::net)>` with:
+///   static constexpr bool generated = true;
+///   static constexpr ein::runtime::backend target;       // host or cuda
+///   static constexpr std::string_view name;              // the generated header's name
+///   static constexpr std::string_view description;       // the plan, one line per step
+///   static void run(const bindings&, stream = nullptr);  // memory of `target`
+///   static void run_host(const bindings&);               // host loops, host memory
+/// @post run() writes every output of the program; it checks the bindings first.
+template <class Program>
+struct plan {
+  static constexpr bool generated = false;
+};
+
+/// True when the header generated for `Program` has been included in this translation unit.
+template <class Program>
+inline constexpr bool has_plan_v = plan<std::remove_cvref_t<Program>>::generated;
+
+template <class Program>
+struct has_plan : std::bool_constant<has_plan_v<Program>> {};
+
+}  // namespace ein::runtime

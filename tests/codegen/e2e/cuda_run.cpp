@@ -1,0 +1,156 @@
+// The cuda-backend plans of the hand-built programs (headers compiled here by the host compiler,
+// kernels by nvcc in codegen_hand_cuda_kernels): where a device exists, each must equal the
+// interpreter.
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <memory>
+#include <vector>
+
+#include "codegen/e2e/programs.hpp"
+#include "ein/eval/compare.hpp"
+#include "ein/eval/interpret.hpp"
+#include "ein/eval/random.hpp"
+#include "ein/runtime/cuda_check.hpp"
+#include "ein/runtime/run.hpp"
+#include "ein_generated/hand_conv_nhwc_cuda.hpp"
+#include "ein_generated/hand_elementwise_cuda.hpp"
+#include "ein_generated/hand_floordiv_mod_cuda.hpp"
+#include "ein_generated/hand_g2bmm_cuda.hpp"
+#include "ein_generated/hand_matmul_cuda.hpp"
+#include "ein_generated/hand_nested_cuda.hpp"
+#include "ein_generated/hand_scalar_f64_cuda.hpp"
+#include "ein_generated/hand_two_definitions_cuda.hpp"
+
+namespace {
+
+// A device copy of a tensor's values in its element type (float or double).
+struct device_tensor {
+  bool f32;
+  std::size_t count;
+  void* data = nullptr;
+  device_tensor(bool is_f32, const std::vector<double>& v) : f32(is_f32), count(v.size()) {
+    EIN_CUDA_CHECK(cudaMalloc(&data, count * (f32 ? sizeof(float) : sizeof(double))));
+    if (f32) {
+      std::vector<float> h(v.begin(), v.end());
+      EIN_CUDA_CHECK(cudaMemcpy(data, h.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+    } else {
+      EIN_CUDA_CHECK(cudaMemcpy(data, v.data(), count * sizeof(double), cudaMemcpyHostToDevice));
+    }
+  }
+  device_tensor(const device_tensor&) = delete;
+  ~device_tensor() { cudaFree(data); }
+  ein::runtime::binding bind(const std::string& name) const {
+    return f32 ? ein::runtime::binding(name, static_cast<float*>(data))
+               : ein::runtime::binding(name, static_cast<double*>(data));
+  }
+  double error_against(const ein::eval::dense& ref) const {
+    if (f32) {
+      std::vector<float> h(count);
+      EIN_CUDA_CHECK(cudaMemcpy(h.data(), data, count * sizeof(float), cudaMemcpyDeviceToHost));
+      return ein::eval::max_rel_error(std::span<const float>(h), ref);
+    }
+    std::vector<double> h(count);
+    EIN_CUDA_CHECK(cudaMemcpy(h.data(), data, count * sizeof(double), cudaMemcpyDeviceToHost));
+    return ein::eval::max_rel_error(std::span<const double>(h), ref);
+  }
+};
+
+template <int Id>
+bool check() {
+  static_assert(ein::runtime::plan<ein_test::hand_program<Id>>::target == ein::runtime::backend::cuda);
+  constexpr ein_test::hand_program<Id> object;
+  auto p = ein::reify(object);
+  auto env = ein::eval::random_inputs(p, 11);
+  auto ref = ein::eval::evaluate(p, env);
+  std::vector<std::unique_ptr<device_tensor>> keep;
+  std::vector<ein::runtime::binding> items;
+  for (auto& t : p.tensors) {
+    keep.push_back(std::make_unique<device_tensor>(t.type == ein::ir::dtype::f32, env.at(t.name).data));
+    items.push_back(keep.back()->bind(t.name));
+  }
+  std::size_t first_output = keep.size();
+  for (auto& o : p.outputs) {
+    bool f32 = p.find_definition(o)->type == ein::ir::dtype::f32;
+    keep.push_back(std::make_unique<device_tensor>(f32, std::vector<double>(ref.at(o).data.size(), -7.0)));
+    items.push_back(keep.back()->bind(o));
+  }
+  ein::run(object, ein::runtime::bindings(items));
+  EIN_CUDA_CHECK(cudaDeviceSynchronize());
+  bool ok = true;
+  for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+    double err = keep[first_output + i]->error_against(ref.at(p.outputs[i]));
+    bool pass = err < (Id == 7 ? 1e-13 : 1e-6);
+    std::printf("%-16s %-4s max_rel_err=%.3g %s\n", p.name.c_str(), p.outputs[i].c_str(), err,
+                pass ? "ok" : "FAILED");
+    ok = ok && pass;
+  }
+  return ok;
+}
+
+template <int... Id>
+bool check_all(std::integer_sequence<int, Id...>) {
+  return (check<Id>() & ...);
+}
+
+// The host loops of a cuda-backend header (run_host) equal the interpreter too.
+template <int Id>
+bool check_host() {
+  constexpr ein_test::hand_program<Id> object;
+  auto p = ein::reify(object);
+  auto env = ein::eval::random_inputs(p, 12);
+  auto ref = ein::eval::evaluate(p, env);
+  std::vector<std::vector<double>> values;
+  std::vector<std::vector<float>> floats;
+  values.reserve(p.tensors.size() + p.outputs.size());
+  floats.reserve(p.tensors.size() + p.outputs.size());
+  std::vector<ein::runtime::binding> items;
+  auto bind = [&](const std::string& name, bool f32, std::vector<double> v) {
+    if (f32)
+      items.emplace_back(name, floats.emplace_back(v.begin(), v.end()));
+    else
+      items.emplace_back(name, values.emplace_back(std::move(v)));
+  };
+  for (auto& t : p.tensors) bind(t.name, t.type == ein::ir::dtype::f32, env.at(t.name).data);
+  for (auto& o : p.outputs)
+    bind(o, p.find_definition(o)->type == ein::ir::dtype::f32,
+         std::vector<double>(ref.at(o).data.size(), -7.0));
+  ein::runtime::plan<ein_test::hand_program<Id>>::run_host(ein::runtime::bindings(items));
+  bool ok = true;
+  for (std::size_t i = p.outputs.size(); i-- > 0;) {
+    auto& r = ref.at(p.outputs[i]);
+    double err = p.find_definition(p.outputs[i])->type == ein::ir::dtype::f32
+                     ? ein::eval::max_rel_error(std::span<const float>(floats.back()), r)
+                     : ein::eval::max_rel_error(std::span<const double>(values.back()), r);
+    if (p.find_definition(p.outputs[i])->type == ein::ir::dtype::f32)
+      floats.pop_back();
+    else
+      values.pop_back();
+    ok = ok && err < (Id == 7 ? 1e-13 : 1e-6);
+    if (!(err < (Id == 7 ? 1e-13 : 1e-6)))
+      std::printf("%s %s: host loops max_rel_err=%.3g FAILED\n", p.name.c_str(), p.outputs[i].c_str(), err);
+  }
+  return ok;
+}
+
+template <int... Id>
+bool check_all_host(std::integer_sequence<int, Id...>) {
+  return (check_host<Id>() & ...);
+}
+
+}  // namespace
+
+int main() {
+  try {
+    if (!check_all_host(std::make_integer_sequence<int, ein_test::program_count>{})) return 1;
+    int devices = 0;
+    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+      std::printf("no CUDA device: the CUDA plans compiled (their host loops pass) but cannot run here\n");
+      return 77;
+    }
+    return check_all(std::make_integer_sequence<int, ein_test::program_count>{}) ? 0 : 1;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+}

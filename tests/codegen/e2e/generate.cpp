@@ -1,0 +1,81 @@
+// Writes the generated headers of the hand-built test programs (host and cuda backends, with the
+// CUDA sources of the latter): the
+// first stage of the two-stage codegen test, as ein_generate's driver does for a model.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "codegen/e2e/programs.hpp"
+#include "ein/ein_search.hpp"
+
+namespace {
+
+// Rewrites `path` only when its content changes, so unchanged headers trigger no rebuild.
+void write_if_changed(const std::string& path, const std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream old;
+  old << in.rdbuf();
+  if (in && old.str() == text) return;
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+template <int Id>
+void generate(const std::string& dir) {
+  for (auto target : {ein::codegen::backend::host, ein::codegen::backend::cuda}) {
+    ein::codegen::options o;
+    o.name = std::string("hand_") + ein_test::object_names[Id] +
+             (target == ein::codegen::backend::cuda ? "_cuda" : "");
+    o.model_header = "codegen/e2e/programs.hpp";
+    o.object = std::string("ein_test::") + ein_test::object_names[Id];
+    o.key = ein::program_key(ein_test::hand_program<Id>{});
+    o.target = target;
+    auto p = ein::reify(ein_test::hand_program<Id>{});
+    write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(p, o));
+    if (target == ein::codegen::backend::cuda)
+      write_if_changed(dir + "/" + o.name + ".cu", ein::codegen::emit_cuda_source(p, o));
+  }
+}
+
+template <int... Id>
+void generate_all(const std::string& dir, std::integer_sequence<int, Id...>) {
+  (generate<Id>(dir), ...);
+}
+
+// The generated programs: host headers only, and one header including them all.
+template <int K>
+void generate_fuzz(const std::string& dir, std::string& all) {
+  constexpr int id = ein_test::fuzz_base + K;
+  ein::codegen::options o;
+  o.name = "hand_fuzz_" + std::to_string(K);
+  o.model_header = "codegen/e2e/programs.hpp";
+  o.object = "ein_test::fuzz<" + std::to_string(K) + ">";
+  o.key = ein::program_key(ein_test::hand_program<id>{});
+  write_if_changed(dir + "/" + o.name + ".hpp",
+                   ein::codegen::emit_header(ein::reify(ein_test::hand_program<id>{}), o));
+  all += "#include \"ein_generated/" + o.name + ".hpp\"\n";
+}
+
+template <int... K>
+void generate_fuzz_all(const std::string& dir, std::integer_sequence<int, K...>) {
+  std::string all = "// The generated headers of the fuzz programs of codegen/e2e/programs.hpp.\n#pragma once\n\n";
+  (generate_fuzz<K>(dir, all), ...);
+  write_if_changed(dir + "/hand_fuzz_all.hpp", all);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s <output directory>\n", argv[0]);
+    return 2;
+  }
+  try {
+    generate_all(argv[1], std::make_integer_sequence<int, ein_test::program_count>{});
+    generate_fuzz_all(argv[1], std::make_integer_sequence<int, ein_test::fuzz_count>{});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,183 @@
+// Hand-built IR programs behind program objects: models for the codegen and runtime tests that
+// need no front end (each object has ein::program_key and ein::reify, as a front-end program has).
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "ein/eval/generate.hpp"
+#include "ein/ir/expr.hpp"
+
+namespace ein_test {
+
+/// The program object of hand-built program `Id`; its IR comes from build<Id>().
+template <int Id>
+struct hand_program {};
+
+namespace ir = ein::ir;
+using ir::idx;
+
+inline ir::tensor f32(std::string name, std::vector<std::int64_t> shape,
+                      ir::tensor_role role = ir::tensor_role::input) {
+  return {std::move(name), ir::dtype::f32, std::move(shape), role};
+}
+inline ir::expr read(const ir::tensor& t, std::vector<ir::affine> index) {
+  return ir::make_access(t, std::move(index));
+}
+inline ir::program one_definition(std::string name, std::vector<ir::tensor> tensors,
+                                  ir::scope_ptr value, ir::dtype type = ir::dtype::f32) {
+  return {name, std::move(tensors), {{"out", std::move(value), type}}, {"out"}};
+}
+
+/// Programs 0..program_count-1 are written out below; programs fuzz_base + k are drawn by
+/// ein::eval::generate_program from seed k + 1 (padding, strides, floor division and modulo,
+/// nested scopes with negative boxes, several definitions).
+inline constexpr int fuzz_base = 100;
+inline constexpr int fuzz_count = 24;
+
+template <int Id>
+ir::program build() {
+  static_assert(Id >= fuzz_base && Id < fuzz_base + fuzz_count, "no such hand-built program");
+  return ein::eval::generate_program(Id - fuzz_base + 1);
+}
+
+/// C[i, j] = Σ_k A[i, k] · B[k, j]
+template <>
+inline ir::program build<0>() {
+  auto A = f32("A", {5, 6}), B = f32("B", {6, 7}, ir::tensor_role::weight);
+  return one_definition("matmul", {A, B},
+                        ir::make_scope({{"i", 0, 5}, {"j", 0, 7}}, {{"k", 0, 6}},
+                                       read(A, {idx("i"), idx("k")}) * read(B, {idx("k"), idx("j")})));
+}
+
+/// 3×3 convolution, NHWC, padding 1: out[n, h, w, f] = Σ_{r,s,c} A[n, h+r-1, w+s-1, c] · K[r, s, f, c]
+template <>
+inline ir::program build<1>() {
+  auto A = f32("A", {2, 5, 6, 3}), K = f32("K", {3, 3, 4, 3}, ir::tensor_role::weight);
+  return one_definition(
+      "conv_nhwc", {A, K},
+      ir::make_scope({{"n", 0, 2}, {"h", 0, 5}, {"w", 0, 6}, {"f", 0, 4}},
+                     {{"r", 0, 3}, {"s", 0, 3}, {"c", 0, 3}},
+                     read(A, {idx("n"), idx("h") + idx("r") - 1, idx("w") + idx("s") - 1, idx("c")}) *
+                         read(K, {idx("r"), idx("s"), idx("f"), idx("c")})));
+}
+
+/// Elementwise, every unary function: relu(2.5·A + B) · tanh(A) - exp(-B) / (1 + sigmoid(A))
+template <>
+inline ir::program build<2>() {
+  auto A = f32("A", {4, 9}), B = f32("B", {4, 9});
+  auto a = read(A, {idx("i"), idx("j")}), b = read(B, {idx("i"), idx("j")});
+  using F = ir::unary_fn;
+  auto body = ir::make_unary(F::relu, ir::make_constant(2.5) * a + b) * ir::make_unary(F::tanh, a) -
+              ir::make_unary(F::exp, ir::make_unary(F::neg, b)) /
+                  (ir::make_constant(1) + ir::make_unary(F::sigmoid, a));
+  return one_definition("elementwise", {A, B}, ir::make_scope({{"i", 0, 4}, {"j", 0, 9}}, {}, body));
+}
+
+/// G2BMM with dilation 3, half-width 2: O[b, m, w] = Σ_k A[b, m, k] · B[b, m + 3·(w - 2), k]
+template <>
+inline ir::program build<3>() {
+  auto A = f32("A", {2, 10, 4}), B = f32("B", {2, 10, 4});
+  return one_definition(
+      "g2bmm", {A, B},
+      ir::make_scope({{"b", 0, 2}, {"m", 0, 10}, {"w", 0, 5}}, {{"k", 0, 4}},
+                     read(A, {idx("b"), idx("m"), idx("k")}) *
+                         read(B, {idx("b"), idx("m") + (idx("w") - 2) * 3, idx("k")})));
+}
+
+/// Two definitions, the first a temporary over a box with a negative lower bound:
+/// h[i, j] = relu(Σ_k A[i, k] · B[k, j]) for i in [-1, 5); out[i, j] = h[i - 1, j] + h[i + 1, j] + C[j]
+template <>
+inline ir::program build<4>() {
+  auto A = f32("A", {5, 3}), B = f32("B", {3, 4}), C = f32("C", {4}, ir::tensor_role::weight);
+  auto mm = ir::make_scope({{"i", 0, 5}, {"j", 0, 4}}, {{"k", 0, 3}},
+                           read(A, {idx("i"), idx("k")}) * read(B, {idx("k"), idx("j")}));
+  auto h_value = ir::make_scope({{"i", -1, 5}, {"j", 0, 4}}, {},
+                                ir::make_unary(ir::unary_fn::relu, ir::make_access(mm, {idx("i"), idx("j")})));
+  ir::tensor h{"h", ir::dtype::f32, {6, 4}, ir::tensor_role::definition};
+  auto out = ir::make_scope({{"i", 0, 5}, {"j", 0, 4}}, {},
+                            read(h, {idx("i") - 1, idx("j")}) + read(h, {idx("i") + 1, idx("j")}) +
+                                read(C, {idx("j")}));
+  return {"two_definitions", {A, B, C}, {{"h", h_value, ir::dtype::f32}, {"out", out, ir::dtype::f32}},
+          {"out", "h"}};
+}
+
+/// Nested scopes, one shared by two reads and one inside another:
+/// out[i] = Σ_j N[i, j - 1] · N[j, i] + M[i], N = L_{a in [-1, 4), b in [0, 4)} A[a, b] + 1,
+/// M = L_{t in [0, 4)} Σ_u {L_{p in [0, 4)} A[p, p] · 2}[u] · A[t, u]
+template <>
+inline ir::program build<5>() {
+  auto A = f32("A", {4, 4});
+  auto N = ir::make_scope({{"a", -1, 4}, {"b", 0, 4}}, {},
+                          read(A, {idx("a"), idx("b")}) + ir::make_constant(1));
+  auto diag = ir::make_scope({{"p", 0, 4}}, {}, read(A, {idx("p"), idx("p")}) * ir::make_constant(2));
+  auto M = ir::make_scope({{"t", 0, 4}}, {{"u", 0, 4}},
+                          ir::make_access(diag, {idx("u")}) * read(A, {idx("t"), idx("u")}));
+  auto body = ir::make_access(N, {idx("i"), idx("j") - 1}) * ir::make_access(N, {idx("j"), idx("i")}) +
+              ir::make_access(M, {idx("i")});
+  return one_definition("nested", {A}, ir::make_scope({{"i", 0, 4}}, {{"j", 0, 4}}, body));
+}
+
+/// Floor division and modulo, with negative dividends and padding:
+/// out[t, q] = A[t / 4, t % 4] · B[(q + t) % 3] · B[(q + t + 3) % 3] for t in [-3, 13), q in [0, 2)
+template <>
+inline ir::program build<6>() {
+  auto A = f32("A", {3, 4}), B = f32("B", {3});
+  return one_definition(
+      "floordiv_mod", {A, B},
+      ir::make_scope({{"t", -3, 13}, {"q", 0, 2}}, {},
+                     read(A, {idx("t").floordiv(4), idx("t").mod(4)}) *
+                         read(B, {(idx("q") + idx("t")).mod(3)}) *
+                         read(B, {(idx("q") + idx("t") + 3).mod(3)})));
+}
+
+/// Double precision and a scalar result: out = Σ_{i,j} A[i, j] · A[j, i]
+template <>
+inline ir::program build<7>() {
+  ir::tensor A{"A", ir::dtype::f64, {3, 3}, ir::tensor_role::input};
+  return one_definition("scalar_f64", {A},
+                        ir::make_scope({}, {{"i", 0, 3}, {"j", 0, 3}},
+                                       read(A, {idx("i"), idx("j")}) * read(A, {idx("j"), idx("i")})),
+                        ir::dtype::f64);
+}
+
+inline constexpr int program_count = 8;
+inline constexpr hand_program<0> matmul;
+inline constexpr hand_program<1> conv_nhwc;
+inline constexpr hand_program<2> elementwise;
+inline constexpr hand_program<3> g2bmm;
+inline constexpr hand_program<4> two_definitions;
+inline constexpr hand_program<5> nested;
+inline constexpr hand_program<6> floordiv_mod;
+inline constexpr hand_program<7> scalar_f64;
+
+/// The generated programs: `fuzz<k>` is hand_program<fuzz_base + k>.
+template <int K>
+inline constexpr hand_program<fuzz_base + K> fuzz;
+
+/// The C++ names of the objects, in Id order (the generator writes one header per entry).
+inline constexpr const char* object_names[program_count] = {
+    "matmul", "conv_nhwc", "elementwise", "g2bmm", "two_definitions", "nested", "floordiv_mod", "scalar_f64"};
+
+}  // namespace ein_test
+
+namespace ein {
+
+/// The key of a hand-built program. Defining EIN_TEST_CHANGED_PROGRAM stands for editing the
+/// matmul model after its header was generated.
+template <int Id>
+constexpr std::uint64_t program_key(const ein_test::hand_program<Id>&) {
+#if defined(EIN_TEST_CHANGED_PROGRAM)
+  if (Id == 0) return 0xdeadULL;
+#endif
+  return 0xe1000ULL + Id;
+}
+
+template <int Id>
+ir::program reify(const ein_test::hand_program<Id>&, std::string name = "") {
+  ir::program p = ein_test::build<Id>();
+  if (!name.empty()) p.name = std::move(name);
+  return p;
+}
+
+}  // namespace ein

@@ -1,0 +1,80 @@
+// Stage two of the codegen test: the generated host headers of the hand-built programs are
+// compiled here, and each plan must equal the interpreter on random inputs.
+#define EIN_STRICT  // every program here must have its generated plan
+#include <doctest/doctest.h>
+
+#include "codegen/e2e/programs.hpp"
+#include "codegen/e2e/harness.hpp"
+#include "ein/codegen/header.hpp"
+#include "ein_generated/hand_conv_nhwc.hpp"
+#include "ein_generated/hand_elementwise.hpp"
+#include "ein_generated/hand_floordiv_mod.hpp"
+#include "ein_generated/hand_fuzz_all.hpp"
+#include "ein_generated/hand_g2bmm.hpp"
+#include "ein_generated/hand_matmul.hpp"
+#include "ein_generated/hand_nested.hpp"
+#include "ein_generated/hand_scalar_f64.hpp"
+#include "ein_generated/hand_two_definitions.hpp"
+
+namespace {
+
+template <int Id>
+void check_generated(double tolerance = Id == 7 ? 1e-13 : 1e-6) {  // f32 rounds at the store
+  constexpr ein_test::hand_program<Id> object;
+  using plan = ein::runtime::plan<ein_test::hand_program<Id>>;
+  static_assert(ein::runtime::has_plan_v<decltype(object)>, "the generated header defines the plan");
+  static_assert(plan::target == ein::runtime::backend::host);
+  // The hand-built programs' keys are fixed numbers, so the plan's text stands in for a
+  // fingerprint: the header must describe the program the test reifies now.
+  ein::codegen::options o;
+  o.name = std::string(plan::name);
+  o.object = Id < ein_test::fuzz_base
+                 ? std::string("ein_test::") + ein_test::object_names[Id]
+                 : "ein_test::fuzz<" + std::to_string(Id - ein_test::fuzz_base) + ">";
+  REQUIRE(plan::description == ein::codegen::describe(ein::reify(object), o));
+  for (std::uint64_t seed : {1, 2, 3}) {
+    ein_test::check_against_interpreter(object, seed, tolerance);
+    ein_test::check_against_interpreter(object, seed, tolerance, true);
+  }
+}
+
+template <int... K>
+void check_fuzz(std::integer_sequence<int, K...>) {
+  // Definitions read by others are stored in float, so errors compound a little.
+  (check_generated<ein_test::fuzz_base + K>(1e-5), ...);
+}
+
+}  // namespace
+
+TEST_CASE("generated host plan equals the interpreter: matmul") { check_generated<0>(); }
+TEST_CASE("generated host plan equals the interpreter: conv NHWC with padding") { check_generated<1>(); }
+TEST_CASE("generated host plan equals the interpreter: elementwise, every unary function") { check_generated<2>(); }
+TEST_CASE("generated host plan equals the interpreter: g2bmm with dilation") { check_generated<3>(); }
+TEST_CASE("generated host plan equals the interpreter: two definitions, negative box") { check_generated<4>(); }
+TEST_CASE("generated host plan equals the interpreter: nested scopes") { check_generated<5>(); }
+TEST_CASE("generated host plan equals the interpreter: floor division and modulo") { check_generated<6>(); }
+TEST_CASE("generated host plan equals the interpreter: double, scalar output") { check_generated<7>(); }
+
+TEST_CASE("a generated plan describes itself and checks its bindings") {
+  using plan = ein::runtime::plan<ein_test::hand_program<0>>;
+  CHECK(plan::name == "hand_matmul");
+  CHECK(plan::description.find("out = eOperator") != std::string_view::npos);
+  std::vector<float> a(30, 1.0f), b(42, 1.0f), c(35), short_c(34);
+  CHECK_NOTHROW(ein::run(ein_test::matmul, {{"A", a}, {"B", b}, {"out", c}}));
+  CHECK(c[0] == 6.0f);
+  CHECK_THROWS_WITH_AS(ein::run(ein_test::matmul, {{"A", a}, {"B", b}}),
+                       "ein::run: tensor `out`: no buffer is bound to it", ein::user_error);
+  CHECK_THROWS_WITH_AS(ein::run(ein_test::matmul, {{"A", a}, {"B", b}, {"out", short_c}}),
+                       "ein::run: tensor `out` has 35 elements but the bound buffer has 34",
+                       ein::user_error);
+  CHECK_THROWS_AS(ein::run(ein_test::matmul, {{"A", a}, {"B", b}, {"out", c}, {"D", c}}),
+                  ein::user_error);
+  const std::vector<float>& const_c = c;
+  CHECK_THROWS_WITH_AS(ein::run(ein_test::matmul, {{"A", a}, {"B", b}, {"out", const_c}}),
+                       "ein::run: tensor `out` is an output but the bound buffer is const",
+                       ein::user_error);
+}
+
+TEST_CASE("generated host plans of generated programs equal the interpreter") {
+  check_fuzz(std::make_integer_sequence<int, ein_test::fuzz_count>{});
+}
