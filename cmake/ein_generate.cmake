@@ -9,7 +9,10 @@
 # brings the include directory, ein::ein and the dependency on the generation step (editing the
 # model regenerates). The header is plain C++ for the host compiler whatever the backend: with
 # BACKEND cuda the kernels go to <name>.cu, which nvcc compiles into <target> (then a static
-# library that also brings CUDA::cudart), so nvcc never parses the model or the front end.
+# library that also brings CUDA::cudart and CUDA::cublas), so nvcc never parses the model or the
+# front end. Compute-bound matrix products become library calls: cuBLAS with BACKEND cuda, and
+# with BACKEND host a CBLAS (OpenBLAS unless BLA_VENDOR says otherwise) linked into <target>
+# when find_package(BLAS) finds one and <cblas.h> is found, else eOperators.
 include_guard(GLOBAL)
 
 if(NOT EIN_CODEGEN_DIR)
@@ -56,6 +59,16 @@ function(ein_generate target)
     message(FATAL_ERROR "ein_generate(${target}): MODEL ${model} does not exist")
   endif()
   get_property(codegen_dir GLOBAL PROPERTY EIN_CODEGEN_DIR)
+  if(NOT DEFINED BLA_VENDOR)
+    set(BLA_VENDOR OpenBLAS)
+  endif()
+  find_package(BLAS QUIET)
+  set(cblas FALSE)
+  if(TARGET BLAS::BLAS)
+    include(CheckIncludeFileCXX)
+    check_include_file_cxx(cblas.h EIN_HAVE_CBLAS_H)
+    set(cblas ${EIN_HAVE_CBLAS_H})
+  endif()
 
   # Stage 1: the driver, one small TU that includes the model and the search umbrella; one
   # driver serves every ein_generate call on the same MODEL and OBJECT (host and cuda, say).
@@ -70,6 +83,9 @@ function(ein_generate target)
     configure_file(${codegen_dir}/driver.cpp.in ${work}/driver.cpp @ONLY)
     add_executable(${driver} ${work}/driver.cpp)
     target_link_libraries(${driver} PRIVATE ein::ein)
+    if(cblas)
+      target_compile_definitions(${driver} PRIVATE EIN_HAVE_CBLAS)
+    endif()
     set_target_properties(${driver} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${work})
     set_property(GLOBAL PROPERTY EIN_DRIVER_${driver_key} ${driver})
   endif()
@@ -101,12 +117,15 @@ function(ein_generate target)
     endif()
     add_library(${target} STATIC ${source})
     target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_BINARY_DIR})
-    target_link_libraries(${target} PUBLIC ein::ein CUDA::cudart)
+    target_link_libraries(${target} PUBLIC ein::ein CUDA::cudart CUDA::cublas)
     ein_cuda_cxx20(${target} PRIVATE)
   else()
     add_library(${target} INTERFACE)
     target_include_directories(${target} INTERFACE ${CMAKE_CURRENT_BINARY_DIR})
     target_link_libraries(${target} INTERFACE ein::ein)
+    if(cblas)
+      target_link_libraries(${target} INTERFACE BLAS::BLAS)
+    endif()
   endif()
   add_dependencies(${target} ${target}_ein_generate)
   set_target_properties(${target} PROPERTIES EIN_GENERATED_HEADER ${header} EIN_GENERATED_REPORT ${report})

@@ -27,6 +27,8 @@ inline void write_file(const std::string& path, const std::string& text) {
 /// `driver --name N --backend host|cuda --header H --report R [--source S]`: writes header H,
 /// report R and for the cuda backend the CUDA source S, for `object` (written `object_name` in
 /// C++, declared in `model_header`), and prints the plan.
+/// Compute-bound GEMM definitions become cuBLAS calls (cuda) or, where the driver is built with
+/// EIN_HAVE_CBLAS (ein_generate found a CBLAS and links it into host consumers), CBLAS calls.
 /// Returns the process exit status: 0, 1 on a user error, 2 on bad arguments.
 template <class Program>
 int driver_main(const Program& object, const char* object_name, const char* model_header,
@@ -54,6 +56,11 @@ int driver_main(const Program& object, const char* object_name, const char* mode
                  "(--source, the CUDA source, with the cuda backend only)\n", argv[0]);
     return 2;
   }
+#if defined(EIN_HAVE_CBLAS)
+  o.library_calls = true;
+#else
+  o.library_calls = o.target == backend::cuda;
+#endif
   try {
     o.key = ein::program_key(object);
     ir::program p = ein::reify(object, o.name);

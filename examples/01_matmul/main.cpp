@@ -1,5 +1,6 @@
-// y = relu(x · W) through its generated host plan: two eOperators (the product, a temporary,
-// then relu), checked against the interpreter.
+// y = relu(x · W) through its generated host plan: the product, a temporary, is a library
+// matmul (CBLAS, where ein_generate found one), then relu an eOperator; checked against the
+// interpreter.
 #include <cstdio>
 #include <span>
 #include <vector>

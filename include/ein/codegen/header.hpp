@@ -4,11 +4,14 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ein/codegen/cuda_kernel.hpp"
 #include "ein/codegen/host.hpp"
 #include "ein/codegen/layout.hpp"
+#include "ein/codegen/library_step.hpp"
 #include "ein/codegen/writer.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/print.hpp"
@@ -28,17 +31,28 @@ struct options {
   std::uint64_t key = 0;     // ein::program_key(object) when the header was generated
   backend target = backend::host;
   std::string search = "none (instantiate as written)";  // how the plan was chosen
+  /// Compute-bound GEMM definitions become library calls (find_library_call): CBLAS on the host
+  /// backend (the consumer then links a CBLAS), cuBLAS on the cuda backend; else eOperators.
+  bool library_calls = false;
 };
 
+/// The library call of each step of `plan` under `o` (nothing for an eOperator).
+inline std::vector<std::optional<library_call>> library_calls(const layout& plan, const options& o) {
+  return find_library_calls(plan, o.library_calls);
+}
+
 /// The plan in words, one line per step, e.g.
-/// `conv = eOperator L_{n:[0,1), ...} Σ_{...} A[n, h + r - 1, w + s - 1, c] * K[r, s, f, c]`.
+/// `conv = eOperator L_{n:[0,1), ...} Σ_{...} A[n, h + r - 1, w + s - 1, c] * K[r, s, f, c]` or
+/// `xw = library matmul(A=x+0, B=W+0) batch=1 m=64 n=128 k=256 ...`.
 inline std::string describe(const ir::program& p, const options& o) {
   layout plan = make_layout(p);
+  auto calls = library_calls(plan, o);
   std::string r = "plan " + o.name + " of " + o.object + " (backend " + name(o.target) +
                   ", search: " + o.search + ")\n";
-  for (auto& s : plan.steps) {
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    auto& s = plan.steps[k];
     const buffer& b = plan.buffers[s.target];
-    r += "  " + b.name + " = eOperator " + ir::to_string(*s.value) +
+    r += "  " + b.name + " = " + (calls[k] ? calls[k]->str() : "eOperator " + ir::to_string(*s.value)) +
          (b.role == buffer::kind::output ? "  [output]" : "  [temporary]") + "\n";
   }
   return r;
@@ -70,7 +84,9 @@ inline std::string shape_list(const std::vector<std::int64_t>& shape) {
 }
 
 // The body of run()/run_host(): check the bindings, take temporaries, call each step.
-inline void emit_run(writer& w, const layout& plan, const std::string& ns, bool cuda) {
+// Library steps call the plan's cuBLAS handle `ein_cublas` (cuda) or their CBLAS host function.
+inline void emit_run(writer& w, const layout& plan, const std::string& ns, bool cuda,
+                     const std::vector<std::optional<library_call>>& calls) {
   std::string names;
   for (auto& b : plan.buffers)
     if (b.role != buffer::kind::temporary) names += (names.empty() ? "" : ", ") + detail::string_literal(b.name);
@@ -97,8 +113,15 @@ inline void emit_run(writer& w, const layout& plan, const std::string& ns, bool 
                 : "ein::runtime::host_buffer<" + t + "> " + store + "(" + n + ");");
     w.line(t + "* " + b.variable + " = " + store + ".data();");
   }
-  for (auto& s : plan.steps) {
-    if (cuda)
+  if (cuda && any_library_call(calls)) {
+    w.line("const cublasHandle_t ein_cublas = " + ns + "::cublas_handle();");
+    w.line("EIN_CUBLAS_CHECK(cublasSetStream(ein_cublas, s));");
+  }
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    auto& s = plan.steps[k];
+    if (cuda && calls[k])
+      emit_cublas_call(w, s, plan, *calls[k], "ein_cublas");
+    else if (cuda)
       emit_cuda_launch(w, s, plan, ns);
     else
       w.line(ns + "::" + s.function + "_host(" + arguments_text(s, plan) + ");");
@@ -122,6 +145,8 @@ inline std::string cuda_entry(const options& o) {
 inline std::string emit_header(const ir::program& p, const options& o) {
   layout plan = make_layout(p);
   const bool cuda = o.target == backend::cuda;
+  // The cuda backend's run_host() keeps the loops: its consumers need no CBLAS.
+  auto calls = cuda ? find_library_calls(plan, false) : library_calls(plan, o);
   const std::string file = o.name + ".hpp", ns = "ein_generated::" + o.name;
   const std::string object = o.object.rfind("::", 0) == 0 ? o.object : "::" + o.object;
   writer w;
@@ -131,6 +156,10 @@ inline std::string emit_header(const ir::program& p, const options& o) {
   w.comment("\n" + describe(p, o));
   w.line("#pragma once");
   w.line();
+  if (any_library_call(calls)) {
+    w.line("#include <cblas.h>");
+    w.line();
+  }
   w.line("#include <cstdint>");
   w.line("#include <string_view>");
   w.line("#include <type_traits>");
@@ -145,10 +174,15 @@ inline std::string emit_header(const ir::program& p, const options& o) {
          " changed since it was generated; rebuild to re-run the search\");");
   w.line();
   w.open_namespace(ns);
-  for (auto& s : plan.steps) {
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    auto& s = plan.steps[k];
     w.line();
-    w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value));
-    emit_host_function(w, s, plan);
+    w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value) +
+              (calls[k] ? "\nas " + calls[k]->str() : ""));
+    if (calls[k])
+      emit_cblas_function(w, s, plan, *calls[k]);
+    else
+      emit_host_function(w, s, plan);
   }
   if (cuda) {
     w.line();
@@ -173,12 +207,12 @@ inline std::string emit_header(const ir::program& p, const options& o) {
     w.close();
     w.comment("Host pointers: the host loops.");
     w.open("static void run_host(const bindings& b)");
-    detail::emit_run(w, plan, ns, false);
+    detail::emit_run(w, plan, ns, false, calls);
     w.close();
   } else {
     w.comment("Host pointers; the stream is not used.");
     w.open("static void run(const bindings& b, [[maybe_unused]] stream s = nullptr)");
-    detail::emit_run(w, plan, ns, false);
+    detail::emit_run(w, plan, ns, false, calls);
     w.close();
     w.open("static void run_host(const bindings& b)");
     w.line("run(b);");
@@ -195,6 +229,8 @@ inline std::string emit_header(const ir::program& p, const options& o) {
 /// @pre o.target == backend::cuda
 inline std::string emit_cuda_source(const ir::program& p, const options& o) {
   layout plan = make_layout(p);
+  auto calls = library_calls(plan, o);
+  const bool cublas = any_library_call(calls);
   const std::string ns = "ein_generated::" + o.name;
   writer w;
   w.comment(o.name + ".cu: the CUDA kernels of the plan of " + o.object +
@@ -202,19 +238,30 @@ inline std::string emit_cuda_source(const ir::program& p, const options& o) {
   w.line("#include <cstdint>");
   w.line();
   w.line("#include \"ein/runtime/bindings.hpp\"");
+  if (cublas) w.line("#include \"ein/runtime/cublas.hpp\"");
   w.line("#include \"ein/runtime/cuda.hpp\"");
   w.line("#include \"ein/runtime/eoperator.hpp\"");
   w.line("#include \"ein/runtime/plan.hpp\"");
   w.line();
   w.open_namespace(ns);
-  for (auto& s : plan.steps) {
+  if (cublas) {
+    w.line();
+    w.comment("The plan's cuBLAS handle: created on its first run, destroyed at exit.");
+    w.open("static cublasHandle_t cublas_handle()");
+    w.line("static const ein::runtime::cublas_handle handle;");
+    w.line("return handle.get();");
+    w.close();
+  }
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    auto& s = plan.steps[k];
+    if (calls[k]) continue;  // a library call: no kernel
     w.line();
     w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value));
     emit_cuda_kernel(w, s, plan);
   }
   w.line();
   w.open("void " + cuda_entry(o) + "(const ein::runtime::bindings& b, ein::runtime::stream s)");
-  detail::emit_run(w, plan, ns, true);
+  detail::emit_run(w, plan, ns, true, calls);
   w.close();
   w.close_namespace(ns);
   return w.str();

@@ -13,12 +13,13 @@
 
 namespace ein::codegen {
 
-/// The report of the plan of `p`: one entry per step (kind, the expression it computes as text
-/// and as IR JSON, its box, what it reads, whether it is an output), the search that chose it
-/// and its statistics.
+/// The report of the plan of `p`: one entry per step (kind, "eoperator" or "library", with the
+/// library operator and its attributes; the expression it computes as text and as IR JSON, its
+/// box, what it reads, whether it is an output), the search that chose it and its statistics.
 /// Search statistics are null while the plan is the program as written.
 inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
   layout plan = make_layout(p);
+  auto calls = library_calls(plan, o);
   nlohmann::ordered_json r;
   char key[24];
   std::snprintf(key, sizeof key, "0x%016llx", static_cast<unsigned long long>(o.key));
@@ -35,12 +36,14 @@ inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
     tensors.push_back({{"name", t.name}, {"role", t.role == ir::tensor_role::weight ? "weight" : "input"},
                        {"dtype", ir::name(t.type)}, {"shape", t.shape}});
   auto& steps = r["plan"] = nlohmann::ordered_json::array();
-  for (auto& s : plan.steps) {
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    auto& s = plan.steps[k];
     const buffer& b = plan.buffers[s.target];
     nlohmann::ordered_json reads = nlohmann::ordered_json::array();
     for (auto id : s.reads) reads.push_back(plan.buffers[id].name);
     steps.push_back({{"definition", b.name},
-                     {"kind", "eoperator"},
+                     {"kind", calls[k] ? "library" : "eoperator"},
+                     {"library", calls[k] ? nlohmann::ordered_json(calls[k]->op.str()) : nullptr},
                      {"output", b.role == buffer::kind::output},
                      {"expression", ir::to_string(*s.value)},
                      {"lower", b.lower},

@@ -13,10 +13,13 @@
 #include "ein/eval/random.hpp"
 #include "ein/runtime/cuda_check.hpp"
 #include "ein/runtime/run.hpp"
+#include "ein_generated/hand_batch_gemm_cuda.hpp"
 #include "ein_generated/hand_conv_nhwc_cuda.hpp"
 #include "ein_generated/hand_elementwise_cuda.hpp"
 #include "ein_generated/hand_floordiv_mod_cuda.hpp"
 #include "ein_generated/hand_g2bmm_cuda.hpp"
+#include "ein_generated/hand_gemm_chain_cuda.hpp"
+#include "ein_generated/hand_gemm_f64_cuda.hpp"
 #include "ein_generated/hand_matmul_cuda.hpp"
 #include "ein_generated/hand_nested_cuda.hpp"
 #include "ein_generated/hand_scalar_f64_cuda.hpp"
@@ -80,7 +83,7 @@ bool check() {
   bool ok = true;
   for (std::size_t i = 0; i < p.outputs.size(); ++i) {
     double err = keep[first_output + i]->error_against(ref.at(p.outputs[i]));
-    bool pass = err < (Id == 7 ? 1e-13 : 1e-6);
+    bool pass = err < ein_test::tolerance(Id);
     std::printf("%-16s %-4s max_rel_err=%.3g %s\n", p.name.c_str(), p.outputs[i].c_str(), err,
                 pass ? "ok" : "FAILED");
     ok = ok && pass;
@@ -126,8 +129,8 @@ bool check_host() {
       floats.pop_back();
     else
       values.pop_back();
-    ok = ok && err < (Id == 7 ? 1e-13 : 1e-6);
-    if (!(err < (Id == 7 ? 1e-13 : 1e-6)))
+    ok = ok && err < ein_test::tolerance(Id);
+    if (!(err < ein_test::tolerance(Id)))
       std::printf("%s %s: host loops max_rel_err=%.3g FAILED\n", p.name.c_str(), p.outputs[i].c_str(), err);
   }
   return ok;

@@ -12,6 +12,13 @@
 
 namespace {
 
+// Host plans call CBLAS where the test links one (as ein_generate's driver does).
+#if defined(EIN_HAVE_CBLAS)
+constexpr bool have_cblas = true;
+#else
+constexpr bool have_cblas = false;
+#endif
+
 // Rewrites `path` only when its content changes, so unchanged headers trigger no rebuild.
 void write_if_changed(const std::string& path, const std::string& text) {
   std::ifstream in(path, std::ios::binary);
@@ -31,6 +38,7 @@ void generate(const std::string& dir) {
     o.object = std::string("ein_test::") + ein_test::object_names[Id];
     o.key = ein::program_key(ein_test::hand_program<Id>{});
     o.target = target;
+    o.library_calls = target == ein::codegen::backend::cuda || have_cblas;
     auto p = ein::reify(ein_test::hand_program<Id>{});
     write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(p, o));
     if (target == ein::codegen::backend::cuda)
@@ -52,6 +60,7 @@ void generate_fuzz(const std::string& dir, std::string& all) {
   o.model_header = "codegen/e2e/programs.hpp";
   o.object = "ein_test::fuzz<" + std::to_string(K) + ">";
   o.key = ein::program_key(ein_test::hand_program<id>{});
+  o.library_calls = have_cblas;
   write_if_changed(dir + "/" + o.name + ".hpp",
                    ein::codegen::emit_header(ein::reify(ein_test::hand_program<id>{}), o));
   all += "#include \"ein_generated/" + o.name + ".hpp\"\n";

@@ -141,7 +141,51 @@ inline ir::program build<7>() {
                         ir::dtype::f64);
 }
 
-inline constexpr int program_count = 8;
+/// Matrix products large enough to be compute-bound (library calls), one reading the other:
+/// t[i, j] = Σ_k A[k, i] · B[j, k] (both operands transposed); out[i, l] = Σ_j t[i, j] · D[j, l]
+template <>
+inline ir::program build<8>() {
+  auto A = f32("A", {36, 40}), B = f32("B", {48, 36}), D = f32("D", {48, 32}, ir::tensor_role::weight);
+  auto t_value = ir::make_scope({{"i", 0, 40}, {"j", 0, 48}}, {{"k", 0, 36}},
+                                read(A, {idx("k"), idx("i")}) * read(B, {idx("j"), idx("k")}));
+  ir::tensor t{"t", ir::dtype::f32, {40, 48}, ir::tensor_role::definition};
+  auto out = ir::make_scope({{"i", 0, 40}, {"l", 0, 32}}, {{"j", 0, 48}},
+                            read(t, {idx("i"), idx("j")}) * read(D, {idx("j"), idx("l")}));
+  return {"gemm_chain", {A, B, D}, {{"t", t_value, ir::dtype::f32}, {"out", out, ir::dtype::f32}}, {"out"}};
+}
+
+/// Batch matmul: out[b, i, j] = Σ_k X[b, i, k] · Y[b, k, j]
+template <>
+inline ir::program build<9>() {
+  auto X = f32("X", {3, 32, 36}), Y = f32("Y", {3, 36, 40});
+  return one_definition("batch_gemm", {X, Y},
+                        ir::make_scope({{"b", 0, 3}, {"i", 0, 32}, {"j", 0, 40}}, {{"k", 0, 36}},
+                                       read(X, {idx("b"), idx("i"), idx("k")}) *
+                                           read(Y, {idx("b"), idx("k"), idx("j")})));
+}
+
+/// Double precision matmul with a scale: out[i, j] = Σ_k 0.5 · A[i, k] · B[k, j]
+template <>
+inline ir::program build<10>() {
+  ir::tensor A{"A", ir::dtype::f64, {56, 60}, ir::tensor_role::input};
+  ir::tensor B{"B", ir::dtype::f64, {60, 64}, ir::tensor_role::weight};
+  return one_definition("gemm_f64", {A, B},
+                        ir::make_scope({{"i", 0, 56}, {"j", 0, 64}}, {{"k", 0, 60}},
+                                       ir::make_constant(0.5) * read(A, {idx("i"), idx("k")}) *
+                                           read(B, {idx("k"), idx("j")})),
+                        ir::dtype::f64);
+}
+
+/// Programs whose plan computes library matmuls (where library calls are enabled).
+inline constexpr bool is_library_program(int id) { return id >= 8 && id <= 10; }
+
+/// The largest error a plan of program `id` may have against the interpreter, relative to the
+/// output's largest magnitude: f32 eOperators sum in double and round once, BLAS sums in float.
+inline constexpr double tolerance(int id) {
+  return id == 7 || id == 10 ? 1e-13 : is_library_program(id) ? 1e-5 : 1e-6;
+}
+
+inline constexpr int program_count = 11;
 inline constexpr hand_program<0> matmul;
 inline constexpr hand_program<1> conv_nhwc;
 inline constexpr hand_program<2> elementwise;
@@ -150,6 +194,9 @@ inline constexpr hand_program<4> two_definitions;
 inline constexpr hand_program<5> nested;
 inline constexpr hand_program<6> floordiv_mod;
 inline constexpr hand_program<7> scalar_f64;
+inline constexpr hand_program<8> gemm_chain;
+inline constexpr hand_program<9> batch_gemm;
+inline constexpr hand_program<10> gemm_f64;
 
 /// The generated programs: `fuzz<k>` is hand_program<fuzz_base + k>.
 template <int K>
@@ -157,7 +204,8 @@ inline constexpr hand_program<fuzz_base + K> fuzz;
 
 /// The C++ names of the objects, in Id order (the generator writes one header per entry).
 inline constexpr const char* object_names[program_count] = {
-    "matmul", "conv_nhwc", "elementwise", "g2bmm", "two_definitions", "nested", "floordiv_mod", "scalar_f64"};
+    "matmul", "conv_nhwc", "elementwise", "g2bmm", "two_definitions", "nested", "floordiv_mod", "scalar_f64",
+    "gemm_chain", "batch_gemm", "gemm_f64"};
 
 }  // namespace ein_test
 

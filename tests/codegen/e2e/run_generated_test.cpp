@@ -6,11 +6,14 @@
 #include "codegen/e2e/programs.hpp"
 #include "codegen/e2e/harness.hpp"
 #include "ein/codegen/header.hpp"
+#include "ein_generated/hand_batch_gemm.hpp"
 #include "ein_generated/hand_conv_nhwc.hpp"
 #include "ein_generated/hand_elementwise.hpp"
 #include "ein_generated/hand_floordiv_mod.hpp"
 #include "ein_generated/hand_fuzz_all.hpp"
 #include "ein_generated/hand_g2bmm.hpp"
+#include "ein_generated/hand_gemm_chain.hpp"
+#include "ein_generated/hand_gemm_f64.hpp"
 #include "ein_generated/hand_matmul.hpp"
 #include "ein_generated/hand_nested.hpp"
 #include "ein_generated/hand_scalar_f64.hpp"
@@ -18,8 +21,15 @@
 
 namespace {
 
+// The generator enables library calls where the test links a CBLAS.
+#if defined(EIN_HAVE_CBLAS)
+constexpr bool have_cblas = true;
+#else
+constexpr bool have_cblas = false;
+#endif
+
 template <int Id>
-void check_generated(double tolerance = Id == 7 ? 1e-13 : 1e-6) {  // f32 rounds at the store
+void check_generated(double tolerance = ein_test::tolerance(Id)) {
   constexpr ein_test::hand_program<Id> object;
   using plan = ein::runtime::plan<ein_test::hand_program<Id>>;
   static_assert(ein::runtime::has_plan_v<decltype(object)>, "the generated header defines the plan");
@@ -31,6 +41,7 @@ void check_generated(double tolerance = Id == 7 ? 1e-13 : 1e-6) {  // f32 rounds
   o.object = Id < ein_test::fuzz_base
                  ? std::string("ein_test::") + ein_test::object_names[Id]
                  : "ein_test::fuzz<" + std::to_string(Id - ein_test::fuzz_base) + ">";
+  o.library_calls = have_cblas;
   REQUIRE(plan::description == ein::codegen::describe(ein::reify(object), o));
   for (std::uint64_t seed : {1, 2, 3}) {
     ein_test::check_against_interpreter(object, seed, tolerance);
@@ -54,6 +65,33 @@ TEST_CASE("generated host plan equals the interpreter: two definitions, negative
 TEST_CASE("generated host plan equals the interpreter: nested scopes") { check_generated<5>(); }
 TEST_CASE("generated host plan equals the interpreter: floor division and modulo") { check_generated<6>(); }
 TEST_CASE("generated host plan equals the interpreter: double, scalar output") { check_generated<7>(); }
+
+TEST_CASE("generated host plan equals the interpreter: chained matmuls, transposed operands") {
+  check_generated<8>();
+}
+TEST_CASE("generated host plan equals the interpreter: batch matmul") { check_generated<9>(); }
+TEST_CASE("generated host plan equals the interpreter: double matmul with a scale") { check_generated<10>(); }
+
+TEST_CASE("compute-bound matrix products are library calls in the plan, small ones eOperators") {
+  using chain = ein::runtime::plan<ein_test::hand_program<8>>;
+  using batch = ein::runtime::plan<ein_test::hand_program<9>>;
+  using f64 = ein::runtime::plan<ein_test::hand_program<10>>;
+  using small = ein::runtime::plan<ein_test::hand_program<0>>;
+  CAPTURE(chain::description);
+  CAPTURE(batch::description);
+  CAPTURE(f64::description);
+  if (have_cblas) {
+    CHECK(chain::description.find("t = library matmul(A=A+0, B=B+0) batch=1 m=40 n=48 k=36 A^T B^T") !=
+          std::string_view::npos);
+    CHECK(chain::description.find("out = library matmul(A=t+0, B=D+0) batch=1 m=40 n=32 k=48") !=
+          std::string_view::npos);
+    CHECK(batch::description.find("out = library batch_matmul(") != std::string_view::npos);
+    CHECK(f64::description.find("out = library matmul(") != std::string_view::npos);
+  } else {
+    CHECK(chain::description.find("library") == std::string_view::npos);
+  }
+  CHECK(small::description.find("library") == std::string_view::npos);
+}
 
 TEST_CASE("a generated plan describes itself and checks its bindings") {
   using plan = ein::runtime::plan<ein_test::hand_program<0>>;
