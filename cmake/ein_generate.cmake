@@ -9,8 +9,9 @@
 # brings the include directory, ein::ein and the dependency on the generation step (editing the
 # model regenerates). The header is plain C++ for the host compiler whatever the backend: with
 # BACKEND cuda the kernels go to <name>.cu, which nvcc compiles into <target> (then a static
-# library that also brings CUDA::cudart and CUDA::cublas), so nvcc never parses the model or the
-# front end. Compute-bound matrix products become library calls: cuBLAS with BACKEND cuda, and
+# library that also brings CUDA::cudart, CUDA::cublas and cuDNN where found), so nvcc never parses
+# the model or the front end. Compute-bound matrix products become library calls: cuBLAS with
+# BACKEND cuda (and convolutions cuDNN calls when cuDNN is found: EIN_CUDNN_LIBRARY, cudnn.h), and
 # with BACKEND host a CBLAS (OpenBLAS unless BLA_VENDOR says otherwise) linked into <target>
 # when find_package(BLAS) finds one and <cblas.h> is found, else eOperators.
 include_guard(GLOBAL)
@@ -69,6 +70,16 @@ function(ein_generate target)
     check_include_file_cxx(cblas.h EIN_HAVE_CBLAS_H)
     set(cblas ${EIN_HAVE_CBLAS_H})
   endif()
+  # cuDNN, for the convolutions of cuda plans; without it they stay kernels.
+  if(NOT CUDAToolkit_FOUND AND "CUDA" IN_LIST languages)
+    find_package(CUDAToolkit QUIET)
+  endif()
+  find_library(EIN_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu)
+  find_path(EIN_CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include /usr/include)
+  set(cudnn FALSE)
+  if(EIN_CUDNN_LIBRARY AND EIN_CUDNN_INCLUDE_DIR)
+    set(cudnn TRUE)
+  endif()
 
   # Stage 1: the driver, one small TU that includes the model and the search umbrella; one
   # driver serves every ein_generate call on the same MODEL and OBJECT (host and cuda, say).
@@ -85,6 +96,9 @@ function(ein_generate target)
     target_link_libraries(${driver} PRIVATE ein::ein)
     if(cblas)
       target_compile_definitions(${driver} PRIVATE EIN_HAVE_CBLAS)
+    endif()
+    if(cudnn)
+      target_compile_definitions(${driver} PRIVATE EIN_HAVE_CUDNN)
     endif()
     set_target_properties(${driver} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${work})
     set_property(GLOBAL PROPERTY EIN_DRIVER_${driver_key} ${driver})
@@ -118,6 +132,10 @@ function(ein_generate target)
     add_library(${target} STATIC ${source})
     target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_BINARY_DIR})
     target_link_libraries(${target} PUBLIC ein::ein CUDA::cudart CUDA::cublas)
+    if(cudnn)
+      target_include_directories(${target} PRIVATE ${EIN_CUDNN_INCLUDE_DIR})
+      target_link_libraries(${target} PUBLIC ${EIN_CUDNN_LIBRARY})
+    endif()
     ein_cuda_cxx20(${target} PRIVATE)
   else()
     add_library(${target} INTERFACE)

@@ -29,6 +29,8 @@ inline void write_file(const std::string& path, const std::string& text) {
 /// C++, declared in `model_header`), and prints the plan.
 /// Compute-bound GEMM definitions become cuBLAS calls (cuda) or, where the driver is built with
 /// EIN_HAVE_CBLAS (ein_generate found a CBLAS and links it into host consumers), CBLAS calls.
+/// Compute-bound convolutions become cuDNN calls (cuda) where it is built with EIN_HAVE_CUDNN
+/// (ein_generate found cuDNN and links it into cuda consumers).
 /// Returns the process exit status: 0, 1 on a user error, 2 on bad arguments.
 template <class Program>
 int driver_main(const Program& object, const char* object_name, const char* model_header,
@@ -60,6 +62,9 @@ int driver_main(const Program& object, const char* object_name, const char* mode
   o.library_calls = true;
 #else
   o.library_calls = o.target == backend::cuda;
+#endif
+#if defined(EIN_HAVE_CUDNN)
+  o.cudnn_calls = o.target == backend::cuda;
 #endif
   try {
     o.key = ein::program_key(object);

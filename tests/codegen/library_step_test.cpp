@@ -2,6 +2,9 @@
 // and the cases that stay eOperators.
 #include <doctest/doctest.h>
 
+#include <regex>
+#include <sstream>
+
 #include "codegen/e2e/programs.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/library_step.hpp"
@@ -120,4 +123,163 @@ TEST_CASE("library steps: small, nested, shifted and non-GEMM definitions stay e
                           {{"h", h, ir::dtype::f32}, {"out", product(ir::make_access(ht, {idx("i"), idx("k")})), ir::dtype::f32}},
                           {"out"}};
   CHECK(kinds(shifted_box) == std::vector<std::string>{"-", "-"});
+}
+
+namespace {
+
+codegen::options cudnn_options(codegen::backend b = codegen::backend::cuda) {
+  auto o = library_options(b);
+  o.cudnn_calls = true;
+  return o;
+}
+
+// out[n, h, w, f] = Σ_{r,s,c} X[n, h+r-pad, w+s-pad, c] · filter: NHWC, an r×r kernel read at
+// [f, r, s, c] (KRSC) or, with `rsfc`, at [r, s, f, c] (no cuDNN format).
+ir::program conv(std::int64_t r, std::int64_t pad, bool rsfc = false) {
+  auto X = f32("X", {2, 16, 16, 8});
+  auto K = rsfc ? f32("K", {r, r, 16, 8}) : f32("K", {16, r, r, 8});
+  auto kr = rsfc ? std::vector<ir::affine>{idx("r"), idx("s"), idx("f"), idx("c")}
+                 : std::vector<ir::affine>{idx("f"), idx("r"), idx("s"), idx("c")};
+  auto body = ir::make_scope({{"n", 0, 2}, {"h", 0, 16}, {"w", 0, 16}, {"f", 0, 16}},
+                             {{"r", 0, r}, {"s", 0, r}, {"c", 0, 8}},
+                             ir::make_access(X, {idx("n"), idx("h") + idx("r") - pad,
+                                                 idx("w") + idx("s") - pad, idx("c")}) *
+                                 ir::make_access(K, kr));
+  return {"conv", {X, K}, {{"out", body, ir::dtype::f32}}, {"out"}};
+}
+
+// InfoGAN-style transposed convolution: NCHW dy A, (c, f, r, s) filter, stride 2, padding 1.
+ir::program conv_transpose() {
+  auto A = f32("A", {2, 16, 8, 8}), K = f32("K", {16, 8, 4, 4});
+  auto body = ir::make_scope({{"n", 0, 2}, {"f", 0, 8}, {"h", 0, 16}, {"w", 0, 16}},
+                             {{"i", 0, 8}, {"j", 0, 8}, {"c", 0, 16}},
+                             ir::make_access(A, {idx("n"), idx("c"), idx("i"), idx("j")}) *
+                                 ir::make_access(K, {idx("c"), idx("f"), idx("h") - idx("i") * 2 + 1,
+                                                     idx("w") - idx("j") * 2 + 1}));
+  return {"deconv", {A, K}, {{"out", body, ir::dtype::f32}}, {"out"}};
+}
+
+// Whether every line of `text` that calls cuDNN (`cudnnX(`) checks the status.
+bool cudnn_calls_checked(const std::string& text) {
+  static const std::regex call("cudnn[A-Z][A-Za-z_0-9]*\\(");
+  std::istringstream lines(text);
+  for (std::string l; std::getline(lines, l);)
+    if (std::regex_search(l, call) && l.find_first_not_of(' ') != l.find("EIN_CUDNN_CHECK(")) return false;
+  return true;
+}
+
+std::size_t count(const std::string& text, const std::string& piece) {
+  std::size_t n = 0;
+  for (auto at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1)) ++n;
+  return n;
+}
+
+// The text of `text` from `from` up to the next occurrence of `to` after it.
+std::string between(const std::string& text, const std::string& from, const std::string& to) {
+  auto a = text.find(from);
+  if (a == std::string::npos) return {};
+  auto b = text.find(to, a + from.size());
+  return text.substr(a, b == std::string::npos ? std::string::npos : b - a);
+}
+
+}  // namespace
+
+TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up once") {
+  auto p = conv(3, 1);
+  auto o = cudnn_options();
+  std::string cu = codegen::emit_cuda_source(p, o);
+  CHECK(cu == codegen::emit_cuda_source(conv(3, 1), o));
+  CHECK(cu.find("#include \"ein/runtime/cudnn.hpp\"") != std::string::npos);
+  CHECK(cu.find("cublas") == std::string::npos);
+  CHECK(cu.find("__global__") == std::string::npos);
+  CHECK(cu.find("static cudnnHandle_t cudnn_handle() {\n  static const ein::runtime::cudnn_handle handle;") !=
+        std::string::npos);
+  // the state: built by a function-local static, descriptors from the inferred attributes
+  std::string state = between(cu, "static const ein::runtime::cudnn_convolution& eop_out_cudnn() {", "\n}\n");
+  REQUIRE(!state.empty());
+  CHECK(state.find("static const ein::runtime::cudnn_convolution state([](ein::runtime::cudnn_convolution& c) {") !=
+        std::string::npos);
+  CHECK(state.find("const int x_dims[4] = {2, 8, 16, 16}, x_strides[4] = {2048, 1, 128, 8};") != std::string::npos);
+  CHECK(state.find("EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(c.x, CUDNN_DATA_FLOAT, 4, x_dims, x_strides));") !=
+        std::string::npos);
+  CHECK(state.find("EIN_CUDNN_CHECK(cudnnSetFilter4dDescriptor(c.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 16, 8, 3, 3));") !=
+        std::string::npos);
+  CHECK(state.find("EIN_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(c.conv, 1, 1, 1, 1, 1, 1, "
+                   "CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));") != std::string::npos);
+  // the algorithm and the workspace: queried and allocated in the setup only
+  CHECK(state.find("EIN_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(cudnn_handle(), c.x, c.w, c.conv, c.y, 8, "
+                   "&found, perf));") != std::string::npos);
+  CHECK(state.find("c.forward_algo = ein::runtime::first_runnable(perf, found);") != std::string::npos);
+  CHECK(state.find("EIN_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(") != std::string::npos);
+  CHECK(state.find("c.allocate_workspace(bytes);") != std::string::npos);
+  CHECK(count(cu, "Algorithm_v7") == 1);
+  CHECK(count(cu, "WorkspaceSize") == 1);
+  CHECK(count(cu, "allocate_workspace") == 1);
+  CHECK(cu.find("cudaMalloc") == std::string::npos);
+  CHECK(cu.find("cudnnCreate") == std::string::npos);
+  // each run: the stream, then the call on the state
+  std::string run = between(cu, "void run_cuda_", "\n}\n");
+  REQUIRE(!run.empty());
+  CHECK(run.find("const cudnnHandle_t ein_cudnn = ein_generated::lib::cudnn_handle();") != std::string::npos);
+  CHECK(run.find("EIN_CUDNN_CHECK(cudnnSetStream(ein_cudnn, s));") != std::string::npos);
+  CHECK(run.find("const ein::runtime::cudnn_convolution& ein_conv = ein_generated::lib::eop_out_cudnn();") !=
+        std::string::npos);
+  CHECK(run.find("EIN_CUDNN_CHECK(cudnnConvolutionForward(ein_cudnn, &ein_alpha, ein_conv.x, t_X, ein_conv.w, t_K, "
+                 "ein_conv.conv, ein_conv.forward_algo, ein_conv.workspace, ein_conv.workspace_size, &ein_beta, "
+                 "ein_conv.y, t_out));") != std::string::npos);
+  CHECK(run.find("Algorithm") == std::string::npos);
+  CHECK(run.find("WorkspaceSize") == std::string::npos);
+  // every cuDNN status is checked
+  CHECK(cudnn_calls_checked(cu));
+  // the plan's words, the report and the host header
+  CHECK(codegen::describe(p, o).find("  out = library conv2d(") != std::string::npos);
+  auto r = codegen::report(p, o);
+  CHECK(r["plan"][0]["kind"] == "library");
+  CHECK(r["plan"][0]["library"].get<std::string>().rfind("conv2d(", 0) == 0);
+  std::string h = codegen::emit_header(p, o);
+  CHECK(h.find("cudnn") == std::string::npos);
+  CHECK(h.find("double acc") != std::string::npos);
+}
+
+TEST_CASE("library steps: a cuda conv_transpose2d is a cuDNN backward-data call") {
+  std::string cu = codegen::emit_cuda_source(conv_transpose(), cudnn_options());
+  CHECK(cu.find("EIN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnn_handle(), c.w, c.y, c.conv, c.x, 8, "
+                "&found, perf));") != std::string::npos);
+  CHECK(cu.find("c.backward_data_algo = ein::runtime::first_runnable(perf, found);") != std::string::npos);
+  CHECK(cu.find("CUDNN_TENSOR_NCHW, 16, 8, 4, 4));") != std::string::npos);
+  CHECK(cu.find("cudnnSetConvolution2dDescriptor(c.conv, 1, 1, 2, 2, 1, 1,") != std::string::npos);
+  CHECK(cu.find("EIN_CUDNN_CHECK(cudnnConvolutionBackwardData(ein_cudnn, &ein_alpha, ein_conv.w, t_K, ein_conv.y, t_A, "
+                "ein_conv.conv, ein_conv.backward_data_algo, ein_conv.workspace, ein_conv.workspace_size, &ein_beta, "
+                "ein_conv.x, t_out));") != std::string::npos);
+  CHECK(cudnn_calls_checked(cu));
+  CHECK(cu.find("__global__") == std::string::npos);
+}
+
+TEST_CASE("library steps: convolutions cuDNN cannot run as matched, and host plans, keep loops") {
+  auto o = cudnn_options();
+  auto steps = [&](const ir::program& p, const codegen::options& opt) {
+    return codegen::library_calls(codegen::make_layout(p), opt);
+  };
+  CHECK(steps(conv(3, 1), o)[0]);
+  CHECK(steps(conv_transpose(), o)[0]);
+  // asymmetric padding (a 2×2 kernel padded before only), a filter in no cuDNN format
+  for (auto& p : {conv(2, 1), conv(3, 1, true)}) {
+    CHECK_FALSE(steps(p, o)[0]);
+    std::string cu = codegen::emit_cuda_source(p, o);
+    CHECK(cu.find("cudnn") == std::string::npos);
+    CHECK(cu.find("__global__") != std::string::npos);
+  }
+  // the host backend has no convolution library; a cuda plan built without cuDNN neither
+  CHECK_FALSE(steps(conv(3, 1), cudnn_options(codegen::backend::host))[0]);
+  CHECK(codegen::emit_header(conv(3, 1), cudnn_options(codegen::backend::host)).find("cblas") == std::string::npos);
+  auto plain = library_options(codegen::backend::cuda);
+  CHECK_FALSE(steps(conv(3, 1), plain)[0]);
+  CHECK(codegen::emit_cuda_source(conv(3, 1), plain).find("cudnn") == std::string::npos);
+  // a small convolution is memory-bound
+  CHECK_FALSE(steps(ein::reify(ein_test::conv_nhwc), o)[0]);
+  // a matrix product that also matches as a degenerate convolution stays a GEMM
+  auto gemms = steps(ein::reify(ein_test::gemm_chain), o);
+  REQUIRE(gemms[0]);
+  CHECK(gemms[0]->op.kind == match::op_kind::matmul);
+  CHECK(codegen::emit_cuda_source(ein::reify(ein_test::gemm_chain), o).find("cudnn") == std::string::npos);
 }

@@ -34,11 +34,14 @@ struct options {
   /// Compute-bound GEMM definitions become library calls (find_library_call): CBLAS on the host
   /// backend (the consumer then links a CBLAS), cuBLAS on the cuda backend; else eOperators.
   bool library_calls = false;
+  /// With library_calls on the cuda backend: compute-bound conv2d / conv_transpose2d definitions
+  /// that cuDNN runs as matched become cuDNN calls (the consumer then links cuDNN).
+  bool cudnn_calls = false;
 };
 
 /// The library call of each step of `plan` under `o` (nothing for an eOperator).
 inline std::vector<std::optional<library_call>> library_calls(const layout& plan, const options& o) {
-  return find_library_calls(plan, o.library_calls);
+  return find_library_calls(plan, o.library_calls, o.target == backend::cuda && o.cudnn_calls);
 }
 
 /// The plan in words, one line per step, e.g.
@@ -84,7 +87,8 @@ inline std::string shape_list(const std::vector<std::int64_t>& shape) {
 }
 
 // The body of run()/run_host(): check the bindings, take temporaries, call each step.
-// Library steps call the plan's cuBLAS handle `ein_cublas` (cuda) or their CBLAS host function.
+// Library steps call the plan's cuBLAS handle `ein_cublas` or cuDNN handle `ein_cudnn` (cuda),
+// or their CBLAS host function.
 inline void emit_run(writer& w, const layout& plan, const std::string& ns, bool cuda,
                      const std::vector<std::optional<library_call>>& calls) {
   std::string names;
@@ -113,13 +117,19 @@ inline void emit_run(writer& w, const layout& plan, const std::string& ns, bool 
                 : "ein::runtime::host_buffer<" + t + "> " + store + "(" + n + ");");
     w.line(t + "* " + b.variable + " = " + store + ".data();");
   }
-  if (cuda && any_library_call(calls)) {
+  if (cuda && any_gemm_call(calls)) {
     w.line("const cublasHandle_t ein_cublas = " + ns + "::cublas_handle();");
     w.line("EIN_CUBLAS_CHECK(cublasSetStream(ein_cublas, s));");
   }
+  if (cuda && any_convolution_call(calls)) {
+    w.line("const cudnnHandle_t ein_cudnn = " + ns + "::cudnn_handle();");
+    w.line("EIN_CUDNN_CHECK(cudnnSetStream(ein_cudnn, s));");
+  }
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     auto& s = plan.steps[k];
-    if (cuda && calls[k])
+    if (cuda && calls[k] && calls[k]->convolution())
+      emit_cudnn_call(w, s, plan, *calls[k], ns, "ein_cudnn");
+    else if (cuda && calls[k])
       emit_cublas_call(w, s, plan, *calls[k], "ein_cublas");
     else if (cuda)
       emit_cuda_launch(w, s, plan, ns);
@@ -230,7 +240,7 @@ inline std::string emit_header(const ir::program& p, const options& o) {
 inline std::string emit_cuda_source(const ir::program& p, const options& o) {
   layout plan = make_layout(p);
   auto calls = library_calls(plan, o);
-  const bool cublas = any_library_call(calls);
+  const bool cublas = any_gemm_call(calls), cudnn = any_convolution_call(calls);
   const std::string ns = "ein_generated::" + o.name;
   writer w;
   w.comment(o.name + ".cu: the CUDA kernels of the plan of " + o.object +
@@ -240,6 +250,7 @@ inline std::string emit_cuda_source(const ir::program& p, const options& o) {
   w.line("#include \"ein/runtime/bindings.hpp\"");
   if (cublas) w.line("#include \"ein/runtime/cublas.hpp\"");
   w.line("#include \"ein/runtime/cuda.hpp\"");
+  if (cudnn) w.line("#include \"ein/runtime/cudnn.hpp\"");
   w.line("#include \"ein/runtime/eoperator.hpp\"");
   w.line("#include \"ein/runtime/plan.hpp\"");
   w.line();
@@ -251,6 +262,23 @@ inline std::string emit_cuda_source(const ir::program& p, const options& o) {
     w.line("static const ein::runtime::cublas_handle handle;");
     w.line("return handle.get();");
     w.close();
+  }
+  if (cudnn) {
+    w.line();
+    w.comment("The plan's cuDNN handle, shared by its convolution steps: created on its first run,\n"
+              "destroyed at exit.");
+    w.open("static cudnnHandle_t cudnn_handle()");
+    w.line("static const ein::runtime::cudnn_handle handle;");
+    w.line("return handle.get();");
+    w.close();
+    for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+      if (!calls[k] || !calls[k]->convolution()) continue;
+      auto& s = plan.steps[k];
+      w.line();
+      w.comment(plan.buffers[s.target].name + " = " + calls[k]->str() +
+                ": descriptors, algorithm and workspace, chosen on the first run.");
+      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle()");
+    }
   }
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     auto& s = plan.steps[k];

@@ -19,6 +19,13 @@ constexpr bool have_cblas = true;
 constexpr bool have_cblas = false;
 #endif
 
+// cuda plans call cuDNN for compute-bound convolutions where the test links it.
+#if defined(EIN_HAVE_CUDNN)
+constexpr bool have_cudnn = true;
+#else
+constexpr bool have_cudnn = false;
+#endif
+
 // Rewrites `path` only when its content changes, so unchanged headers trigger no rebuild.
 void write_if_changed(const std::string& path, const std::string& text) {
   std::ifstream in(path, std::ios::binary);
@@ -39,6 +46,7 @@ void generate(const std::string& dir) {
     o.key = ein::program_key(ein_test::hand_program<Id>{});
     o.target = target;
     o.library_calls = target == ein::codegen::backend::cuda || have_cblas;
+    o.cudnn_calls = have_cudnn;
     auto p = ein::reify(ein_test::hand_program<Id>{});
     write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(p, o));
     if (target == ein::codegen::backend::cuda)

@@ -176,16 +176,46 @@ inline ir::program build<10>() {
                         ir::dtype::f64);
 }
 
+/// Convolution, NHWC, padding 1, KRSC filter, compute-bound (a cuDNN call on the cuda backend):
+/// out[n, h, w, f] = Σ_{r,s,c} X[n, h+r-1, w+s-1, c] · K[f, r, s, c]
+template <>
+inline ir::program build<11>() {
+  auto X = f32("X", {2, 8, 8, 16}), K = f32("K", {16, 3, 3, 16}, ir::tensor_role::weight);
+  return one_definition(
+      "conv_cudnn", {X, K},
+      ir::make_scope({{"n", 0, 2}, {"h", 0, 8}, {"w", 0, 8}, {"f", 0, 16}},
+                     {{"r", 0, 3}, {"s", 0, 3}, {"c", 0, 16}},
+                     read(X, {idx("n"), idx("h") + idx("r") - 1, idx("w") + idx("s") - 1, idx("c")}) *
+                         read(K, {idx("f"), idx("r"), idx("s"), idx("c")})));
+}
+
+/// Transposed convolution, NCHW, stride 2, padding 1, (c, f, r, s) filter (cuDNN backward data
+/// on the cuda backend): out[n, f, h, w] = Σ_{i,j,c} A[n, c, i, j] · K[c, f, h-2i+1, w-2j+1]
+template <>
+inline ir::program build<12>() {
+  auto A = f32("A", {2, 16, 4, 4}), K = f32("K", {16, 8, 4, 4}, ir::tensor_role::weight);
+  return one_definition(
+      "conv_transpose_cudnn", {A, K},
+      ir::make_scope({{"n", 0, 2}, {"f", 0, 8}, {"h", 0, 8}, {"w", 0, 8}},
+                     {{"i", 0, 4}, {"j", 0, 4}, {"c", 0, 16}},
+                     read(A, {idx("n"), idx("c"), idx("i"), idx("j")}) *
+                         read(K, {idx("c"), idx("f"), idx("h") - idx("i") * 2 + 1, idx("w") - idx("j") * 2 + 1})));
+}
+
 /// Programs whose plan computes library matmuls (where library calls are enabled).
 inline constexpr bool is_library_program(int id) { return id >= 8 && id <= 10; }
 
+/// Programs whose cuda plan computes cuDNN convolutions (where cuDNN is found).
+inline constexpr bool is_cudnn_program(int id) { return id == 11 || id == 12; }
+
 /// The largest error a plan of program `id` may have against the interpreter, relative to the
-/// output's largest magnitude: f32 eOperators sum in double and round once, BLAS sums in float.
+/// output's largest magnitude: f32 eOperators sum in double and round once, BLAS sums in float,
+/// and cuDNN's default math may use TF32 tensor cores for f32 convolutions (a 10-bit mantissa).
 inline constexpr double tolerance(int id) {
-  return id == 7 || id == 10 ? 1e-13 : is_library_program(id) ? 1e-5 : 1e-6;
+  return id == 7 || id == 10 ? 1e-13 : is_library_program(id) ? 1e-5 : is_cudnn_program(id) ? 1e-2 : 1e-6;
 }
 
-inline constexpr int program_count = 11;
+inline constexpr int program_count = 13;
 inline constexpr hand_program<0> matmul;
 inline constexpr hand_program<1> conv_nhwc;
 inline constexpr hand_program<2> elementwise;
@@ -197,6 +227,8 @@ inline constexpr hand_program<7> scalar_f64;
 inline constexpr hand_program<8> gemm_chain;
 inline constexpr hand_program<9> batch_gemm;
 inline constexpr hand_program<10> gemm_f64;
+inline constexpr hand_program<11> conv_cudnn;
+inline constexpr hand_program<12> conv_transpose_cudnn;
 
 /// The generated programs: `fuzz<k>` is hand_program<fuzz_base + k>.
 template <int K>
@@ -205,7 +237,7 @@ inline constexpr hand_program<fuzz_base + K> fuzz;
 /// The C++ names of the objects, in Id order (the generator writes one header per entry).
 inline constexpr const char* object_names[program_count] = {
     "matmul", "conv_nhwc", "elementwise", "g2bmm", "two_definitions", "nested", "floordiv_mod", "scalar_f64",
-    "gemm_chain", "batch_gemm", "gemm_f64"};
+    "gemm_chain", "batch_gemm", "gemm_f64", "conv_cudnn", "conv_transpose_cudnn"};
 
 }  // namespace ein_test
 

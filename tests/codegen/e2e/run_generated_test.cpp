@@ -7,7 +7,9 @@
 #include "codegen/e2e/harness.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein_generated/hand_batch_gemm.hpp"
+#include "ein_generated/hand_conv_cudnn.hpp"
 #include "ein_generated/hand_conv_nhwc.hpp"
+#include "ein_generated/hand_conv_transpose_cudnn.hpp"
 #include "ein_generated/hand_elementwise.hpp"
 #include "ein_generated/hand_floordiv_mod.hpp"
 #include "ein_generated/hand_fuzz_all.hpp"
@@ -71,6 +73,8 @@ TEST_CASE("generated host plan equals the interpreter: chained matmuls, transpos
 }
 TEST_CASE("generated host plan equals the interpreter: batch matmul") { check_generated<9>(); }
 TEST_CASE("generated host plan equals the interpreter: double matmul with a scale") { check_generated<10>(); }
+TEST_CASE("generated host plan equals the interpreter: conv NHWC, KRSC filter") { check_generated<11>(); }
+TEST_CASE("generated host plan equals the interpreter: transposed conv, stride 2") { check_generated<12>(); }
 
 TEST_CASE("compute-bound matrix products are library calls in the plan, small ones eOperators") {
   using chain = ein::runtime::plan<ein_test::hand_program<8>>;
