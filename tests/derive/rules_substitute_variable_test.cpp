@@ -1,6 +1,8 @@
 // Variable substitution: proposals from indices, the bijectivity proof, and its refusals.
 #include "rules_support.hpp"
 
+#include <algorithm>
+
 #include "ein/derive/substitute_variable.hpp"
 
 using namespace rules_test;
@@ -103,6 +105,50 @@ TEST_CASE("substitute_variable: fresh names avoid the scope's iterators") {
   check_all(s, cs, "substitute_variable");
   CHECK(to_string(*pick(cs, "at /: t3 = h + t1 for h")) ==
         "L_{t1:[0,3), h:[0,4)} {L_{t1:[0,3), t3:[0,6)} Σ_{t2:[0,2)} A[t3, t2]}[t1, h + t1]");
+}
+
+namespace {
+
+// Dilated convolution without batch, dilation 2, padding 2: L_{h,w,f} Σ_{r,s,c}
+// A[h + 2r - 2, w + 2s - 2, c] * K[r, s, f, c], with h, w in [0, 6)
+scope_ptr dilated_conv() {
+  return make_scope({{"h", 0, 6}, {"w", 0, 6}, {"f", 0, 2}}, {{"r", 0, 3}, {"s", 0, 3}, {"c", 0, 2}},
+                    make_access(input("A", {6, 6, 2}),
+                                {idx("h") + idx("r") * 2 - 2, idx("w") + idx("s") * 2 - 2, idx("c")}) *
+                        make_access(input("K", {3, 3, 2, 2}), {idx("r"), idx("s"), idx("f"), idx("c")}));
+}
+
+bool any_detail_has(const std::vector<derive::candidate>& cs, const std::string& part) {
+  return std::any_of(cs.begin(), cs.end(), [&](auto& c) { return c.detail.find(part) != std::string::npos; });
+}
+
+}  // namespace
+
+TEST_CASE("substitute_variable: splitting by a dilation makes the band non-dilated") {
+  // G2BMM, dilation 4: i + 4*w - 8 with i = 4*t2 + t1 reads 4*(t2 + w) + t1 - 8
+  auto g = g2bmm(1, 8, 3, 2, 4);
+  auto cs = derive::substitute_variable(g);
+  check_all(g, cs, "substitute_variable");
+  CHECK(to_string(*pick(cs, "at /: t1 = i % 4, t2 = i / 4 for i")) ==
+        "L_{b:[0,1), i:[0,8), w:[0,5)} {L_{b:[0,1), t1:[0,4), t2:[0,2), w:[0,5)} Σ_{k:[0,3)} "
+        "A[b, t1 + 4*t2, k] * B[b, t1 + 4*t2 + 4*w - 8, k]}[b, i % 4, i / 4, w]");
+  // a convolution of dilation 2 splits h (and w) by 2
+  auto c = dilated_conv();
+  auto ds = derive::substitute_variable(c);
+  check_all(c, ds, "substitute_variable");
+  CHECK(pick(ds, "at /: t1 = h % 2, t2 = h / 2 for h"));
+  CHECK(pick(ds, "at /: t1 = w % 2, t2 = w / 2 for w"));
+}
+
+TEST_CASE("substitute_variable: precondition: no dilation split without a dividing factor") {
+  // 4 does not divide |i| = 6
+  auto g = g2bmm(1, 6, 3, 2, 4);
+  auto cs = derive::substitute_variable(g);
+  check_all(g, cs, "substitute_variable");
+  CHECK_FALSE(any_detail_has(cs, "% 4"));
+  // no coefficient of 2 or more: no split at all
+  CHECK_FALSE(any_detail_has(derive::substitute_variable(conv(5, 3, 2, 3, 1)), "%"));
+  CHECK_FALSE(any_detail_has(derive::substitute_variable(shifted()), "%"));
 }
 
 TEST_CASE("substitute_variable: every candidate on every family equals its source") {

@@ -93,9 +93,10 @@ TEST_CASE("rediscover ConvTranspose at full size (InfoGAN: [16,2,2,448] → 256,
 }
 
 TEST_CASE("dilated G2BMM: every candidate exact; the non-dilated form needs an iterator split") {
-  // Figure 14 rewrites i as 4·i' + p to undilate the band; no rule splits an iterator by a
-  // factor that no index divides it by, so the search keeps the dilated G2BMM (or a cheaper
-  // plan) and the non-dilated G2BMM between relayouts is not among the candidates.
+  // Figure 14 rewrites i as 4·i' + p to undilate the band: substitute_variable proposes that
+  // split, but B is then read at 4·(i' + w − W) + p, and no rule yet introduces the relayout
+  // B'[b, p, q, k] = B[b, 4q + p, k] the G2BMM matcher needs (it wants the band row at
+  // coefficient 1), so the non-dilated G2BMM between relayouts is not among the candidates.
   auto small = g2bmm(2, 40, 8, 4, 4);
   auto r = search::optimize(small, derive::intra_rules(), h100());
   MESSAGE(r.report());

@@ -264,6 +264,45 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
     }
     out.push_back(std::move(phi));
   }
+
+  // splitting an iterator x by a factor D ≥ 2 that another iterator's coefficient in one of x's
+  // indices carries (EinNet §6.1, Figure 14): x = D·x' + p + lo, p-major, so that for each p the
+  // index x + D·w reads D·(x' + w) + p: a dilated band becomes D non-dilated ones. Only when D
+  // divides |x| (the new box is then exactly Φ(X)) and not x's own coefficient.
+  std::vector<std::pair<std::string, std::int64_t>> factors;
+  for_each_access(s.body, [&](const ir::access& a) {
+    for (auto& e : a.index)
+      for (auto& [ax, cx] : e.terms()) {
+        if (ax.k != ir::atom::kind::iter || !traversal.count(ax.name)) continue;
+        for (auto& [ay, cy] : e.terms()) {
+          std::int64_t d = cy < 0 ? -cy : cy;
+          if (ay.k != ir::atom::kind::iter || ay.name == ax.name || d < 2 || cx % d == 0) continue;
+          std::pair<std::string, std::int64_t> f{ax.name, d};
+          if (std::find(splits.begin(), splits.end(), f) == splits.end() &&
+              std::find(factors.begin(), factors.end(), f) == factors.end())
+            factors.push_back(f);
+        }
+      }
+  });
+  for (auto& [x, d] : factors) {
+    const auto& it = *std::find_if(s.traversal.begin(), s.traversal.end(), [&](auto& i) { return i.name == x; });
+    if (d >= it.extent() || it.extent() % d != 0) continue;
+    std::vector<std::string> taken = names;
+    std::string p = fresh(taken), q = fresh(taken);
+    substitution phi;
+    phi.define.push_back({p, (ir::idx(x) - it.lo).mod(d)});
+    phi.define.push_back({q, (ir::idx(x) - it.lo).floordiv(d)});
+    phi.invert.push_back({x, ir::idx(q) * d + ir::idx(p) + it.lo});
+    for (auto& j : s.traversal) {
+      if (j.name != x) {
+        phi.layout.push_back(j.name);
+      } else {
+        phi.layout.push_back(p);
+        phi.layout.push_back(q);
+      }
+    }
+    out.push_back(std::move(phi));
+  }
   return out;
 }
 
@@ -285,6 +324,9 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
 ///   box, and that index becomes c·t + const).
 /// - an iterator x read as `(x + c) / d` or `(x + c) % d`, 1 < d < |x|: (x − lo) / d and
 ///   (x − lo) % d, in x's place.
+/// - an iterator x read by an index together with another iterator of coefficient ±D, D ≥ 2, D
+///   dividing |x| but not x's coefficient (a dilation, EinNet Figure 14): (x − lo) % D and
+///   (x − lo) / D, in x's place, p-major, so `x + D*w` becomes `D*(x' + w) + p`.
 /// New iterators are named t1, t2, ... avoiding the scope's names.
 /// @pre each proposal is applied through `substitute`, which proves Φ⁻¹ ∘ Φ = id on X.
 ///
