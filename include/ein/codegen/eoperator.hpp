@@ -40,7 +40,7 @@ inline iterator_box make_box(const ir::scope& s) {
   identifier_table ids;
   for (auto* list : {&s.traversal, &s.summation})
     for (auto& it : *list) {
-      if (box.range.count(it.name))
+      if (box.range.has(it.name))
         throw user_error("iterator `" + it.name + "` is declared twice in one scope");
       box.add(it, ids.make("i_", it.name));
     }

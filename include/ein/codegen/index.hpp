@@ -8,64 +8,27 @@
 #include <string>
 
 #include "ein/detail/error.hpp"
-#include "ein/ir/affine.hpp"
+#include "ein/ir/bounds.hpp"
 #include "ein/ir/expr.hpp"
 
 namespace ein::codegen {
 
-/// A closed integer interval [lo, hi].
-struct interval {
-  std::int64_t lo = 0, hi = 0;
-};
+using ir::interval;
 
 /// The box an index is evaluated over: each iterator's values, and its C++ variable name.
 struct iterator_box {
-  std::map<std::string, interval> range;
+  ir::ranges range;
   std::map<std::string, std::string> variable;
 
   void add(const ir::iterator& it, std::string var) {
-    range[it.name] = {it.lo, it.hi - 1};
+    range.set(it.name, ir::values(it));
     variable[it.name] = std::move(var);
   }
 };
 
-/// Smallest interval holding `a` for every point of `box` (exact for linear indices; for / and %
-/// it bounds the argument first, so it may be wider than the true range, never narrower).
+/// Smallest interval holding `a` for every point of `box` (ir::bounds).
 /// @pre the box is not empty and holds every iterator `a` uses.
-/// Example: `h + r - 1` over h in [0, 7), r in [0, 3) gives [-1, 7].
-inline interval bounds(const ir::affine& a, const iterator_box& box) {
-  interval r{a.constant(), a.constant()};
-  for (auto& [at, c] : a.terms()) {
-    interval t;
-    switch (at.k) {
-      case ir::atom::kind::iter: {
-        auto it = box.range.find(at.name);
-        if (it == box.range.end())
-          throw user_error("index `" + a.str() + "` uses iterator `" + at.name +
-                           "`, which is neither a traversal nor a summation iterator of its scope");
-        t = it->second;
-        break;
-      }
-      case ir::atom::kind::floordiv: {
-        interval x = bounds(*at.arg, box);
-        t = {ir::floor_div(x.lo, at.divisor), ir::floor_div(x.hi, at.divisor)};
-        break;
-      }
-      case ir::atom::kind::mod: {
-        interval x = bounds(*at.arg, box);
-        bool one_period = ir::floor_div(x.lo, at.divisor) == ir::floor_div(x.hi, at.divisor);
-        t = one_period ? interval{ir::floor_mod(x.lo, at.divisor), ir::floor_mod(x.hi, at.divisor)}
-                       : interval{0, at.divisor - 1};
-        break;
-      }
-    }
-    if (c >= 0)
-      r = {r.lo + c * t.lo, r.hi + c * t.hi};
-    else
-      r = {r.lo + c * t.hi, r.hi + c * t.lo};
-  }
-  return r;
-}
+inline interval bounds(const ir::affine& a, const iterator_box& box) { return ir::bounds(a, box.range); }
 
 /// An integer literal of type int64 on every platform.
 inline std::string int_text(std::int64_t v) {

@@ -1,4 +1,4 @@
-// Iterator ranges, interval bounds of quasi-affine indices, simplification and substitution that use them.
+// Simplification and substitution of indices that use iterator ranges (bounds: ir/bounds.hpp).
 #pragma once
 
 #include <algorithm>
@@ -12,32 +12,18 @@
 
 #include "ein/derive/positions.hpp"
 #include "ein/detail/error.hpp"
+#include "ein/ir/bounds.hpp"
 #include "ein/ir/expr.hpp"
 
 namespace ein::derive {
 
-/// A closed integer interval [lo, hi]; empty when lo > hi.
-struct interval {
-  std::int64_t lo = 0, hi = -1;
+using ir::bounds;
+using ir::hull;
+using ir::interval;
+using ir::meet;
+using ir::ranges;
+using ir::values;
 
-  bool empty() const { return lo > hi; }
-  /// True when every value of `o` lies in this interval.
-  bool contains(const interval& o) const { return o.empty() || (lo <= o.lo && o.hi <= hi); }
-  friend bool operator==(const interval&, const interval&) = default;
-};
-
-/// The smallest interval holding both.
-inline interval hull(const interval& a, const interval& b) {
-  if (a.empty()) return b;
-  if (b.empty()) return a;
-  return {std::min(a.lo, b.lo), std::max(a.hi, b.hi)};
-}
-/// The intersection.
-inline interval meet(const interval& a, const interval& b) {
-  return {std::max(a.lo, b.lo), std::min(a.hi, b.hi)};
-}
-/// The values an iterator takes: [lo, hi - 1].
-inline interval values(const ir::iterator& i) { return {i.lo, i.hi - 1}; }
 /// The half-open range [lo, hi + 1) of a non-empty interval, as an iterator's.
 inline ir::iterator as_iterator(std::string name, const interval& v) {
   return {std::move(name), v.lo, v.hi + 1};
@@ -45,37 +31,6 @@ inline ir::iterator as_iterator(std::string name, const interval& v) {
 
 /// ceil(a / d) for d ≠ 0, rounding as floor_div does.
 constexpr std::int64_t ceil_div(std::int64_t a, std::int64_t d) { return -ir::floor_div(-a, d); }
-
-/// The values of the iterators of a scope: a small flat list, since scopes have few iterators.
-class ranges {
- public:
-  ranges() = default;
-  /// The traversal and summation boxes of `s`.
-  explicit ranges(const ir::scope& s) {
-    add(s.traversal);
-    add(s.summation);
-  }
-  void add(const std::vector<ir::iterator>& its) {
-    for (auto& i : its) set(i.name, values(i));
-  }
-  void set(const std::string& name, const interval& v) {
-    for (auto& [n, r] : items_)
-      if (n == name) {
-        r = v;
-        return;
-      }
-    items_.emplace_back(name, v);
-  }
-  /// The values of `name`. @pre `name` is one of the iterators.
-  const interval& at(const std::string& name) const {
-    for (auto& [n, r] : items_)
-      if (n == name) return r;
-    throw internal_error("iterator `" + name + "` has no range");
-  }
-
- private:
-  std::vector<std::pair<std::string, interval>> items_;
-};
 
 /// One atom as an index of its own.
 inline ir::affine as_affine(const ir::atom& a) {
@@ -85,30 +40,6 @@ inline ir::affine as_affine(const ir::atom& a) {
     case ir::atom::kind::mod: return a.arg->mod(a.divisor);
   }
   throw internal_error("unknown atom kind");
-}
-
-/// The smallest interval holding every value of `a` over the box `r`: exact for linear indices in
-/// which each iterator appears once, a superset through `/` and `%`. Empty when a range is empty.
-inline interval bounds(const ir::affine& a, const ranges& r) {
-  interval v{a.constant(), a.constant()};
-  for (auto& [at, c] : a.terms()) {
-    interval t;
-    if (at.k == ir::atom::kind::iter) {
-      t = r.at(at.name);
-    } else {
-      interval g = bounds(*at.arg, r);
-      if (g.empty()) return g;
-      std::int64_t d = at.divisor, ql = ir::floor_div(g.lo, d), qh = ir::floor_div(g.hi, d);
-      if (at.k == ir::atom::kind::floordiv)
-        t = {ql, qh};
-      else
-        t = ql == qh ? interval{g.lo - ql * d, g.hi - ql * d} : interval{0, d - 1};
-    }
-    if (t.empty()) return t;
-    v.lo += c > 0 ? c * t.lo : c * t.hi;
-    v.hi += c > 0 ? c * t.hi : c * t.lo;
-  }
-  return v;
 }
 
 namespace detail {
