@@ -83,7 +83,7 @@ TEST_CASE("relax_boundary: a nested traversal grows to its readers' box over zer
   CHECK(to_string(*cs[0].result) == "L_{i:[0,7)} {L_{t:[-1,6)} relu(A[t])}[i - 1]");
 }
 
-TEST_CASE("relax_boundary: a summation of odd extent grows by one over padding (Conv5x5 → 6x6)") {
+TEST_CASE("relax_boundary: a summation of prime extent grows by one over padding (Conv5x5 → 6x6)") {
   auto e = conv(6, 2, 2, 5, 2);
   auto cs = derive::relax_boundary(e);
   check_all(e, cs, "relax_boundary");
@@ -99,9 +99,25 @@ TEST_CASE("relax_boundary: precondition: the added points would not be zero") {
   // the reader stays inside the box: nothing to relax
   auto inner = make_scope({{"t", 0, 5}}, {}, make_access(input("A", {5}), {idx("t")}));
   CHECK(derive::relax_boundary(make_scope({{"i", 0, 5}}, {}, make_access(inner, {idx("i")}))).empty());
-  // an odd sum over a non-padded body: the extra term would be A[i + 3], not zero
-  auto s = make_scope({{"i", 0, 4}}, {{"r", 0, 3}}, make_access(input("A", {8}), {idx("i") + idx("r")}));
+  // a prime sum over a non-padded body: the extra term would be A[i + 5], not zero
+  auto s = make_scope({{"i", 0, 4}}, {{"r", 0, 5}}, make_access(input("A", {10}), {idx("i") + idx("r")}));
   CHECK(derive::relax_boundary(s).empty());
+}
+
+TEST_CASE("relax_boundary: precondition: only prime sums from 5 to 13 grow, to the next size with a divisor") {
+  auto sums = [](const std::vector<derive::candidate>& cs) {
+    std::size_t n = 0;
+    for (auto& c : cs) n += c.detail.find("Σ") != std::string::npos;
+    return n;
+  };
+  CHECK(sums(derive::relax_boundary(conv(5, 2, 2, 3, 1))) == 0);  // 3 → 4: 78% more products
+  CHECK(sums(derive::relax_boundary(conv(9, 2, 2, 9, 4))) == 0);  // 9 = 3·3 splits as it is
+  CHECK(sums(derive::relax_boundary(conv(4, 2, 2, 4, 1))) == 0);  // even
+  auto seven = conv(7, 2, 2, 7, 3);
+  auto cs = derive::relax_boundary(seven);
+  check_all(seven, cs, "relax_boundary");
+  CHECK(pick(cs, "at /: Σ r [0,7) → [0,8)"));
+  CHECK(sums(cs) == 3);
 }
 
 TEST_CASE("relax_boundary and tighten_boundary are inverse on padded scopes") {

@@ -49,6 +49,20 @@ TEST_CASE("rule examples as documented") {
         "L_{i:[0,7)} {L_{t:[0,5)} relu(A[t])}[i - 1]");
   CHECK(after(derive::relax_boundary, padded(0, 5), "at /0: t [0,5) → [-1,6)") ==
         "L_{i:[0,7)} {L_{t:[-1,6)} relu(A[t])}[i - 1]");
+
+  auto five = make_scope({{"i", 0, 4}}, {{"r", 0, 5}},
+                         make_access(input("A", {4}), {idx("i") + idx("r")}) * make_access(input("W", {5}), {idx("r")}));
+  CHECK(to_string(*five) == "L_{i:[0,4)} Σ_{r:[0,5)} A[i + r] * W[r]");
+  CHECK(after(derive::split_variable, five, "at /: Σ r = 3*r1 + r2 (r [0,5) → [0,6))") ==
+        "L_{i:[0,4)} Σ_{r1:[0,2), r2:[0,3)} A[i + 3*r1 + r2] * W[3*r1 + r2]");
+
+  ir::tensor K{"K", dtype::f32, {5}, tensor_role::weight};
+  auto regrouped = make_scope({{"i", 0, 4}}, {{"r1", 0, 2}, {"r2", 0, 3}},
+                          make_access(input("A", {6}), {idx("i") + idx("r1") * 3 + idx("r2")}) *
+                              make_access(K, {idx("r1") * 3 + idx("r2")}));
+  CHECK(to_string(*regrouped) == "L_{i:[0,4)} Σ_{r1:[0,2), r2:[0,3)} A[i + 3*r1 + r2] * K[3*r1 + r2]");
+  CHECK(after(derive::relayout_weight, regrouped, "at /: K[3*r1 + r2] over r1, r2") ==
+        "L_{i:[0,4)} Σ_{r1:[0,2), r2:[0,3)} A[i + 3*r1 + r2] * {L_{r1:[0,2), r2:[0,3)} K[3*r1 + r2]}[r1, r2]");
 }
 
 TEST_CASE("every listed rule on every family, and every rule again on each candidate") {

@@ -154,3 +154,49 @@ TEST_CASE("substitute_variable: precondition: no dilation split without a dividi
 TEST_CASE("substitute_variable: every candidate on every family equals its source") {
   for (auto& e : families()) check_all(e, derive::substitute_variable(e), "substitute_variable");
 }
+
+namespace {
+
+// The inner scope of EinNet Figure 6 after splitting r and s by 3 and the summation:
+// L_{r1,s1,n,h,w,f} Σ_{r2,s2,c} A[n, h + 3*r1 + r2 - 2, w + 3*s1 + s2 - 2, c] * K[3*r1 + r2, 3*s1 + s2, f, c]
+scope_ptr split_conv(std::int64_t n, std::int64_t hw, std::int64_t c, std::int64_t f) {
+  return make_scope({{"r1", 0, 2}, {"s1", 0, 2}, {"n", 0, n}, {"h", 0, hw}, {"w", 0, hw}, {"f", 0, f}},
+                    {{"r2", 0, 3}, {"s2", 0, 3}, {"c", 0, c}},
+                    make_access(input("A", {n, hw, hw, c}),
+                                {idx("n"), idx("h") + idx("r1") * 3 + idx("r2") - 2,
+                                 idx("w") + idx("s1") * 3 + idx("s2") - 2, idx("c")}) *
+                        make_access(input("K", {5, 5, f, c}),
+                                    {idx("r1") * 3 + idx("r2"), idx("s1") * 3 + idx("s2"), idx("f"), idx("c")}));
+}
+
+}  // namespace
+
+TEST_CASE("substitute_variable: the traversal part of an index that also reads summation iterators") {
+  auto s = split_conv(2, 4, 2, 3);
+  auto cs = derive::substitute_variable(s);
+  check_all(s, cs, "substitute_variable");
+  // both parts at once; the layout groups each operand's iterators: A's (n, t1, t2), K's (r1, s1, f)
+  CHECK(to_string(*pick(cs, "at /: t1 = h + 3*r1, t2 = 3*s1 + w for h, w")) ==
+        "L_{r1:[0,2), s1:[0,2), n:[0,2), h:[0,4), w:[0,4), f:[0,3)} "
+        "{L_{n:[0,2), t1:[0,7), t2:[0,7), r1:[0,2), s1:[0,2), f:[0,3)} Σ_{r2:[0,3), s2:[0,3), c:[0,2)} "
+        "A[n, r2 + t1 - 2, s2 + t2 - 2, c] * K[3*r1 + r2, 3*s1 + s2, f, c]}[n, h + 3*r1, 3*s1 + w, r1, s1, f]");
+  // each part alone
+  CHECK(pick(cs, "at /: t1 = h + 3*r1 for h"));
+  CHECK(pick(cs, "at /: t1 = 3*s1 + w for w"));
+  // families of sizes
+  for (std::int64_t n : {1, 2})
+    for (std::int64_t hw : {3, 5}) {
+      auto t = split_conv(n, hw, 1, 2);
+      check_all(t, derive::substitute_variable(t), "substitute_variable");
+    }
+}
+
+TEST_CASE("substitute_variable: precondition: a traversal part needs two traversal iterators") {
+  // h + r with r summed: the part h alone is no change of basis
+  auto m = make_scope({{"i", 0, 4}}, {{"k", 0, 3}}, make_access(input("A", {7}), {idx("i") + idx("k")}));
+  CHECK(derive::substitute_variable(m).empty());
+  // 2*h + 2*j + k: no traversal iterator of coefficient ±1 to replace
+  auto e = make_scope({{"h", 0, 3}, {"j", 0, 2}}, {{"k", 0, 2}},
+                      make_access(input("A", {12}), {idx("h") * 2 + idx("j") * 2 + idx("k")}));
+  CHECK_FALSE(any_detail_has(derive::substitute_variable(e), "2*h + 2*j"));
+}

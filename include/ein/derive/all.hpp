@@ -7,7 +7,9 @@
 #include "ein/derive/rule.hpp"
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/derive/relax_boundary.hpp"
+#include "ein/derive/relayout_weight.hpp"
 #include "ein/derive/split_summation.hpp"
+#include "ein/derive/split_variable.hpp"
 #include "ein/derive/substitute_variable.hpp"
 #include "ein/derive/tighten_boundary.hpp"
 
@@ -16,12 +18,14 @@ namespace ein::derive {
 /// Every intra-expression rule, in the order the search tries them. Generic tests iterate over
 /// this list, so a rule listed here is tested automatically.
 inline std::span<const rule> intra_rules() {
-  static constexpr std::array<rule, 5> list{{
+  static constexpr std::array<rule, 7> list{{
       {"split_summation", &split_summation},
       {"substitute_variable", &substitute_variable},
       {"merge_traversal", &merge_traversal},
       {"relax_boundary", &relax_boundary},
       {"tighten_boundary", &tighten_boundary},
+      {"split_variable", &split_variable},
+      {"relayout_weight", &relayout_weight},
   }};
   return list;
 }

@@ -8,6 +8,7 @@
 #include "ein/derive/positions.hpp"
 #include "ein/derive/ranges.hpp"
 #include "ein/derive/rule.hpp"
+#include "ein/derive/split_variable.hpp"
 #include "ein/derive/tighten_boundary.hpp"
 
 namespace ein::derive {
@@ -61,8 +62,11 @@ void relax_each(const std::vector<ir::iterator>& its, const std::vector<ir::iter
 ///   enclosing scope, every access to that same scope) reads it with: the common box of EinNet
 ///   Figure 5 (E4). Before, reads of the added points gave 0 by padding; after, they give the body,
 ///   so the rule needs the body to be 0 there.
-/// - Summation ranges of odd extent ≥ 3 grow by one at the top (Conv5x5 → Conv6x6, EinNet
-///   Figure 6, ready for a split by two); the added terms must be 0.
+/// - Summation ranges of prime extent p, min_relaxed_extent ≤ p < max_split_extent, grow by one
+///   at the top, to the next size with a proper divisor (split_size: Conv5x5 → Conv6x6, EinNet
+///   Figure 6); the added terms must be 0 — for `A[h + r − 2]·K[r]` with K of extent 5, the term
+///   r = 5 reads K in its padding. Composite extents already split, 3 → 4 adds too much
+///   redundant work, and long sums (channels) gain nothing: none of them grows.
 /// @pre the body is 0 on every added point, for every value of the other iterators over the
 ///      enlarged box (checked by nonzero_values); a top-level traversal (the output) never changes.
 /// Candidates: each iterator that can grow, and (when several can) all of them at once.
@@ -113,10 +117,10 @@ inline std::vector<candidate> relax_boundary(const ir::scope_ptr& source) {
       };
       detail::relax_each(n->traversal, wide, *n, "at " + to_string(where) + ": ", make, out);
     }
-    std::vector<ir::iterator> even = s->summation;
-    for (auto& y : even)
-      if (y.extent() >= 3 && y.extent() % 2 == 1) ++y.hi;
-    detail::relax_each(s->summation, even, *s, prefix + "Σ ", [&](std::vector<ir::iterator> y) {
+    std::vector<ir::iterator> divisible = s->summation;
+    for (auto& y : divisible)
+      if (auto m = split_size(y.extent()); m > y.extent()) y.hi = y.lo + m;
+    detail::relax_each(s->summation, divisible, *s, prefix + "Σ ", [&](std::vector<ir::iterator> y) {
       return replace_at(source, at, ir::make_scope(s->traversal, std::move(y), s->body));
     }, out);
   });

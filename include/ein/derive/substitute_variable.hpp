@@ -303,6 +303,82 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
     }
     out.push_back(std::move(phi));
   }
+
+  // the part over traversal iterators of a linear index that also reads summation iterators, when
+  // it has two or more: `h + 3*r1` of `h + 3*r1 + r2 - 2` (r2 summed; after split_variable and
+  // split_summation, EinNet Figure 6). t = that part replaces one of its iterators of coefficient
+  // ±1, each choice alone and all parts at once, so that the access reads `t + r2 - 2`.
+  std::vector<ir::affine> parts;
+  for_each_access(s.body, [&](const ir::access& a) {
+    for (auto& e : a.index) {
+      if (!e.is_linear() || over_traversal(e)) continue;
+      ir::affine part(0);
+      std::size_t n = 0;
+      for (auto& [at, c] : e.terms())
+        if (traversal.count(at.name)) part = part + ir::idx(at.name) * c, ++n;
+      if (n >= 2 && std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(part);
+    }
+  });
+  // The layout groups the iterators by the first access that reads them once Φ is applied (the
+  // new ones in the places of those they replace): each operand's iterators are then adjacent, as
+  // an operator's iterator groups must be to flatten (Figure 6's (r1, s1, f) become one channel
+  // dimension whatever the batch).
+  auto grouped_layout = [&](substitution& phi) {
+    std::map<std::string, ir::affine> back(phi.invert.begin(), phi.invert.end());
+    std::map<std::string, std::size_t> first;
+    std::size_t k = 0;
+    for_each_access(s.body, [&](const ir::access& a) {
+      for (auto& e : a.index)
+        for (auto& x : e.substitute(back).iterators()) first.emplace(x, k);
+      ++k;
+    });
+    phi.layout.clear();
+    for (auto& i : s.traversal) {
+      std::string n = i.name;
+      for (std::size_t j = 0; j < phi.invert.size(); ++j)
+        if (phi.invert[j].first == i.name) n = phi.define[j].first;
+      phi.layout.push_back(n);
+    }
+    auto key = [&](const std::string& n) { return first.count(n) ? first.at(n) : k; };
+    std::stable_sort(phi.layout.begin(), phi.layout.end(),
+                     [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
+  };
+  for (auto& e : parts)
+    for (auto& [at, c] : e.terms()) {
+      if (c != 1 && c != -1) continue;
+      std::vector<std::string> taken = names;
+      substitution phi;
+      std::string t = fresh(taken);
+      phi.define.push_back({t, e});
+      phi.invert.push_back({at.name, linear_step(e, at.name, t)});
+      grouped_layout(phi);
+      out.push_back(std::move(phi));
+    }
+  if (parts.size() >= 2) {
+    substitution phi;
+    std::vector<std::string> taken = names;
+    std::set<std::string> replaced, read_by_chosen;
+    for (auto& e : parts) {
+      auto used = e.iterators();
+      if (std::any_of(used.begin(), used.end(), [&](auto& x) { return replaced.count(x); })) continue;
+      std::string best;
+      for (auto it = s.traversal.rbegin(); it != s.traversal.rend(); ++it) {
+        std::int64_t c = e.coefficient(it->name);
+        if ((c != 1 && c != -1) || read_by_chosen.count(it->name)) continue;
+        if (best.empty() || uses[it->name] < uses[best]) best = it->name;
+      }
+      if (best.empty()) continue;
+      std::string t = fresh(taken);
+      phi.define.push_back({t, e});
+      phi.invert.push_back({best, linear_step(e, best, t)});
+      replaced.insert(best);
+      read_by_chosen.insert(used.begin(), used.end());
+    }
+    if (phi.define.size() >= 2) {
+      grouped_layout(phi);
+      out.push_back(std::move(phi));
+    }
+  }
   return out;
 }
 
@@ -327,6 +403,11 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
 /// - an iterator x read by an index together with another iterator of coefficient ±D, D ≥ 2, D
 ///   dividing |x| but not x's coefficient (a dilation, EinNet Figure 14): (x − lo) % D and
 ///   (x − lo) / D, in x's place, p-major, so `x + D*w` becomes `D*(x' + w) + p`.
+/// - the part over traversal iterators of a linear index that also reads summation iterators,
+///   when it has two or more, e.g. `h + 3*r1` of `h + 3*r1 + r2 - 2` (EinNet Figure 6): t = that
+///   part replacing one of its iterators of coefficient ±1, each alone and all at once. The new
+///   scope's iterators are grouped by the first access that reads them after Φ (each operand's
+///   iterators adjacent, so that an operator can merge them into one dimension).
 /// New iterators are named t1, t2, ... avoiding the scope's names.
 /// @pre each proposal is applied through `substitute`, which proves Φ⁻¹ ∘ Φ = id on X.
 ///
