@@ -1,22 +1,42 @@
 // The cost interface: what the search asks of a cost model, and what it asks about.
 #pragma once
 
+#include <cstdint>
 #include <string>
+#include <variant>
 
 #include "ein/match/instance.hpp"
 
 namespace ein::cost {
 
 /// One kernel to price: a library operator or a generated eOperator, with its FLOPs and the
-/// bytes it must move (each operand read once, the output written once).
+/// bytes it must move (each operand read once, the output written once). A library operator
+/// also says how its output divides among thread blocks: as the GEMM it is (convolutions as
+/// implicit GEMMs), `batch` matrices of `rows` × `cols` (0: not known).
 struct workload {
   enum class engine { library, eoperator };
   engine kind = engine::eoperator;
   match::op_kind op = match::op_kind::elementwise;  // meaningful for engine::library
   double flops = 0, bytes = 0;
+  std::int64_t batch = 0, rows = 0, cols = 0;
 
+  /// Example: matmul m=49 n=4608 k=512 gives 1 × 49 × 4608; conv2d n=1 p×q=7×7 k=512 gives
+  /// 1 × 49 × 512 (rows n·p·q, columns the filters).
   static workload library(const match::instance& i) {
-    return {engine::library, i.kind, i.flops, i.bytes};
+    workload w{engine::library, i.kind, i.flops, i.bytes};
+    if (auto* g = std::get_if<match::gemm_attrs>(&i.attrs)) {
+      w.batch = g->batch, w.rows = g->m, w.cols = g->n;
+    } else if (auto* c = std::get_if<match::conv_attrs>(&i.attrs)) {
+      // conv2d writes y (n·p·q × k); conv_transpose2d writes x (n·h·w × c)
+      bool forward = i.kind == match::op_kind::conv2d;
+      w.batch = 1;
+      w.rows = forward ? c->n * c->p * c->q : c->n * c->h * c->w;
+      w.cols = forward ? c->k : c->c;
+    } else if (auto* b = std::get_if<match::band_attrs>(&i.attrs)) {
+      w.batch = b->batch, w.rows = b->m;
+      w.cols = i.kind == match::op_kind::g2bmm ? 2 * b->width + 1 : b->features;
+    }
+    return w;
   }
   static workload eoperator(double flops, double bytes) {
     return {engine::eoperator, match::op_kind::elementwise, flops, bytes};

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 #include <fstream>
 #include <map>
 #include <string>
@@ -47,6 +48,11 @@ struct device_profile {
   double eoperator_bandwidth = 1;  // fraction of DRAM bandwidth a generated kernel reaches
   double eoperator_compute = 1;    // fraction of FP32 peak a generated kernel reaches
   std::map<std::string, efficiency_curve> library;  // by operator name (match::name(op_kind))
+  /// Streaming multiprocessors, and the output tile (rows × columns) one thread block of a
+  /// library GEMM or implicit-GEMM convolution computes; 0: no occupancy limit (see roofline).
+  int sm_count = 0;
+  std::int64_t tile_rows = 0, tile_cols = 0;
+  double block_efficiency = 1;  // fraction of one SM's peak a thread block of the library reaches
 
   /// The library curve for an operator; operators without one use "default".
   const efficiency_curve& curve(match::op_kind op) const {
@@ -72,6 +78,15 @@ inline void from_json(const nlohmann::json& j, device_profile& p) {
   p.use_tf32 = j.value("use_tf32", false);
   p.eoperator_bandwidth = need("eoperator_bandwidth_fraction").get<double>();
   p.eoperator_compute = need("eoperator_compute_fraction").get<double>();
+  if (j.contains("sm_count")) {
+    p.sm_count = j.at("sm_count").get<int>();
+    auto& t = need("library_tile");
+    p.tile_rows = t.at(0).get<std::int64_t>(), p.tile_cols = t.at(1).get<std::int64_t>();
+    p.block_efficiency = need("library_block_efficiency").get<double>();
+    if (p.sm_count <= 0 || p.tile_rows <= 0 || p.tile_cols <= 0 || p.block_efficiency <= 0)
+      throw user_error("device profile `" + p.name +
+                       "`: sm_count, library_tile and library_block_efficiency must be positive");
+  }
   for (auto& [op, pts] : need("library_efficiency").items()) {
     efficiency_curve c;
     for (auto& pt : pts) c.points.push_back({pt.at(0).get<double>(), pt.at(1).get<double>()});

@@ -9,11 +9,38 @@
 namespace ein::cost {
 
 /// seconds = launch + max(FLOPs / (peak · efficiency), bytes / (bandwidth · efficiency)).
-/// Library calls reach the profile's library curve of FP32 (or TF32) peak; generated kernels
-/// (eOperators) its fixed fractions of FP32 peak and DRAM bandwidth, so they are never free.
+/// Library calls reach the profile's library curve of FP32 (or TF32) peak, and no more than their
+/// occupancy allows (`occupancy`); generated kernels (eOperators) the profile's fixed fractions
+/// of FP32 peak and DRAM bandwidth, so they are never free.
 class roofline final : public model {
  public:
   explicit roofline(device_profile p) : profile_(std::move(p)) {}
+
+  /// The fraction of the SMs a library operator keeps busy: a GEMM (and an implicit-GEMM
+  /// convolution) gives each thread block one output tile, so batch·⌈rows/tile⌉·⌈cols/tile⌉
+  /// blocks run on `sm_count` SMs; below one wave the idle SMs are lost (NVIDIA Deep Learning
+  /// Performance, "Matrix Multiplication Background User's Guide": tile and wave
+  /// quantization). Two GEMMs of equal FLOPs then differ by
+  /// their output: Conv3x3's Matmul of 49 × 4608 (K = 512) has 72 tiles of 64 × 64, the
+  /// im2col Matmul of 49 × 512 (K = 4608) has 8, and fills 8 of 132 SMs. Splitting K, which
+  /// some library heuristics do, is not credited. 1 when the profile or the workload does not
+  /// say.
+  double occupancy(const workload& w) const {
+    const auto& p = profile_;
+    if (p.sm_count <= 0 || w.rows <= 0 || w.cols <= 0) return 1.0;
+    auto ceil_div = [](std::int64_t a, std::int64_t b) { return (a + b - 1) / b; };
+    double tiles = static_cast<double>(std::max<std::int64_t>(w.batch, 1)) *
+                   static_cast<double>(ceil_div(w.rows, p.tile_rows)) *
+                   static_cast<double>(ceil_div(w.cols, p.tile_cols));
+    return std::min(1.0, tiles / p.sm_count);
+  }
+
+  /// The fraction of peak a library operator reaches: its curve at its FLOPs, capped by its
+  /// occupancy times what one thread block reaches on its SM (the same for every operator, so
+  /// that small kernels of different operators stay priced alike).
+  double library_efficiency(const workload& w) const {
+    return std::min(profile_.curve(w.op).at(w.flops), profile_.block_efficiency * occupancy(w));
+  }
 
   double seconds(const workload& w) const override {
     const auto& p = profile_;
@@ -21,7 +48,7 @@ class roofline final : public model {
     if (w.kind == workload::engine::library) {
       bool tensor_cores = p.use_tf32 && w.op != match::op_kind::elementwise;
       double peak = tensor_cores ? p.tf32_flops : p.fp32_flops;
-      compute = w.flops / (peak * p.curve(w.op).at(w.flops));
+      compute = w.flops / (peak * library_efficiency(w));
       memory = w.bytes / p.dram_bytes;
     } else {
       compute = w.flops / (p.fp32_flops * p.eoperator_compute);

@@ -34,27 +34,21 @@ struct converged {
 
 namespace detail {
 
-inline bool has_bridges(match::op_kind k) {
-  return k == match::op_kind::matmul || k == match::op_kind::batch_matmul;
-}
-
-// The distance of one scope to `op` (0: matches, 1 + expression distance otherwise), with the
-// bridges that reach it when asked for.
+// The distance of one scope to `op` (0: matches, directly or through a layout bridge; 1 + the
+// expression distance otherwise).
 inline std::optional<int> scope_distance(const ir::scope& s, const match::operator_def& op) {
-  auto d = match::distance(s, op);
+  auto a = match::analyze(s);
+  auto d = match::distance(s, a, op);
   if (!d) return std::nullopt;
-  if (!match::match(s, op).empty()) return 0;
-  if (has_bridges(op.kind))
-    for (auto& b : match::bridges(s))
-      if (b.op.kind == op.kind) return 0;
+  if (!match::match(s, a, op).empty() || !match::bridges(s, a, op).empty()) return 0;
   return *d + 1;
 }
 
 }  // namespace detail
 
 /// Distance of an expression tree to an operator, the measure converging derivation must
-/// decrease: 0 when some scope of the tree is computed by `op` (directly, or for Matmul and
-/// BatchMatmul through layout bridges, EinNet equations 2–3); otherwise 1 + the least expression
+/// decrease: 0 when some scope of the tree is computed by `op` (directly, or through layout
+/// bridges, EinNet §6.1 and equations 2–3); otherwise 1 + the least expression
 /// distance (§6.1, mismatched iterators) over its scopes; nothing when no scope classifies.
 /// Example: the inner scope of Figure 5's E4 with tightened bounds matches Matmul (0); Conv3x3's
 /// E1 classifies for Matmul with h, w in m and r, s, c in k (distance 3) but does not flatten.
@@ -79,9 +73,7 @@ inline std::vector<converged> matched_forms(const ir::scope_ptr& tree, const mat
       if (direct.empty()) direct.push_back({tree, "matches at " + derive::to_string(at)});
       return;
     }
-    if (!detail::has_bridges(op.kind)) return;
-    for (auto& b : match::bridges(*s)) {
-      if (b.op.kind != op.kind) continue;
+    for (auto& b : match::bridges(*s, op)) {
       bridged.push_back({derive::replace_at(tree, at, b.result),
                          "bridge at " + derive::to_string(at) + " (" +
                              std::to_string(b.relayouts.size()) + " input relayouts" +
