@@ -1,0 +1,76 @@
+// The program-level merging pass: definitions that contract one shared operand with different
+// weights become one contraction (EinNet Figure 3(a)) wherever the cost model predicts a gain.
+#pragma once
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ein/cost/model.hpp"
+#include "ein/derive/merge_shared_operand.hpp"
+#include "ein/ir/canonical.hpp"
+#include "ein/ir/expr.hpp"
+#include "ein/search/instantiate.hpp"
+
+namespace ein::search {
+
+namespace detail {
+
+// Predicted program times, each distinct definition (by canonical form) instantiated once:
+// candidates share most of their definitions with the program they came from.
+struct program_timer {
+  const cost::model& model;
+  std::map<std::string, double> seconds;
+
+  double operator()(const ir::program& p) {
+    auto weight_only = derive::weight_only_definitions(p);
+    double s = 0;
+    for (auto& d : p.definitions) {
+      if (weight_only.count(d.name)) continue;
+      auto form = ir::canonical_string(*d.value);
+      auto it = seconds.find(form);
+      if (it == seconds.end()) it = seconds.emplace(form, instantiate(d.value, model).seconds).first;
+      s += it->second;
+    }
+    return s;
+  }
+};
+
+}  // namespace detail
+
+/// Predicted run time of a program whose definitions are kernels: each definition that does not
+/// read only weights (those are computed when the code is generated) instantiated on its own
+/// (search::instantiate), the times added.
+inline double program_seconds(const ir::program& p, const cost::model& model) {
+  return detail::program_timer{model, {}}(p);
+}
+
+/// Applies shared-operand merging (derive::merge_shared_operand) greedily: at each step the
+/// candidate with the lowest predicted time (program_seconds) is taken if it is strictly cheaper
+/// than the program, ties to the first found; it stops when no candidate gains. Each step taken is
+/// appended to `steps` as `<rule>(<detail>)` when given. Every step keeps the program's values
+/// (each rule candidate is exact), tensors and outputs.
+/// Example: Conv3x3 as Matmul + OffsetReduce and Conv1x1 as Matmul over one input become one
+/// Matmul over the concatenated weights, read by the OffsetReduce and the 1×1 output's slice.
+inline ir::program merge_shared_operands(ir::program p, const cost::model& model,
+                                         std::vector<std::string>* steps = nullptr) {
+  detail::program_timer seconds{model, {}};
+  double now = seconds(p);
+  for (;;) {
+    auto candidates = derive::merge_shared_operand(p);
+    std::size_t best = candidates.size();
+    double best_seconds = now * (1 - 1e-9);
+    for (std::size_t i = 0; i < candidates.size(); ++i) {
+      double s = seconds(candidates[i].result);
+      if (s < best_seconds) best = i, best_seconds = s;
+    }
+    if (best == candidates.size()) return p;
+    if (steps) steps->push_back(candidates[best].rule + "(" + candidates[best].detail + ")");
+    p = std::move(candidates[best].result);
+    now = best_seconds;
+  }
+}
+
+}  // namespace ein::search
