@@ -2,7 +2,12 @@
 # model's program object and writes its generated header and JSON report; stage 2 is every target
 # that links the INTERFACE target made here and includes that header.
 #
-#   ein_generate(<target> MODEL <header> OBJECT <qualified::name> BACKEND host|cuda [NAME <name>])
+#   ein_generate(<target> MODEL <header> OBJECT <qualified::name> BACKEND host|cuda [NAME <name>]
+#                [SEARCH ON|OFF] [PROFILE <device profile JSON>])
+#
+# Stage 1 searches for the plan (ein::search::optimize_program) under the roofline cost model of
+# a device profile: PROFILE, else EIN_PROFILE (a variable), else ein's H100 profile
+# (cost/profiles/h100_sxm5.json); SEARCH OFF generates the program as written.
 #
 # writes ${CMAKE_CURRENT_BINARY_DIR}/ein_generated/<name>.hpp (include it as
 # "ein_generated/<name>.hpp") and <name>.json; <name> defaults to <target>. Linking <target>
@@ -32,7 +37,7 @@ function(ein_cuda_cxx20 target scope)
 endfunction()
 
 function(ein_generate target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;OBJECT;BACKEND;NAME" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;OBJECT;BACKEND;NAME;SEARCH;PROFILE" "")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ein_generate(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -60,6 +65,27 @@ function(ein_generate target)
     message(FATAL_ERROR "ein_generate(${target}): MODEL ${model} does not exist")
   endif()
   get_property(codegen_dir GLOBAL PROPERTY EIN_CODEGEN_DIR)
+  if(NOT DEFINED arg_SEARCH)
+    set(arg_SEARCH ON)
+  endif()
+  set(search_args --search off)
+  set(profile)
+  if(arg_SEARCH)
+    if(arg_PROFILE)
+      get_filename_component(profile "${arg_PROFILE}" ABSOLUTE)
+    elseif(EIN_PROFILE)
+      get_filename_component(profile "${EIN_PROFILE}" ABSOLUTE)
+    else()
+      # The profiles sit beside the driver's folder, in the source tree and once installed.
+      get_filename_component(profile "${codegen_dir}/../cost/profiles/h100_sxm5.json" ABSOLUTE)
+    endif()
+    if(NOT EXISTS "${profile}")
+      message(FATAL_ERROR "ein_generate(${target}): device profile ${profile} does not exist")
+    endif()
+    set(search_args --search on --profile ${profile})
+  elseif(arg_PROFILE)
+    message(FATAL_ERROR "ein_generate(${target}): PROFILE is for the search; it is OFF")
+  endif()
   if(NOT DEFINED BLA_VENDOR)
     set(BLA_VENDOR OpenBLAS)
   endif()
@@ -93,7 +119,9 @@ function(ein_generate target)
     set(EIN_DRIVER_HEADER ${codegen_dir}/driver.hpp)
     configure_file(${codegen_dir}/driver.cpp.in ${work}/driver.cpp @ONLY)
     add_executable(${driver} ${work}/driver.cpp)
-    target_link_libraries(${driver} PRIVATE ein::ein)
+    # The search runs its subprograms on all cores.
+    find_package(Threads REQUIRED)
+    target_link_libraries(${driver} PRIVATE ein::ein Threads::Threads)
     if(cblas)
       target_compile_definitions(${driver} PRIVATE EIN_HAVE_CBLAS)
     endif()
@@ -118,8 +146,8 @@ function(ein_generate target)
     OUTPUT ${outputs}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
     COMMAND ${driver} --name ${arg_NAME} --backend ${arg_BACKEND}
-            --header ${header} --report ${report} ${source_args}
-    DEPENDS ${driver} ${model}
+            --header ${header} --report ${report} ${source_args} ${search_args}
+    DEPENDS ${driver} ${model} ${profile}
     COMMENT "ein: generating the ${arg_BACKEND} plan of ${arg_OBJECT} (${arg_NAME}.hpp)"
     VERBATIM)
   add_custom_target(${target}_ein_generate DEPENDS ${outputs})

@@ -1,4 +1,5 @@
-// The 3×3 convolution through its generated host plan, checked against the interpreter.
+// The 3×3 convolution through its generated host plan (the one the search chose: its statistics
+// and kernels are the plan's description), checked against the interpreter.
 #include <cstdio>
 #include <vector>
 

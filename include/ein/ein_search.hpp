@@ -1,12 +1,16 @@
 // The stage-1 umbrella: everything the search program of ein_generate uses (IR, interpreter,
-// emitters). User code includes ein.hpp instead.
+// rules, search, cost models, emitters). User code includes ein.hpp instead.
 #pragma once
 
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/report.hpp"
+#include "ein/cost/profile.hpp"
+#include "ein/cost/roofline.hpp"
+#include "ein/derive/all.hpp"
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/ir/affine.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/print.hpp"
+#include "ein/search/program.hpp"

@@ -35,15 +35,16 @@ inline tensor weight(std::string name, std::vector<std::int64_t> shape) {
   return {std::move(name), dtype::f32, std::move(shape), tensor_role::weight};
 }
 
-/// Conv k×k, NHWC input [1, hw, hw, c], f filters K[r, s, f, c], `pad` zeros each side:
-/// L_{n,h,w,f} Σ_{r,s,c} A[n, h + r - pad, w + s - pad, c] * K[r, s, f, c]
-inline scope_ptr conv(std::int64_t hw, std::int64_t c, std::int64_t f, std::int64_t k, std::int64_t pad) {
+/// Conv k×k, NHWC input [1, hw, hw, c], f filters K[r, s, f, c] (the weight named `filter`),
+/// `pad` zeros each side: L_{n,h,w,f} Σ_{r,s,c} A[n, h + r - pad, w + s - pad, c] * K[r, s, f, c]
+inline scope_ptr conv(std::int64_t hw, std::int64_t c, std::int64_t f, std::int64_t k, std::int64_t pad,
+                      const std::string& filter = "K") {
   std::int64_t out = hw + 2 * pad - k + 1;
   return make_scope({{"n", 0, 1}, {"h", 0, out}, {"w", 0, out}, {"f", 0, f}},
                     {{"r", 0, k}, {"s", 0, k}, {"c", 0, c}},
                     make_access(input("A", {1, hw, hw, c}),
                                 {idx("n"), idx("h") + idx("r") - pad, idx("w") + idx("s") - pad, idx("c")}) *
-                        make_access(weight("K", {k, k, f, c}), {idx("r"), idx("s"), idx("f"), idx("c")}));
+                        make_access(weight(filter, {k, k, f, c}), {idx("r"), idx("s"), idx("f"), idx("c")}));
 }
 
 /// Dilated G2BMM: L_{b,i,w} Σ_k A[b,i,k] * B[b, i + d*(w - W), k], w in [0, 2W + 1)

@@ -23,6 +23,17 @@ namespace ein::codegen {
 enum class backend : std::uint8_t { host, cuda };
 inline const char* name(backend b) { return b == backend::host ? "host" : "cuda"; }
 
+/// The statistics of the search that chose a plan, for the JSON report.
+struct search_summary {
+  std::uint64_t states_visited = 0;
+  std::uint64_t pruned_by_fingerprint = 0;
+  int max_depth = 0;
+  double time_s = 0;
+  std::string stop_reason;
+  std::string cost_model;  // the cost model's description
+  std::string report;      // the search's report, one subprogram after another
+};
+
 /// What a generated header is tied to.
 struct options {
   std::string name;          // file stem: the header is `<name>.hpp`; an identifier
@@ -31,6 +42,7 @@ struct options {
   std::uint64_t key = 0;     // ein::program_key(object) when the header was generated
   backend target = backend::host;
   std::string search = "none (instantiate as written)";  // how the plan was chosen
+  std::optional<search_summary> statistics;  // of the search, where one chose the plan
   /// Compute-bound GEMM definitions become library calls (find_library_call): CBLAS on the host
   /// backend (the consumer then links a CBLAS), cuBLAS on the cuda backend; else eOperators.
   bool library_calls = false;
@@ -39,6 +51,25 @@ struct options {
   bool cudnn_calls = false;
 };
 
+/// Whether plans generated under `o` can run operator instance `op` as a library call: the
+/// operator test of find_library_call (a compute-bound GEMM where library calls are on; a
+/// compute-bound convolution cuDNN runs as matched, on the cuda backend with cuDNN). Whether the
+/// step reads and writes whole buffers is left to find_library_call. The search uses it to price
+/// the kernels the backend runs as eOperators as such.
+inline bool runs_as_library_call(const match::instance& op, const options& o) {
+  if (!o.library_calls || match::memory_bound(op, 4.0)) return false;
+  switch (op.kind) {
+    case match::op_kind::matmul:
+    case match::op_kind::batch_matmul:
+      return detail::blas_accepts(op.gemm());
+    case match::op_kind::conv2d:
+    case match::op_kind::conv_transpose2d:
+      return o.target == backend::cuda && o.cudnn_calls && detail::cudnn_accepts(op);
+    default:
+      return false;
+  }
+}
+
 /// The library call of each step of `plan` under `o` (nothing for an eOperator).
 inline std::vector<std::optional<library_call>> library_calls(const layout& plan, const options& o) {
   return find_library_calls(plan, o.library_calls, o.target == backend::cuda && o.cudnn_calls);
@@ -46,7 +77,8 @@ inline std::vector<std::optional<library_call>> library_calls(const layout& plan
 
 /// The plan in words, one line per step, e.g.
 /// `conv = eOperator L_{n:[0,1), ...} Σ_{...} A[n, h + r - 1, w + s - 1, c] * K[r, s, f, c]` or
-/// `xw = library matmul(A=x+0, B=W+0) batch=1 m=64 n=128 k=256 ...`.
+/// `xw = library matmul(A=x+0, B=W+0) batch=1 m=64 n=128 k=256 ...`. Weight transforms (steps
+/// that read weights only; run() computes them first) are marked `[weight transform]`.
 inline std::string describe(const ir::program& p, const options& o) {
   layout plan = make_layout(p);
   auto calls = library_calls(plan, o);
@@ -56,7 +88,8 @@ inline std::string describe(const ir::program& p, const options& o) {
     auto& s = plan.steps[k];
     const buffer& b = plan.buffers[s.target];
     r += "  " + b.name + " = " + (calls[k] ? calls[k]->str() : "eOperator " + ir::to_string(*s.value)) +
-         (b.role == buffer::kind::output ? "  [output]" : "  [temporary]") + "\n";
+         (b.role == buffer::kind::output ? "  [output]" : "  [temporary]") +
+         (s.weight_only ? " [weight transform]" : "") + "\n";
   }
   return r;
 }
@@ -127,6 +160,9 @@ inline void emit_run(writer& w, const layout& plan, const std::string& ns, bool 
   }
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     auto& s = plan.steps[k];
+    // Weight values are bound at run time, so their transforms run on every call.
+    if (k == 0 && s.weight_only) w.comment("[weight transform]: steps that read weights only");
+    if (k > 0 && plan.steps[k - 1].weight_only && !s.weight_only) w.comment("steps that read the inputs");
     if (cuda && calls[k] && calls[k]->convolution())
       emit_cudnn_call(w, s, plan, *calls[k], ns, "ein_cudnn");
     else if (cuda && calls[k])

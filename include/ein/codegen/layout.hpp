@@ -38,6 +38,9 @@ struct step {
   ir::scope_ptr value;
   std::string function;  // the base name of its host function and CUDA kernel, `eop_<name>`
   std::vector<std::size_t> reads;
+  /// Reads weights only (directly or through other weight-only steps): a weight transform, run
+  /// before every other step.
+  bool weight_only = false;
 };
 
 /// C++ identifiers made from IR names: invalid characters become `_`, and each is unique in its
@@ -127,15 +130,18 @@ struct layout_builder {
 
 /// The plan of `p` as written: each definition is one eOperator; a nested scope in a body is an
 /// eOperator of its own writing a temporary, scheduled before its reader (shared scopes once).
-/// Definitions that are no output are temporaries too.
+/// Definitions that are no output are temporaries too. Weight transforms (steps that read
+/// weights only, directly or through other weight transforms) come first, in program order.
 /// @pre definitions are in topological order and each names a distinct tensor.
 inline layout make_layout(const ir::program& p) {
   detail::layout_builder b;
   auto& by_name = b.out.by_name;
+  std::set<std::size_t> weights;  // weight buffers, then the targets of weight transforms
   for (auto& t : p.tensors) {
     if (by_name.count(t.name)) throw user_error("program `" + p.name + "`: tensor `" + t.name + "` is declared twice");
     by_name[t.name] = b.add_buffer(t.name, t.type, std::vector<std::int64_t>(t.shape.size(), 0),
                                    t.shape, buffer::kind::input);
+    if (t.role == ir::tensor_role::weight) weights.insert(by_name[t.name]);
   }
   std::set<std::string> outputs(p.outputs.begin(), p.outputs.end());
   for (auto& o : p.outputs)
@@ -151,6 +157,12 @@ inline layout make_layout(const ir::program& p) {
     b.add_step(id, d.value, d.name, d.name, d.type, nested);
     by_name[d.name] = id;
   }
+  for (auto& s : b.out.steps) {
+    s.weight_only = !s.reads.empty() && std::all_of(s.reads.begin(), s.reads.end(),
+                                                    [&](std::size_t r) { return weights.count(r) > 0; });
+    if (s.weight_only) weights.insert(s.target);
+  }
+  std::stable_partition(b.out.steps.begin(), b.out.steps.end(), [](const step& s) { return s.weight_only; });
   return b.out;
 }
 

@@ -16,7 +16,8 @@ namespace ein::codegen {
 /// The report of the plan of `p`: one entry per step (kind, "eoperator" or "library", with the
 /// library operator and its attributes; the expression it computes as text and as IR JSON, its
 /// box, what it reads, whether it is an output), the search that chose it and its statistics.
-/// Search statistics are null while the plan is the program as written.
+/// Search statistics are null while the plan is the program as written; weight transforms are
+/// marked (`weight_transform`).
 inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
   layout plan = make_layout(p);
   auto calls = library_calls(plan, o);
@@ -29,8 +30,13 @@ inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
   r["program_key"] = key;
   r["backend"] = name(o.target);
   r["search"] = o.search;
-  r["statistics"] = {{"states_visited", nullptr}, {"pruned_by_fingerprint", nullptr},
-                     {"max_depth", nullptr}, {"time_s", nullptr}, {"stop_reason", nullptr}};
+  if (auto& st = o.statistics)
+    r["statistics"] = {{"states_visited", st->states_visited}, {"pruned_by_fingerprint", st->pruned_by_fingerprint},
+                       {"max_depth", st->max_depth}, {"time_s", st->time_s}, {"stop_reason", st->stop_reason},
+                       {"cost_model", st->cost_model}, {"report", st->report}};
+  else
+    r["statistics"] = {{"states_visited", nullptr}, {"pruned_by_fingerprint", nullptr},
+                       {"max_depth", nullptr}, {"time_s", nullptr}, {"stop_reason", nullptr}};
   auto& tensors = r["tensors"] = nlohmann::ordered_json::array();
   for (auto& t : p.tensors)
     tensors.push_back({{"name", t.name}, {"role", t.role == ir::tensor_role::weight ? "weight" : "input"},
@@ -45,6 +51,7 @@ inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
                      {"kind", calls[k] ? "library" : "eoperator"},
                      {"library", calls[k] ? nlohmann::ordered_json(calls[k]->op.str()) : nullptr},
                      {"output", b.role == buffer::kind::output},
+                     {"weight_transform", s.weight_only},
                      {"expression", ir::to_string(*s.value)},
                      {"lower", b.lower},
                      {"shape", b.shape},

@@ -1,12 +1,15 @@
 // Writes the generated headers of the hand-built test programs (host and cuda backends, with the
-// CUDA sources of the latter): the
-// first stage of the two-stage codegen test, as ein_generate's driver does for a model.
+// CUDA sources of the latter): the first stage of the two-stage codegen test, as ein_generate's
+// driver does for a model. The paper's cases (paper_programs.hpp) go through the search.
 #include <cstdio>
 #include <fstream>
+#include <future>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <utility>
 
+#include "codegen/e2e/paper_programs.hpp"
 #include "codegen/e2e/programs.hpp"
 #include "ein/ein_search.hpp"
 
@@ -81,6 +84,46 @@ void generate_fuzz_all(const std::string& dir, std::integer_sequence<int, K...>)
   write_if_changed(dir + "/hand_fuzz_all.hpp", all);
 }
 
+// The paper's cases: each searched once, then its plan chosen and written for each backend as
+// ein_generate's driver writes a searched plan (what runs as a library call differs).
+template <int K>
+ein::search::optimized_program search_paper_case(const ein::cost::model& model) {
+  constexpr int id = ein_test::searched_base + K;
+  return ein::search::optimize_program(ein::reify(ein_test::hand_program<id>{}), ein::derive::intra_rules(), model);
+}
+
+template <int K>
+void generate_searched(const std::string& dir, const ein::search::optimized_program& searched,
+                       const ein::cost::model& model) {
+  constexpr int id = ein_test::searched_base + K;
+  for (auto target : {ein::codegen::backend::host, ein::codegen::backend::cuda}) {
+    ein::codegen::options o;
+    o.name = std::string("hand_") + ein_test::searched_names[K] +
+             (target == ein::codegen::backend::cuda ? "_cuda" : "");
+    o.model_header = "codegen/e2e/paper_programs.hpp";
+    o.object = std::string("ein_test::") + ein_test::searched_names[K];
+    o.key = ein::program_key(ein_test::hand_program<id>{});
+    o.target = target;
+    o.library_calls = target == ein::codegen::backend::cuda || have_cblas;
+    o.cudnn_calls = have_cudnn;
+    auto runs = [&](const ein::search::kernel& k) { return ein::codegen::runs_as_library_call(*k.op, o); };
+    auto r = ein::search::for_backend(searched, model, runs);
+    std::printf("%s (%s)\n%s", ein_test::searched_names[K], ein::codegen::name(target), r.report().c_str());
+    o.search = "optimize_program, roofline h100_sxm5.json; " + r.summary();
+    write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(r.program, o));
+    if (target == ein::codegen::backend::cuda)
+      write_if_changed(dir + "/" + o.name + ".cu", ein::codegen::emit_cuda_source(r.program, o));
+  }
+}
+
+template <int... K>
+void generate_searched_all(const std::string& dir, std::integer_sequence<int, K...>) {
+  ein::cost::roofline h100(ein::cost::load_profile(std::string(EIN_PROFILE_DIR) + "/h100_sxm5.json"));
+  // The cases are independent: searched at once (each search is single-threaded here).
+  std::tuple searches{std::async(std::launch::async, [&] { return search_paper_case<K>(h100); })...};
+  (generate_searched<K>(dir, std::get<K>(searches).get(), h100), ...);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -91,6 +134,7 @@ int main(int argc, char** argv) {
   try {
     generate_all(argv[1], std::make_integer_sequence<int, ein_test::program_count>{});
     generate_fuzz_all(argv[1], std::make_integer_sequence<int, ein_test::fuzz_count>{});
+    generate_searched_all(argv[1], std::make_integer_sequence<int, ein_test::searched_count>{});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
