@@ -98,17 +98,17 @@ std::string affine_text(const affine& a, const Namer& name_of) {
     switch (at.k) {
       case atom::kind::iter: t += name_of(at.name); break;
       case atom::kind::floordiv:
-        t += "(" + affine_text(*at.arg, name_of) + ")/" + std::to_string(at.divisor);
+        t.append("(").append(affine_text(*at.arg, name_of)).append(")/").append(std::to_string(at.divisor));
         break;
       case atom::kind::mod:
-        t += "(" + affine_text(*at.arg, name_of) + ")%" + std::to_string(at.divisor);
+        t.append("(").append(affine_text(*at.arg, name_of)).append(")%").append(std::to_string(at.divisor));
         break;
     }
     terms.push_back(std::move(t));
   }
   std::sort(terms.begin(), terms.end());
   std::string s = std::to_string(a.constant());
-  for (auto& t : terms) s += "+" + t;
+  for (auto& t : terms) s.append("+").append(t);
   return s;
 }
 
@@ -185,7 +185,14 @@ class canonicalizer {
     return r;
   }
 
-  void collect(const cnode& n, const std::string& context, state& st) {
+  // `context` is a buffer: each level appends its step and takes it off again.
+  void collect(const cnode& n, std::string& context, state& st) {
+    auto within = [&](const cnode& kid, const char* step) {
+      auto size = context.size();
+      context += step;
+      collect(kid, context, st);
+      context.resize(size);
+    };
     switch (n.k) {
       case cnode::kind::constant: return;
       case cnode::kind::access: {
@@ -201,17 +208,23 @@ class canonicalizer {
         st.occurrences.push_back(std::move(o));
         return;
       }
-      case cnode::kind::apply: collect(n.kids[0], context + ">F" + name(n.fn), st); return;
+      case cnode::kind::apply: {
+        auto size = context.size();
+        context.append(">F").append(name(n.fn));
+        collect(n.kids[0], context, st);
+        context.resize(size);
+        return;
+      }
       case cnode::kind::sum:
         for (std::size_t i = 0; i < n.kids.size(); ++i)
-          collect(n.kids[i], context + (n.signs[i] > 0 ? ">S+" : ">S-"), st);
+          within(n.kids[i], n.signs[i] > 0 ? ">S+" : ">S-");
         return;
       case cnode::kind::product:
-        for (auto& k : n.kids) collect(k, context + ">P", st);
+        for (auto& k : n.kids) within(k, ">P");
         return;
       case cnode::kind::quotient:
-        collect(n.kids[0], context + ">Q0", st);
-        collect(n.kids[1], context + ">Q1", st);
+        within(n.kids[0], ">Q0");
+        within(n.kids[1], ">Q1");
         return;
     }
   }
@@ -220,7 +233,7 @@ class canonicalizer {
   std::string access_text(const access& a, const Namer& name_of) {
     std::string r = source_text(a) + "[";
     for (std::size_t d = 0; d < a.index.size(); ++d)
-      r += (d ? "," : "") + affine_text(a.index[d], name_of);
+      r.append(d ? "," : "").append(affine_text(a.index[d], name_of));
     return r + "]";
   }
 
@@ -238,11 +251,11 @@ class canonicalizer {
         std::vector<std::string> parts;
         for (std::size_t i = 0; i < n.kids.size(); ++i) {
           std::string sign = n.k == cnode::kind::sum ? (n.signs[i] > 0 ? "+" : "-") : "";
-          parts.push_back(sign + body_text(n.kids[i], name_of));
+          parts.push_back(sign.append(body_text(n.kids[i], name_of)));
         }
         std::sort(parts.begin(), parts.end());
         std::string r = n.k == cnode::kind::sum ? "(+" : "(*";
-        for (auto& p : parts) r += " " + p;
+        for (auto& p : parts) r.append(" ").append(p);
         return r + ")";
       }
     }
@@ -264,6 +277,9 @@ class canonicalizer {
   void refine(state& st, std::vector<int>& colour) {
     std::size_t m = colour.size();
     int classes = class_count(colour);
+    // every iterator in a class of its own: nothing can split (the ranks below would repeat
+    // `colour`, which is dense)
+    if (static_cast<std::size_t>(classes) == m) return;
     while (true) {
       std::vector<std::vector<std::string>> occ(m);
       for (auto& o : st.occurrences)
@@ -373,7 +389,8 @@ class canonicalizer {
         throw user_error("iterator `" + s.summation[i].name + "` is declared twice in one scope");
     st.body = normalize(s.body);
     st.used.assign(s.summation.size(), false);
-    collect(st.body, "", st);
+    std::string context;
+    collect(st.body, context, st);
     std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
     for (auto& i : s.summation) ranges.emplace_back(i.lo, i.hi);
     search(st, dense_ranks(ranges));

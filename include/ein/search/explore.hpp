@@ -21,6 +21,7 @@ struct state {
   int depth = 0;
   std::int64_t parent = -1;  // index in explored::states; -1 for the source
   std::string rule, detail;  // the step from the parent
+  std::string form;          // ir::canonical_string(*expr), so that callers need not redo it
 };
 
 struct explored {
@@ -55,18 +56,18 @@ inline explored explore(const ir::scope_ptr& source, std::span<const derive::rul
   explored out;
   auto& st = out.stats;
   // fingerprint → indices of kept states with that fingerprint (confirmed by canonical text)
-  std::unordered_map<std::uint64_t, std::vector<std::pair<std::string, std::size_t>>> seen;
+  std::unordered_map<std::uint64_t, std::vector<std::size_t>> seen;
 
   auto admit = [&](state s) {
-    std::string text = ir::canonical_string(*s.expr);
+    s.form = ir::canonical_string(*s.expr);
     if (prune) {
-      auto& bucket = seen[ir::stable_hash(text)];
-      for (auto& [t, i] : bucket)
-        if (t == text) {
+      auto& bucket = seen[ir::stable_hash(s.form)];
+      for (auto i : bucket)
+        if (out.states[i].form == s.form) {
           ++st.pruned;
           return;
         }
-      bucket.push_back({std::move(text), out.states.size()});
+      bucket.push_back(out.states.size());
     }
     if (st.states_per_depth.size() <= static_cast<std::size_t>(s.depth))
       st.states_per_depth.resize(s.depth + 1);
@@ -80,9 +81,10 @@ inline explored explore(const ir::scope_ptr& source, std::span<const derive::rul
     return out;
   };
 
-  admit({source, 0, -1, "", ""});
+  admit({source, 0, -1, "", "", ""});
   std::size_t level_begin = 0;
   for (int depth = 0;; ++depth) {
+    st.seconds_to_depth.push_back(std::chrono::duration<double>(clock::now() - start).count());
     std::size_t level_end = out.states.size();
     if (level_begin == level_end) return finish(stop_reason::exhausted);
     if (depth >= limits.max_depth) return finish(stop_reason::depth);
@@ -92,7 +94,7 @@ inline explored explore(const ir::scope_ptr& source, std::span<const derive::rul
         for (auto& c : r.apply(out.states[i].expr)) {
           ++st.candidates;
           admit({std::move(c.result), depth + 1, static_cast<std::int64_t>(i), std::move(c.rule),
-                 std::move(c.detail)});
+                 std::move(c.detail), ""});
           if (st.states >= limits.max_states) return finish(stop_reason::states);
         }
       }

@@ -1,0 +1,416 @@
+// Search speed (EinNet §6, Figures 18–19): states and seconds per explorative depth with and
+// without fingerprint pruning, the full search (explore + converge) at a total depth, the depth
+// at which each paper transformation is found, the chosen plan's predicted speedup under the H100
+// roofline profile, and the search without converging derivation.
+//
+//   bench_search [--runs N] [--max-depth D] [--states S] [--seconds T] [--depth D7]
+//                [--explore E,...] [--search-seconds T] [--instantiate-states S]
+//                [--cases NAME,...] [--parts explore,unpruned,search,without_converge]
+//                [--smoke] [--out FILE]
+//
+// --max-depth (9), --states (1,000,000) and --seconds (60) bound each explorative curve, pruned
+// and unpruned; a curve cut by them says so. --depth (7) is the total search depth, split as
+// explore E + converge (depth − E) for each E of --explore (2,3), each search stopped after
+// --search-seconds (120) of wall clock. --runs (3) repeats every timed part whose first run took
+// under 10 s, and the report gives medians (wall and processor seconds). Without converging
+// derivation every explorative state is instantiated, at most --instantiate-states (20,000) of
+// them. --parts picks what runs (default all). --smoke runs Conv3x3 to depth 2 in well under a
+// second (the ctest smoke test). Prints a table and writes JSON (default
+// bench/results/search.json in the source tree) after every case, naming the machine and the
+// command.
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <sched.h>
+
+#include "cases.hpp"
+#include "ein/derive/all.hpp"
+#include "ein/derive/program_rules.hpp"
+
+namespace {
+
+using namespace ein;
+using nlohmann::json;
+
+struct settings {
+  int runs = 3;
+  int max_depth = 9;
+  std::uint64_t states = 1'000'000;
+  double seconds = 60;
+  double search_seconds = 120;
+  int depth = 7;
+  std::vector<int> explore = {2, 3};
+  std::uint64_t instantiate_states = 20'000;
+  std::vector<std::string> only;
+  std::vector<std::string> parts = {"explore", "unpruned", "search", "without_converge"};
+  bool smoke = false;
+
+  bool part(const std::string& p) const { return std::find(parts.begin(), parts.end(), p) != parts.end(); }
+};
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  auto n = v.size();
+  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// Processor seconds this process has used: on a shared machine, less noisy than wall time.
+double cpu_seconds() {
+  timespec t{};
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+// Runs `body` (which returns its wall seconds) once, and again up to `runs` times in all while
+// its first run took under 10 s; `cpu` receives each run's processor seconds.
+template <class F>
+std::vector<double> repeat(int runs, std::vector<double>& cpu, F&& body) {
+  std::vector<double> t;
+  do {
+    double before = cpu_seconds();
+    t.push_back(body());
+    cpu.push_back(cpu_seconds() - before);
+  } while (t[0] < 10 && static_cast<int>(t.size()) < runs);
+  return t;
+}
+
+// The explorative curve: states per depth and seconds until each depth was complete.
+json explore_curve(const ir::scope_ptr& source, const settings& s, bool prune) {
+  search::budget b{s.max_depth, s.states,
+                   std::chrono::milliseconds(static_cast<std::int64_t>(s.seconds * 1000))};
+  std::vector<search::statistics> runs;
+  std::vector<double> cpu;
+  repeat(s.runs, cpu, [&] {
+    runs.push_back(search::explore(source, derive::intra_rules(), b, prune).stats);
+    return runs.back().seconds;
+  });
+  auto& first = runs.front();
+  json depths = json::array();
+  std::uint64_t total = 0;
+  for (std::size_t d = 0; d < first.states_per_depth.size(); ++d) {
+    total += first.states_per_depth[d];
+    json row{{"depth", d}, {"new_states", first.states_per_depth[d]}, {"states", total}};
+    if (d < first.seconds_to_depth.size()) {
+      std::vector<double> t;
+      for (auto& r : runs) t.push_back(r.seconds_to_depth[d]);
+      row["seconds"] = median(t);
+      row["complete"] = true;
+    } else {
+      row["complete"] = false;  // the budget stopped the search inside this level
+    }
+    depths.push_back(row);
+  }
+  std::vector<double> t;
+  for (auto& r : runs) t.push_back(r.seconds);
+  return {{"prune", prune},
+          {"budget", {{"max_depth", b.max_depth}, {"max_states", b.max_states}, {"seconds", s.seconds}}},
+          {"stop", search::name(first.reason)},
+          {"states", first.states},
+          {"candidates", first.candidates},
+          {"pruned", first.pruned},
+          {"seconds", median(t)},
+          {"cpu_seconds", median(cpu)},
+          {"runs", runs.size()},
+          {"depths", depths}};
+}
+
+// Derivation steps of a candidate: explorative and converging steps, up to how the operator
+// matched (post-optimization steps come after it and are not derivation depth).
+int derivation_depth(const search::candidate_plan& c) {
+  for (std::size_t i = 0; i < c.steps.size(); ++i) {
+    auto& s = c.steps[i];
+    if (s.rfind("matches at", 0) == 0 || s.rfind("bridge at", 0) == 0 || s.rfind("bridgeable", 0) == 0)
+      return static_cast<int>(i);
+  }
+  return static_cast<int>(c.steps.size());
+}
+
+json plan_json(const search::candidate_plan& c, bool with_depth) {
+  json r{{"shape", c.p.shape()}, {"ms", c.p.seconds * 1e3}, {"target", c.target}, {"steps", c.steps}};
+  if (with_depth) r["depth"] = derivation_depth(c);
+  return r;
+}
+
+// One full search: time (median), counters, the target's shallowest candidate, the choice.
+json full_search(const search_bench::bench_case& bc, const ir::scope_ptr& source, search::options o,
+                 const settings& s) {
+  std::optional<search::optimized> result;
+  std::vector<double> cpu;
+  auto times = repeat(s.runs, cpu, [&] {
+    result = search::optimize(source, derive::intra_rules(), search_test::h100(), o);
+    return result->stats.seconds;
+  });
+  auto& r = *result;
+  const search::candidate_plan* target = nullptr;
+  for (auto& c : r.candidates)
+    if (bc.is_target(c) && (!target || derivation_depth(c) < derivation_depth(*target))) target = &c;
+  auto& chosen = r.candidates[r.chosen];
+  json j{{"explore_depth", o.explore_depth},
+         {"converge_depth", o.converge ? o.converge_depth : 0},
+         {"converge", o.converge},
+         {"seconds", median(times)},
+         {"seconds_runs", times},
+         {"cpu_seconds", median(cpu)},
+         {"explore_states", r.stats.explore.states},
+         {"explore_pruned", r.stats.explore.pruned},
+         {"converge_states", r.stats.converge.states},
+         {"converge_pruned", r.stats.converge.pruned},
+         {"converge_rejected", r.stats.converge.rejected},
+         {"states", r.stats.explore.states + r.stats.converge.states},
+         {"candidates", r.candidates.size()},
+         {"instantiated", r.stats.instantiated},
+         {"stop", search::name(r.stats.reason)},
+         {"budget_seconds", std::chrono::duration<double>(o.limits.time).count()},
+         {"budget_states", o.limits.max_states},
+         {"target_found", target != nullptr},
+         {"baseline", plan_json(r.candidates.front(), false)},
+         {"chosen", plan_json(chosen, true)},
+         {"chosen_is_target", bc.is_target(chosen)},
+         {"predicted_speedup", r.baseline.seconds / r.best.seconds}};
+  if (target) {
+    j["target_depth"] = derivation_depth(*target);
+    j["target_plan"] = plan_json(*target, true);
+    j["target_speedup"] = r.baseline.seconds / target->p.seconds;
+  }
+  return j;
+}
+
+// Without converging derivation (Figure 18): explorative states instantiated as they are, depth
+// by depth until the target appears or the budget runs out.
+json without_converge(const search_bench::bench_case& bc, const ir::scope_ptr& source, const settings& s) {
+  json levels = json::array();
+  auto start = std::chrono::steady_clock::now();
+  for (int d = 1; d <= s.depth; ++d) {
+    double left = s.seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (left <= 0) break;
+    search::options o;
+    o.explore_depth = d;
+    o.converge = false;
+    // optimize instantiates every explorative state here and checks no clock on the way:
+    // the explorative state budget is what bounds it
+    o.limits.max_states = s.instantiate_states;
+    o.limits.time = std::chrono::milliseconds(static_cast<std::int64_t>(left * 1000));
+    auto r = search::optimize(source, derive::intra_rules(), search_test::h100(), o);
+    bool found = std::any_of(r.candidates.begin(), r.candidates.end(), bc.is_target);
+    levels.push_back({{"explore_depth", d},
+                      {"seconds", r.stats.seconds},
+                      {"states", r.stats.explore.states},
+                      {"instantiated", r.stats.instantiated},
+                      {"stop", search::name(r.stats.reason)},
+                      {"target_found", found},
+                      {"chosen", r.best.shape()},
+                      {"predicted_speedup", r.baseline.seconds / r.best.seconds}});
+    if (found || r.stats.reason == search::stop_reason::time || r.stats.reason == search::stop_reason::states) break;
+  }
+  json j{{"levels", levels}, {"budget_seconds", s.seconds}, {"budget_states", s.instantiate_states}};
+  auto& last = levels.back();
+  j["target_found"] = last["target_found"];
+  if (last["target_found"]) j["target_depth"] = last["explore_depth"];
+  return j;
+}
+
+// The program-level case: no program search exists; one step of the inter-expression rules
+// shows what they propose.
+json program_case() {
+  auto p = search_bench::conv3x3_conv1x1();
+  json proposals = json::array();
+  for (auto& r : derive::program_rules()) proposals.push_back({{"rule", r.name}, {"candidates", r.apply(p).size()}});
+  return {{"name", "Conv3x3+Conv1x1"},
+          {"configuration", "NHWC [1,7,7,512], 512 filters each, one shared input"},
+          {"target", "one Conv3x3 over the concatenated (zero-padded 1x1) weights"},
+          {"target_found", false},
+          {"why", "search::optimize searches one expression; there is no program-level search yet"},
+          {"one_step_program_rules", proposals}};
+}
+
+int processors() {
+  cpu_set_t set;
+  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  for (std::string line; std::getline(in, line);)
+    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
+  return "unknown";
+}
+
+std::string load_average() {
+  std::ifstream in("/proc/loadavg");
+  std::string first;
+  in >> first;
+  return first.empty() ? "unknown" : first;
+}
+
+std::string utc_now() {
+  auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return text;
+}
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> r;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');)
+    if (!item.empty()) r.push_back(item);
+  return r;
+}
+
+void print_case(const json& c) {
+  std::printf("\n%s (%s)\n", c["name"].get<std::string>().c_str(), c["configuration"].get<std::string>().c_str());
+  for (auto* key : {"explore_pruned", "explore_unpruned"}) {
+    if (!c.contains(key)) continue;
+    auto& e = c[key];
+    std::printf("  %-17s stop %-9s", key, e["stop"].get<std::string>().c_str());
+    for (auto& d : e["depths"])
+      std::printf(" d%d:%llu%s", d["depth"].get<int>(), d["states"].get<unsigned long long>(),
+                  d["complete"].get<bool>() ? "" : "*");
+    std::printf("  (%.3f s)\n", e["seconds"].get<double>());
+  }
+  for (auto& r : c["search"])
+    std::printf("  search %d+%d: %.3f s, %llu states, target %s%s, chosen %s (depth %d), speedup %.2fx, stop %s\n",
+                r["explore_depth"].get<int>(), r["converge_depth"].get<int>(), r["seconds"].get<double>(),
+                r["states"].get<unsigned long long>(), r["target_found"].get<bool>() ? "found at depth " : "not found",
+                r.contains("target_depth") ? std::to_string(r["target_depth"].get<int>()).c_str() : "",
+                r["chosen"]["shape"].get<std::string>().c_str(), r["chosen"]["depth"].get<int>(),
+                r["predicted_speedup"].get<double>(), r["stop"].get<std::string>().c_str());
+  if (!c.contains("without_converge")) return;
+  auto& w = c["without_converge"];
+  std::printf("  without converge: target %s", w["target_found"].get<bool>() ? "found at depth " : "not found");
+  if (w.contains("target_depth")) std::printf("%d", w["target_depth"].get<int>());
+  auto& last = w["levels"].back();
+  std::printf(" (last level %d: %.3f s, %llu states, stop %s)\n", last["explore_depth"].get<int>(),
+              last["seconds"].get<double>(), last["states"].get<unsigned long long>(),
+              last["stop"].get<std::string>().c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  settings s;
+  std::string out = std::string(EIN_SOURCE_DIR) + "/bench/results/search.json";
+  std::string command = argv[0];
+  for (int i = 1; i < argc; ++i) command += std::string(" ") + argv[i];
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    bool has_value = i + 1 < argc;
+    if (a == "--smoke") {
+      s.smoke = true;
+    } else if (has_value && a == "--runs") {
+      s.runs = std::max(1, std::atoi(argv[++i]));
+    } else if (has_value && a == "--max-depth") {
+      s.max_depth = std::atoi(argv[++i]);
+    } else if (has_value && a == "--states") {
+      s.states = std::strtoull(argv[++i], nullptr, 10);
+    } else if (has_value && a == "--seconds") {
+      s.seconds = std::atof(argv[++i]);
+    } else if (has_value && a == "--search-seconds") {
+      s.search_seconds = std::atof(argv[++i]);
+    } else if (has_value && a == "--depth") {
+      s.depth = std::atoi(argv[++i]);
+    } else if (has_value && a == "--explore") {
+      s.explore.clear();
+      for (auto& e : split_list(argv[++i])) s.explore.push_back(std::atoi(e.c_str()));
+    } else if (has_value && a == "--instantiate-states") {
+      s.instantiate_states = std::strtoull(argv[++i], nullptr, 10);
+    } else if (has_value && a == "--parts") {
+      s.parts = split_list(argv[++i]);
+    } else if (has_value && a == "--cases") {
+      s.only = split_list(argv[++i]);
+    } else if (has_value && a == "--out") {
+      out = argv[++i];
+    } else {
+      std::fprintf(stderr,
+                   "usage: %s [--runs N] [--max-depth D] [--states S] [--seconds T] [--depth D] "
+                   "[--search-seconds T] "
+                   "[--explore E,...] [--instantiate-states S] [--cases NAME,...] [--parts P,...] "
+                   "[--smoke] [--out FILE]\n",
+                   argv[0]);
+      return 2;
+    }
+  }
+  if (s.smoke) {
+    s.runs = 1, s.max_depth = 2, s.states = 20'000, s.seconds = 5, s.search_seconds = 5, s.depth = 2;
+    s.explore = {1};
+    s.only = {"Conv3x3"};
+  }
+
+  auto load = load_average();
+  auto started = utc_now();
+  // The operator library's Conv3x3 and the rediscovery builder's are the same expression.
+  bool same_conv = ir::canonical_string(*search_bench::library_conv<1, 7, 512, 512, 3, 1>()) ==
+                   ir::canonical_string(*search_test::conv(7, 512, 512, 3, 1));
+  json report{{"benchmark", "search"},
+              {"command", command},
+              {"runs", s.runs},
+              {"statistic", "median"},
+              {"build_type", EIN_BUILD_TYPE},
+              {"started", started},
+              {"complete", false},
+              {"machine", {{"nproc", processors()}, {"cpu", cpu_model()}, {"load_average_1min", load}}},
+              {"cost_model", search_test::h100().describe()},
+              {"artifact_machine", "Xeon E5-2680 v4 (EinNet artifact logs, CASES.md)"},
+              {"library_conv_matches_builder", same_conv},
+              {"rules", json::array()},
+              {"cases", json::array()},
+              {"program_cases", json::array()}};
+  for (auto& r : derive::intra_rules()) report["rules"].push_back(r.name);
+  std::filesystem::create_directories(std::filesystem::path(out).parent_path());
+  // written after every case, so that a long run cut short keeps what it measured
+  auto write = [&] { std::ofstream(out) << report.dump(2) << "\n"; };
+
+  for (auto& bc : search_bench::cases()) {
+    if (!s.only.empty() && std::find(s.only.begin(), s.only.end(), bc.name) == s.only.end()) continue;
+    auto source = bc.build();
+    json c{{"name", bc.name}, {"configuration", bc.configuration}, {"target", bc.target},
+           {"expression", ir::to_string(*source)}};
+    c["artifact"] = {{"states_depth7", bc.published.states7},
+                     {"seconds_depth7", bc.published.seconds7},
+                     {"states_depth7_unpruned", bc.published.states7_unpruned},
+                     {"seconds_depth7_unpruned", bc.published.seconds7_unpruned},
+                     {"found_depth", bc.published.found_depth},
+                     {"steps_without_converge", bc.published.steps_without_converge},
+                     {"steps_with_converge", bc.published.steps_with_converge}};
+    if (s.part("explore")) c["explore_pruned"] = explore_curve(source, s, true);
+    if (s.part("unpruned")) c["explore_unpruned"] = explore_curve(source, s, false);
+    c["search"] = json::array();
+    for (int e : s.part("search") ? s.explore : std::vector<int>{}) {
+      if (e > s.depth) continue;
+      search::options o;
+      o.explore_depth = e;
+      o.converge_depth = s.depth - e;
+      o.limits.max_states = s.states;
+      o.limits.time = std::chrono::milliseconds(static_cast<std::int64_t>(s.search_seconds * 1000));
+      c["search"].push_back(full_search(bc, source, o, s));
+    }
+    if (s.part("without_converge")) c["without_converge"] = without_converge(bc, source, s);
+    print_case(c);
+    std::fflush(stdout);
+    report["cases"].push_back(std::move(c));
+    write();
+  }
+  if (!s.smoke && s.only.empty()) {
+    auto program = program_case();
+    std::printf("\n%s: not found (%s)\n", program["name"].get<std::string>().c_str(),
+                program["why"].get<std::string>().c_str());
+    report["program_cases"].push_back(std::move(program));
+  }
+  report["complete"] = true;
+  write();
+  std::printf("machine: nproc %d, %s, load average %s at start\nwrote %s\n", processors(),
+              cpu_model().c_str(), load.c_str(), out.c_str());
+  return same_conv ? 0 : 1;
+}
