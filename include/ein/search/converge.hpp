@@ -7,6 +7,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <vector>
 
@@ -61,6 +62,34 @@ inline std::optional<int> tree_distance(const ir::scope_ptr& tree, const match::
   });
   return best;
 }
+
+/// tree_distance with each scope's distance remembered: derived trees share most of their
+/// nested scopes with their parents (by pointer), and a scope's distance depends on it alone.
+/// Keeps the scopes it has seen alive, so a remembered address is never reused.
+class distance_memo {
+ public:
+  explicit distance_memo(const match::operator_def& op) : op_(op) {}
+
+  std::optional<int> operator()(const ir::scope_ptr& tree) {
+    std::optional<int> best;
+    derive::for_each_position(tree, [&](const ir::scope_ptr& s, const derive::path&) {
+      if (best == 0) return;
+      auto it = seen_.find(s.get());
+      if (it == seen_.end()) it = seen_.emplace(s.get(), entry{s, detail::scope_distance(*s, op_)}).first;
+      auto d = it->second.distance;
+      if (d && (!best || *d < *best)) best = d;
+    });
+    return best;
+  }
+
+ private:
+  struct entry {
+    ir::scope_ptr keep;
+    std::optional<int> distance;
+  };
+  const match::operator_def& op_;
+  std::unordered_map<const ir::scope*, entry> seen_;
+};
 
 /// The forms of `tree` in which `op` computes a scope: the tree itself when a scope matches
 /// `op` directly, else the tree with a scope replaced by each bridge to `op`, and the tree
@@ -121,7 +150,7 @@ class converger {
   std::vector<convergence> run(const ir::scope_ptr& start) {
     std::vector<convergence> out;
     if (!visited_.insert(ir::canonical_string(*start)).second) return out;
-    auto d = tree_distance(start, op_);
+    auto d = distance_(start);
     std::vector<std::string> steps;
     descend(start, d, steps, out);
     return out;
@@ -151,7 +180,7 @@ class converger {
           ++stats_.pruned;
           continue;
         }
-        auto dc = tree_distance(c.result, op_);
+        auto dc = distance_(c.result);
         // nothing classifying is no distance at all; a first classifying form is progress.
         // A rejected form is not remembered: from another parent it may be progress.
         if (!dc || (d && *dc >= *d)) {
@@ -172,6 +201,7 @@ class converger {
   clock::time_point deadline_;
   std::unordered_set<std::string>& visited_;
   converge_statistics& stats_;
+  distance_memo distance_{op_};  // for this descent: its trees share their nested scopes
   bool timed_out_ = false;
 };
 
