@@ -156,13 +156,14 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
       out.push_back(std::move(phi));
     }
   }
-  // several at once (EinNet Figure 5: h + r → t1 and w + s → t2): greedily, each expression
-  // replaces the iterator it shares least with the other indices, none read by another choice
-  if (linear.size() >= 2) {
+  // Several at once (EinNet Figure 5: h + r → t1 and w + s → t2): greedily, each expression
+  // replaces the iterator it shares least with the other indices, none read by another choice.
+  // The iterators replaced go to `replaced`; the caller sets the layout.
+  auto several_at_once = [&](const std::vector<ir::affine>& exprs, std::set<std::string>& replaced) {
     substitution phi;
     std::vector<std::string> taken = names;
-    std::set<std::string> replaced, read_by_chosen;
-    for (auto& e : linear) {
+    std::set<std::string> read_by_chosen;
+    for (auto& e : exprs) {
       auto used = e.iterators();
       if (std::any_of(used.begin(), used.end(), [&](auto& x) { return replaced.count(x); })) continue;
       std::string best;
@@ -178,6 +179,11 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
       replaced.insert(best);
       read_by_chosen.insert(used.begin(), used.end());
     }
+    return phi;
+  };
+  if (linear.size() >= 2) {
+    std::set<std::string> replaced;
+    substitution phi = several_at_once(linear, replaced);
     if (phi.define.size() >= 2) {
       phi.layout = kept_layout(replaced);
       for (auto& [t, e] : phi.define) phi.layout.push_back(t);
@@ -355,25 +361,8 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
       out.push_back(std::move(phi));
     }
   if (parts.size() >= 2) {
-    substitution phi;
-    std::vector<std::string> taken = names;
-    std::set<std::string> replaced, read_by_chosen;
-    for (auto& e : parts) {
-      auto used = e.iterators();
-      if (std::any_of(used.begin(), used.end(), [&](auto& x) { return replaced.count(x); })) continue;
-      std::string best;
-      for (auto it = s.traversal.rbegin(); it != s.traversal.rend(); ++it) {
-        std::int64_t c = e.coefficient(it->name);
-        if ((c != 1 && c != -1) || read_by_chosen.count(it->name)) continue;
-        if (best.empty() || uses[it->name] < uses[best]) best = it->name;
-      }
-      if (best.empty()) continue;
-      std::string t = fresh(taken);
-      phi.define.push_back({t, e});
-      phi.invert.push_back({best, linear_step(e, best, t)});
-      replaced.insert(best);
-      read_by_chosen.insert(used.begin(), used.end());
-    }
+    std::set<std::string> replaced;
+    substitution phi = several_at_once(parts, replaced);
     if (phi.define.size() >= 2) {
       grouped_layout(phi);
       out.push_back(std::move(phi));
