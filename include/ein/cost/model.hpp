@@ -5,6 +5,7 @@
 #include <string>
 #include <variant>
 
+#include "ein/ir/expr.hpp"
 #include "ein/match/instance.hpp"
 
 namespace ein::cost {
@@ -19,11 +20,17 @@ struct workload {
   match::op_kind op = match::op_kind::elementwise;  // meaningful for engine::library
   double flops = 0, bytes = 0;
   std::int64_t batch = 0, rows = 0, cols = 0;
+  /// What the kernel is, for models that run it (the measured model): the matched operator, or
+  /// the eOperator's scope. Either may be null; both point into the caller's data and are
+  /// valid only during one `model::seconds` call.
+  const match::instance* instance = nullptr;
+  const ir::scope* eop = nullptr;
 
   /// Example: matmul m=49 n=4608 k=512 gives 1 × 49 × 4608; conv2d n=1 p×q=7×7 k=512 gives
   /// 1 × 49 × 512 (rows n·p·q, columns the filters).
   static workload library(const match::instance& i) {
     workload w{engine::library, i.kind, i.flops, i.bytes};
+    w.instance = &i;
     if (auto* g = std::get_if<match::gemm_attrs>(&i.attrs)) {
       w.batch = g->batch, w.rows = g->m, w.cols = g->n;
     } else if (auto* c = std::get_if<match::conv_attrs>(&i.attrs)) {
@@ -38,8 +45,10 @@ struct workload {
     }
     return w;
   }
-  static workload eoperator(double flops, double bytes) {
-    return {engine::eoperator, match::op_kind::elementwise, flops, bytes};
+  static workload eoperator(double flops, double bytes, const ir::scope* s = nullptr) {
+    workload w{engine::eoperator, match::op_kind::elementwise, flops, bytes};
+    w.eop = s;
+    return w;
   }
 };
 

@@ -160,7 +160,7 @@ struct instantiator {
     k.flat = flatten_kernel(*s, kernels, by_node);
     k.weight_only = !reads_runtime;
     k.facts = match::eoperator_cost(*s);
-    k.seconds = model.seconds(cost::workload::eoperator(k.facts.flops, k.facts.bytes));
+    k.seconds = model.seconds(cost::workload::eoperator(k.facts.flops, k.facts.bytes, s.get()));
     // A scope a library operator computes runs as the cheapest such operator (EinNet §5), even
     // where a small size makes the eOperator look cheaper: the derivation aimed at the operator,
     // and the plan's structure must not depend on the problem size.

@@ -227,7 +227,7 @@ inline std::set<std::string> weight_only(const ir::program& p, const std::vector
 
 inline double eoperator_seconds(const ir::scope& s, const cost::model& model) {
   auto f = match::eoperator_cost(s);
-  return model.seconds(cost::workload::eoperator(f.flops, f.bytes));
+  return model.seconds(cost::workload::eoperator(f.flops, f.bytes, &s));
 }
 
 // `reader` with every read of definition `a` replaced by a's body (traversal merging), or
