@@ -20,6 +20,9 @@ struct workload {
   match::op_kind op = match::op_kind::elementwise;  // meaningful for engine::library
   double flops = 0, bytes = 0;
   std::int64_t batch = 0, rows = 0, cols = 0;
+  /// A conv2d with a 3×3 filter, unit stride and no dilation: the shape for which cuDNN offers
+  /// Winograd algorithms (EinNet §7.3, Figure 6, converts Conv5x5 into it for that reason).
+  bool winograd_3x3 = false;
   /// What the kernel is, for models that run it (the measured model): the matched operator, or
   /// the eOperator's scope. Either may be null; both point into the caller's data and are
   /// valid only during one `model::seconds` call.
@@ -39,6 +42,8 @@ struct workload {
       w.batch = 1;
       w.rows = forward ? c->n * c->p * c->q : c->n * c->h * c->w;
       w.cols = forward ? c->k : c->c;
+      w.winograd_3x3 = forward && c->r == 3 && c->s == 3 && c->stride_h == 1 && c->stride_w == 1 &&
+                       c->dilation_h == 1 && c->dilation_w == 1;
     } else if (auto* b = std::get_if<match::band_attrs>(&i.attrs)) {
       w.batch = b->batch, w.rows = b->m;
       w.cols = i.kind == match::op_kind::g2bmm ? 2 * b->width + 1 : b->features;

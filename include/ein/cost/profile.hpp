@@ -53,6 +53,11 @@ struct device_profile {
   int sm_count = 0;
   std::int64_t tile_rows = 0, tile_cols = 0;
   double block_efficiency = 1;  // fraction of one SM's peak a thread block of the library reaches
+  /// The fraction of a direct convolution's multiplications the library's Winograd algorithm
+  /// performs for 3×3, unit-stride, undilated FP32 convolutions (F(2×2, 3×3): 16 instead of 36
+  /// per 2×2 output tile, 4/9); 1: no Winograd. Not applied when library calls run on TF32
+  /// tensor cores, where the library prefers implicit GEMM.
+  double winograd_3x3_flop_fraction = 1;
 
   /// The library curve for an operator; operators without one use "default".
   const efficiency_curve& curve(match::op_kind op) const {
@@ -87,6 +92,9 @@ inline void from_json(const nlohmann::json& j, device_profile& p) {
       throw user_error("device profile `" + p.name +
                        "`: sm_count, library_tile and library_block_efficiency must be positive");
   }
+  p.winograd_3x3_flop_fraction = j.value("winograd_3x3_flop_fraction", 1.0);
+  if (p.winograd_3x3_flop_fraction <= 0 || p.winograd_3x3_flop_fraction > 1)
+    throw user_error("device profile `" + p.name + "`: winograd_3x3_flop_fraction must be in (0, 1]");
   for (auto& [op, pts] : need("library_efficiency").items()) {
     efficiency_curve c;
     for (auto& pt : pts) c.points.push_back({pt.at(0).get<double>(), pt.at(1).get<double>()});

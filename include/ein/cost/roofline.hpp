@@ -11,7 +11,8 @@ namespace ein::cost {
 /// seconds = launch + max(FLOPs / (peak · efficiency), bytes / (bandwidth · efficiency)).
 /// Library calls reach the profile's library curve of FP32 (or TF32) peak, and no more than their
 /// occupancy allows (`occupancy`); generated kernels (eOperators) the profile's fixed fractions
-/// of FP32 peak and DRAM bandwidth, so they are never free.
+/// of FP32 peak and DRAM bandwidth, so they are never free. A 3×3 convolution the library runs
+/// with Winograd does the profile's fraction of its FLOPs.
 class roofline final : public model {
  public:
   explicit roofline(device_profile p) : profile_(std::move(p)) {}
@@ -48,7 +49,8 @@ class roofline final : public model {
     if (w.kind == workload::engine::library) {
       bool tensor_cores = p.use_tf32 && w.op != match::op_kind::elementwise;
       double peak = tensor_cores ? p.tf32_flops : p.fp32_flops;
-      compute = w.flops / (peak * library_efficiency(w));
+      double flops = w.flops * (w.winograd_3x3 && !tensor_cores ? p.winograd_3x3_flop_fraction : 1.0);
+      compute = flops / (peak * library_efficiency(w));
       memory = w.bytes / p.dram_bytes;
     } else {
       compute = w.flops / (p.fp32_flops * p.eoperator_compute);
