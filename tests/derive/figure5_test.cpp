@@ -1,33 +1,8 @@
 // EinNet Figure 5 step by step: Conv3x3 (NHWC, H = W = 5, C = F = 4) to a Matmul and an
 // OffsetReduce, each step picked by rule and detail and checked against the interpreter.
-#include "rules_support.hpp"
-
-#include "ein/derive/all.hpp"
+#include "step_support.hpp"
 
 using namespace rules_test;
-
-namespace {
-
-// The candidates of the rule named `rule` in the ordered list.
-std::vector<derive::candidate> run_rule(const char* rule, const scope_ptr& s) {
-  for (auto& r : derive::intra_rules())
-    if (std::string(r.name) == rule) return r.apply(s);
-  FAIL("no rule " << rule);
-  return {};
-}
-
-// One derivation step: the candidate of `rule` with `detail`, equal to `from` under the
-// interpreter, printed.
-scope_ptr step(const char* name, const scope_ptr& from, const char* rule, const std::string& detail) {
-  auto to = pick(run_rule(rule, from), detail);
-  REQUIRE(to);
-  CHECK_NOTHROW(verify(*to));
-  CHECK(same_values(from, to));
-  MESSAGE((std::string(name) + " (" + rule + ", " + detail + "):\n    " + to_string(*to)));
-  return to;
-}
-
-}  // namespace
 
 TEST_CASE("EinNet Figure 5: Conv3x3 → Matmul + OffsetReduce") {
   auto e1 = conv(5, 4, 4, 3, 1);

@@ -1,31 +1,14 @@
 // EinNet Figure 6 step by step: Conv5x5 (NHWC, batch 2) relaxed to 6×6 and split into a Conv3x3
 // with four times the output channels, read by an eOperator summing at offsets 3·r1, 3·s1.
-#include "rules_support.hpp"
+#include "step_support.hpp"
 
 #include <array>
 
-#include "ein/derive/all.hpp"
 #include "ein/match/match.hpp"
 
 using namespace rules_test;
 
 namespace {
-
-std::vector<derive::candidate> run_rule(const char* rule, const scope_ptr& s) {
-  for (auto& r : derive::intra_rules())
-    if (std::string(r.name) == rule) return r.apply(s);
-  FAIL("no rule " << rule);
-  return {};
-}
-
-scope_ptr step(const char* name, const scope_ptr& from, const char* rule, const std::string& detail) {
-  auto to = pick(run_rule(rule, from), detail);
-  REQUIRE(to);
-  CHECK_NOTHROW(verify(*to));
-  CHECK(same_values(from, to));
-  MESSAGE((std::string(name) + " (" + rule + ", " + detail + "):\n    " + to_string(*to)));
-  return to;
-}
 
 // L_{n,h,w,f} Σ_{r,s,c} A[n, h + r − pad, w + s − pad, c] · K[r, s, f, c], K a weight
 scope_ptr conv5x5(std::int64_t n, std::int64_t hw, std::int64_t c, std::int64_t f) {

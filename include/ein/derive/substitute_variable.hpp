@@ -249,27 +249,33 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
         if (std::find(splits.begin(), splits.end(), p) == splits.end()) splits.push_back(p);
       }
   });
-  for (auto& split : splits) {
-    const std::string& x = split.first;
-    std::int64_t d = split.second;
+  // x = d·q + p + lo, the new iterators in x's place: q first (quotient-major) or p first
+  auto split_iterator = [&](const std::string& x, std::int64_t d, bool quotient_major) {
     const auto& it = *std::find_if(s.traversal.begin(), s.traversal.end(), [&](auto& i) { return i.name == x; });
-    if (d <= 1 || d >= it.extent()) continue;
     std::vector<std::string> taken = names;
-    std::string q = fresh(taken), p = fresh(taken);
+    std::string first = fresh(taken), second = fresh(taken);
+    const std::string& q = quotient_major ? first : second;
+    const std::string& p = quotient_major ? second : first;
+    auto quotient = (ir::idx(x) - it.lo).floordiv(d), residue = (ir::idx(x) - it.lo).mod(d);
     substitution phi;
-    phi.define.push_back({q, (ir::idx(x) - it.lo).floordiv(d)});
-    phi.define.push_back({p, (ir::idx(x) - it.lo).mod(d)});
+    phi.define.push_back({first, quotient_major ? quotient : residue});
+    phi.define.push_back({second, quotient_major ? residue : quotient});
     phi.invert.push_back({x, ir::idx(q) * d + ir::idx(p) + it.lo});
     for (auto& j : s.traversal) {
       if (j.name != x) {
         phi.layout.push_back(j.name);
       } else {
-        phi.layout.push_back(q);
-        phi.layout.push_back(p);
+        phi.layout.push_back(first);
+        phi.layout.push_back(second);
       }
     }
     out.push_back(std::move(phi));
-  }
+  };
+  auto extent_of = [&](const std::string& x) {
+    return std::find_if(s.traversal.begin(), s.traversal.end(), [&](auto& i) { return i.name == x; })->extent();
+  };
+  for (auto& [x, d] : splits)
+    if (d > 1 && d < extent_of(x)) split_iterator(x, d, true);
 
   // splitting an iterator x by a factor D ≥ 2 that another iterator's coefficient in one of x's
   // indices carries (EinNet §6.1, Figure 14): x = D·x' + p + lo, p-major, so that for each p the
@@ -290,25 +296,8 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
         }
       }
   });
-  for (auto& [x, d] : factors) {
-    const auto& it = *std::find_if(s.traversal.begin(), s.traversal.end(), [&](auto& i) { return i.name == x; });
-    if (d >= it.extent() || it.extent() % d != 0) continue;
-    std::vector<std::string> taken = names;
-    std::string p = fresh(taken), q = fresh(taken);
-    substitution phi;
-    phi.define.push_back({p, (ir::idx(x) - it.lo).mod(d)});
-    phi.define.push_back({q, (ir::idx(x) - it.lo).floordiv(d)});
-    phi.invert.push_back({x, ir::idx(q) * d + ir::idx(p) + it.lo});
-    for (auto& j : s.traversal) {
-      if (j.name != x) {
-        phi.layout.push_back(j.name);
-      } else {
-        phi.layout.push_back(p);
-        phi.layout.push_back(q);
-      }
-    }
-    out.push_back(std::move(phi));
-  }
+  for (auto& [x, d] : factors)
+    if (d < extent_of(x) && extent_of(x) % d == 0) split_iterator(x, d, false);
 
   // the part over traversal iterators of a linear index that also reads summation iterators, when
   // it has two or more: `h + 3*r1` of `h + 3*r1 + r2 - 2` (r2 summed; after split_variable and
