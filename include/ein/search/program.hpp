@@ -22,12 +22,9 @@
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/search/merge_program.hpp"
 #include "ein/search/optimize.hpp"
+#include "ein/search/pack_weights.hpp"
 
 namespace ein::search {
-
-/// Whether the generated code runs a library kernel as a library call (else as an eOperator):
-/// what the backend links (a CPU BLAS has no convolutions). Empty: every library kernel does.
-using library_support = std::function<bool(const kernel&)>;
 
 /// One subprogram of a program: a definition's value, or a summation under a non-linear
 /// activation of it, searched (or, without a summation, instantiated as written) on its own.
@@ -357,11 +354,14 @@ inline bool runs_well(const plan& p, const library_support& runs) {
 // run time, then discovery order) among those that run well (runs_well): as in the search,
 // EinNet §6.1, a compute-bound eOperator is the choice only where nothing else is left, since
 // a generated loop nest is far from the peak a library reaches (the model's fixed eOperator
-// fraction of peak flatters it at scale).
+// fraction of peak flatters it at scale). Each candidate first reads its weight operands packed
+// for the backend where that makes it cheaper as run (pack_weight_operands).
 inline void choose_for_backend(optimized& r, const cost::model& model, const library_support& runs) {
   std::vector<double> t;
   std::vector<bool> good;
   for (auto& c : r.candidates) {
+    auto packed = pack_weight_operands(c.p, model, runs);
+    if (seconds_as_run(packed, model, runs) < seconds_as_run(c.p, model, runs)) c.p = std::move(packed);
     t.push_back(seconds_as_run(c.p, model, runs));
     good.push_back(runs_well(c.p, runs));
   }

@@ -1,0 +1,122 @@
+// Packing weight operands for a backend: a library kernel that the backend cannot call only
+// because of the layout of an operand computed from weights reads a relaid copy instead.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <functional>
+#include <numeric>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ein/derive/positions.hpp"
+#include "ein/match/match.hpp"
+#include "ein/search/instantiate.hpp"
+
+namespace ein::search {
+
+/// Whether the generated code runs a library kernel as a library call (else as an eOperator):
+/// what the backend links (a CPU BLAS has no convolutions). Empty: every library kernel does.
+using library_support = std::function<bool(const kernel&)>;
+
+namespace detail {
+
+// `root` with the nested scope node `from` replaced by `to` (by identity), wherever it is read.
+inline ir::scope_ptr replace_scope(const ir::scope_ptr& root, const ir::scope* from, const ir::scope_ptr& to) {
+  if (root.get() == from) return to;
+  auto body = derive::map_accesses(root->body, [&](const ir::access& a) -> ir::expr {
+    auto* nested = std::get_if<ir::scope_ptr>(&a.source);
+    if (!nested) return nullptr;
+    auto replaced = replace_scope(*nested, from, to);
+    return replaced == *nested ? nullptr : ir::make_access(replaced, a.index);
+  });
+  return body == root->body ? root : ir::make_scope(root->traversal, root->summation, body);
+}
+
+// The box of an access's source: a tensor's [0, shape), a nested scope's traversal ranges.
+inline std::vector<ir::iterator> source_box(const ir::access& a) {
+  std::vector<ir::iterator> box;
+  if (auto* t = std::get_if<ir::tensor>(&a.source)) {
+    for (std::size_t d = 0; d < t->shape.size(); ++d) box.push_back({"p" + std::to_string(d), 0, t->shape[d]});
+  } else {
+    auto& s = *std::get<ir::scope_ptr>(a.source);
+    for (std::size_t d = 0; d < s.traversal.size(); ++d)
+      box.push_back({"p" + std::to_string(d), s.traversal[d].lo, s.traversal[d].hi});
+  }
+  return box;
+}
+
+// `a` read through a copy of its source whose dimension j is the source's dimension order[j]:
+// copy[p_0, ..., p_{r-1}] = source[..., p_j at order[j], ...].
+inline ir::access permuted(const ir::access& a, const std::vector<std::size_t>& order) {
+  auto box = source_box(a);
+  std::vector<ir::iterator> traversal;
+  std::vector<ir::affine> reads(order.size(), ir::affine(0)), index;
+  for (std::size_t j = 0; j < order.size(); ++j) {
+    traversal.push_back({"p" + std::to_string(j), box[order[j]].lo, box[order[j]].hi});
+    reads[order[j]] = ir::idx("p" + std::to_string(j));
+    index.push_back(a.index[order[j]]);
+  }
+  auto copy = std::visit([&](const auto& src) { return ir::make_access(src, reads); }, a.source);
+  return {ir::make_scope(std::move(traversal), {}, copy), std::move(index)};
+}
+
+// Whether `a` reads weights only: a weight tensor, or a nested scope `p` computes before run time.
+inline bool reads_weights_only(const ir::access& a, const plan& p) {
+  if (auto* t = std::get_if<ir::tensor>(&a.source)) return t->role == ir::tensor_role::weight;
+  auto* s = std::get<ir::scope_ptr>(a.source).get();
+  return std::any_of(p.kernels.begin(), p.kernels.end(),
+                     [&](const kernel& k) { return k.value.get() == s && k.weight_only; });
+}
+
+// `s` with the weight-only operand `a` read through the first permuted copy (orders in
+// lexicographic order) under which `s` matches an operator the backend calls; nothing if none.
+inline std::optional<ir::scope_ptr> packed_scope(const ir::scope_ptr& s, const ir::access& a,
+                                                 const library_support& runs) {
+  std::vector<std::size_t> order(a.index.size());
+  std::iota(order.begin(), order.end(), std::size_t{0});
+  while (std::next_permutation(order.begin(), order.end())) {
+    auto with = permuted(a, order);
+    auto body = derive::map_accesses(s->body, [&](const ir::access& b) -> ir::expr {
+      return b.source == a.source && b.index == a.index ? ir::make_access(std::get<ir::scope_ptr>(with.source), with.index)
+                                                        : nullptr;
+    });
+    auto candidate = ir::make_scope(s->traversal, s->summation, body);
+    for (auto& inst : match::match(*candidate)) {
+      kernel k;
+      k.op = inst;
+      if (inst.kind != match::op_kind::elementwise && runs(k)) return candidate;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// `p` for a backend that calls the library kernels `runs` accepts: a library kernel the backend
+/// does not call, whose scope matches a called operator once one weight-only operand (a weight,
+/// or a scope of weights) is read through a copy with its dimensions permuted, reads that copy —
+/// a weight transform, free at run time (EinNet §6: weight-only expressions are computed ahead).
+/// The first permutation in lexicographic order that works is taken; the plan is instantiated
+/// again, and instantiation may still pick an operator the backend does not call (the cheapest):
+/// the caller compares the plans as run. Example: a conv2d over a Figure 6 filter laid out (r, s, c, k), which cuDNN does not
+/// accept, reads a (k, r, s, c) copy. `p` itself when nothing changes.
+inline plan pack_weight_operands(const plan& p, const cost::model& model, const library_support& runs) {
+  if (!runs) return p;
+  ir::scope_ptr expr = p.expr;
+  bool changed = false;
+  for (auto& k : p.kernels) {
+    if (k.weight_only || !k.library() || k.op->kind == match::op_kind::elementwise || runs(k)) continue;
+    std::optional<ir::scope_ptr> packed;
+    derive::for_each_access(k.value->body, [&](const ir::access& a) {
+      if (!packed && detail::reads_weights_only(a, p)) packed = detail::packed_scope(k.value, a, runs);
+    });
+    if (!packed) continue;
+    expr = detail::replace_scope(expr, k.value.get(), *packed);
+    changed = true;
+  }
+  return changed ? instantiate(expr, model) : p;
+}
+
+}  // namespace ein::search
