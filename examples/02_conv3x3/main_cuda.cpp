@@ -1,6 +1,7 @@
-// The 3×3 convolution through its generated CUDA plan, checked against the interpreter. This
-// file is host C++: the kernels are in ein_generated/conv3x3_cuda.cu, compiled by nvcc into the
-// conv3x3_cuda_plan library. Exits with 77 ("skipped") where no CUDA device exists.
+// The 3×3 convolution through its generated CUDA plan, checked against the interpreter (run
+// directly, then prepared once for its weights with ein::prepare). This file is host C++: the
+// kernels are in ein_generated/conv3x3_cuda.cu, compiled by nvcc into the conv3x3_cuda_plan
+// library. Exits with 77 ("skipped") where no CUDA device exists.
 #include <cuda_runtime.h>
 
 #include <cstdio>
@@ -42,6 +43,13 @@ int main() {
     ein::run(conv3x3::net, {{"A", a.data}, {"K", k.data}, {"conv", d_out.data}});  // device pointers
     EIN_CUDA_CHECK(cudaDeviceSynchronize());
     EIN_CUDA_CHECK(cudaMemcpy(out.data(), d_out.data, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
+    if (int failed = ref.verdict(out)) return failed;
+    // The weights bound once (their transforms run here, into device memory `net` owns).
+    auto net = ein::prepare(conv3x3::net, {{"K", k.data}});
+    device_vector prepared_out(std::vector<float>(out.size(), -7.0f));
+    net.run({{"A", a.data}, {"conv", prepared_out.data}});
+    EIN_CUDA_CHECK(cudaDeviceSynchronize());
+    EIN_CUDA_CHECK(cudaMemcpy(out.data(), prepared_out.data, out.size() * sizeof(float), cudaMemcpyDeviceToHost));
     return ref.verdict(out);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());

@@ -78,7 +78,8 @@ inline std::vector<std::optional<library_call>> library_calls(const layout& plan
 /// The plan in words, one line per step, e.g.
 /// `conv = eOperator L_{n:[0,1), ...} Σ_{...} A[n, h + r - 1, w + s - 1, c] * K[r, s, f, c]` or
 /// `xw = library matmul(A=x+0, B=W+0) batch=1 m=64 n=128 k=256 ...`. Weight transforms (steps
-/// that read weights only; run() computes them first) are marked `[weight transform]`.
+/// that read weights only; run() computes them first, prepare() once) are marked
+/// `[weight transform]`.
 inline std::string describe(const ir::program& p, const options& o) {
   layout plan = make_layout(p);
   auto calls = library_calls(plan, o);
@@ -119,30 +120,65 @@ inline std::string shape_list(const std::vector<std::int64_t>& shape) {
   return r + "}";
 }
 
-// The body of run()/run_host(): check the bindings, take temporaries, call each step.
-// Library steps call the plan's cuBLAS handle `ein_cublas` or cuDNN handle `ein_cudnn` (cuda),
-// or their CBLAS host function.
-inline void emit_run(writer& w, const layout& plan, const std::string& ns, bool cuda,
-                     const std::vector<std::optional<library_call>>& calls) {
-  std::string names;
-  for (auto& b : plan.buffers)
-    if (b.role != buffer::kind::temporary) names += (names.empty() ? "" : ", ") + detail::string_literal(b.name);
-  w.line("b.expect_only({" + names + "});");
+// Which steps a generated body runs: all of them (run, run_host), the weight transforms of a
+// prepared plan (prepare), or the other steps, reading the prepared storage (run_prepared).
+enum class part : std::uint8_t { whole, weights, rest };
+
+// The body of run()/run_host(), prepare() or run_prepared(): check the bindings, take the bound
+// pointers, point into the storage, take temporaries, call each step of `which`. Library steps
+// call the plan's cuBLAS handle `ein_cublas` or cuDNN handle `ein_cudnn` (cuda), or their CBLAS
+// host function.
+inline void emit_body(writer& w, const layout& plan, const preparation& prep, part which,
+                      const std::string& ns, bool cuda,
+                      const std::vector<std::optional<library_call>>& calls) {
+  auto runs = [&](std::size_t k) { return which == part::whole || prep.in_prepare[k] == (which == part::weights); };
+  auto bound = [&](const buffer& b) {
+    return b.role != buffer::kind::temporary && (which == part::whole || b.weight == (which == part::weights));
+  };
+  std::vector<bool> used(plan.buffers.size(), false), produced(plan.buffers.size(), false);
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    if (!runs(k)) continue;
+    for (auto id : plan.steps[k].reads) used[id] = true;
+    used[plan.steps[k].target] = produced[plan.steps[k].target] = true;
+  }
+  auto kept = [&](std::size_t id) { return which != part::whole && prep.keeps(id); };
+  auto at = [&](std::size_t id) { return int_text(prep.offset[prep.slot(id)]); };
+
+  std::string mine, others;  // the names this body binds, and the program's other ones
   for (auto& b : plan.buffers) {
-    std::string t = element_text(b.type);
+    if (b.role == buffer::kind::temporary) continue;
+    std::string& list = bound(b) ? mine : others;
+    list += (list.empty() ? "" : ", ") + string_literal(b.name);
+  }
+  if (which == part::whole) w.line("b.expect_only({" + mine + "});");
+  if (which == part::weights) w.line("b.expect_weights_only({" + mine + "}, {" + others + "});");
+  if (which == part::rest) w.line("b.expect_no_weights({" + mine + "}, {" + others + "});");
+  for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
+    const buffer& b = plan.buffers[id];
+    if (!bound(b)) continue;
+    std::string t = element_text(b.type), unused = used[id] || kept(id) ? "" : "[[maybe_unused]] ";
     if (b.role == buffer::kind::input)
-      w.line("const " + t + "* " + b.variable + " = b.input<" + t + ">(" +
+      w.line(unused + "const " + t + "* " + b.variable + " = b.input<" + t + ">(" +
              string_literal(b.name) + ", " + shape_list(b.shape) + ");");
-    else if (b.role == buffer::kind::output)
-      w.line(t + "* " + b.variable + " = b.output<" + t + ">(" + string_literal(b.name) + ", " +
-             shape_list(b.shape) + ");");
+    else
+      w.line(unused + t + "* " + b.variable + " = b.output<" + t + ">(" + string_literal(b.name) +
+             ", " + shape_list(b.shape) + ");");
   }
   if (cuda)
     for (auto& b : plan.buffers)
-      if (b.role != buffer::kind::temporary)
+      if (bound(b))
         w.line("ein::runtime::expect_device_pointer(" + string_literal(b.name) + ", " + b.variable + ");");
-  for (auto& b : plan.buffers) {
-    if (b.role != buffer::kind::temporary) continue;
+  // The storage: transformed weights written by prepare(), everything kept read by run_prepared().
+  for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
+    const buffer& b = plan.buffers[id];
+    if (!kept(id) || (which == part::weights && b.weight)) continue;
+    std::string t = (which == part::rest ? "const " : "") + element_text(b.type);
+    std::string bytes = which == part::rest ? "static_cast<const std::byte*>(storage)" : "static_cast<std::byte*>(storage)";
+    w.line(t + "* " + b.variable + " = reinterpret_cast<" + t + "*>(" + bytes + " + " + at(id) + ");");
+  }
+  for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
+    const buffer& b = plan.buffers[id];
+    if (b.role != buffer::kind::temporary || !produced[id] || kept(id)) continue;
     std::string t = element_text(b.type), n = int_text(b.count());
     // `store_` never begins a buffer variable (they all begin with `t_`): no name clash.
     std::string store = "store_" + b.variable;
@@ -150,19 +186,35 @@ inline void emit_run(writer& w, const layout& plan, const std::string& ns, bool 
                 : "ein::runtime::host_buffer<" + t + "> " + store + "(" + n + ");");
     w.line(t + "* " + b.variable + " = " + store + ".data();");
   }
-  if (cuda && any_gemm_call(calls)) {
+  if (which == part::weights)
+    for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
+      const buffer& b = plan.buffers[id];
+      if (!b.weight || !kept(id)) continue;
+      std::string to = "static_cast<std::byte*>(storage) + " + at(id);
+      std::string bytes = int_text(b.count() * element_bytes(b.type));
+      w.line(cuda ? "EIN_CUDA_CHECK(cudaMemcpyAsync(" + to + ", " + b.variable + ", " + bytes +
+                        ", cudaMemcpyDeviceToDevice, s));"
+                  : "std::memcpy(" + to + ", " + b.variable + ", " + bytes + ");");
+    }
+  std::vector<std::optional<library_call>> running(calls.size());
+  for (std::size_t k = 0; k < calls.size(); ++k)
+    if (runs(k)) running[k] = calls[k];
+  if (cuda && any_gemm_call(running)) {
     w.line("const cublasHandle_t ein_cublas = " + ns + "::cublas_handle();");
     w.line("EIN_CUBLAS_CHECK(cublasSetStream(ein_cublas, s));");
   }
-  if (cuda && any_convolution_call(calls)) {
+  if (cuda && any_convolution_call(running)) {
     w.line("const cudnnHandle_t ein_cudnn = " + ns + "::cudnn_handle();");
     w.line("EIN_CUDNN_CHECK(cudnnSetStream(ein_cudnn, s));");
   }
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    if (!runs(k)) continue;
     auto& s = plan.steps[k];
-    // Weight values are bound at run time, so their transforms run on every call.
-    if (k == 0 && s.weight_only) w.comment("[weight transform]: steps that read weights only");
-    if (k > 0 && plan.steps[k - 1].weight_only && !s.weight_only) w.comment("steps that read the inputs");
+    // run() binds the weights on every call, so it runs their transforms every time too.
+    if (which == part::whole && k == 0 && s.weight_only)
+      w.comment("[weight transform]: steps that read weights only (prepare() runs them once)");
+    if (which == part::whole && k > 0 && plan.steps[k - 1].weight_only && !s.weight_only)
+      w.comment("steps that read the inputs");
     if (cuda && calls[k] && calls[k]->convolution())
       emit_cudnn_call(w, s, plan, *calls[k], ns, "ein_cudnn");
     else if (cuda && calls[k])
@@ -172,24 +224,88 @@ inline void emit_run(writer& w, const layout& plan, const std::string& ns, bool 
     else
       w.line(ns + "::" + s.function + "_host(" + arguments_text(s, plan) + ");");
   }
+  // The storage is then ready for work on any stream.
+  if (cuda && which == part::weights) w.line("EIN_CUDA_CHECK(cudaStreamSynchronize(s));");
 }
 
 }  // namespace detail
 
-/// The name of the CUDA entry point of a plan: it carries the program key, so a header and a
-/// CUDA source generated for different programs do not link together.
-inline std::string cuda_entry(const options& o) {
-  return "run_cuda_" + detail::hex_text(o.key).substr(2, 16);
+/// The name of a CUDA entry point of a plan, `<what>_cuda_<key>` (`what`: run, prepare,
+/// run_prepared, allocate_prepared, free_prepared): it carries the program key, so a header and
+/// a CUDA source generated for different programs do not link together.
+inline std::string cuda_entry(const options& o, const std::string& what = "run") {
+  return what + "_cuda_" + detail::hex_text(o.key).substr(2, 16);
 }
+
+namespace detail {
+
+// The signatures of the CUDA entry points, as the header declares them and the source defines
+// them (`unused` marks parameters a plan without storage does not read).
+inline std::string prepare_signature(const options& o, const std::string& unused = "") {
+  return "void " + cuda_entry(o, "prepare") + "(const ein::runtime::bindings& b, " + unused +
+         "void* storage, ein::runtime::stream s)";
+}
+inline std::string run_prepared_signature(const options& o, const std::string& unused = "") {
+  return "void " + cuda_entry(o, "run_prepared") + "(" + unused +
+         "const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s)";
+}
+
+// The members of the plan specialization that prepare a plan (ein::prepare calls them).
+inline void emit_prepared_members(writer& w, const layout& plan, const preparation& prep,
+                                  const options& o, const std::string& ns,
+                                  const std::vector<std::optional<library_call>>& calls) {
+  const bool cuda = o.target == backend::cuda;
+  w.comment("A prepared plan (ein::prepare): prepare() binds the weights only, runs the weight\n"
+            "transforms once and keeps, in prepared_bytes of storage (" +
+            std::string(cuda ? "device" : "host") + " memory from allocate_prepared()),\n"
+            "what the other steps read; run_prepared() binds inputs and outputs and runs the other steps.");
+  w.line("static constexpr std::size_t prepared_bytes = " + int_text(prep.bytes) + ";");
+  if (cuda) {
+    w.open("static void* allocate_prepared()");
+    w.line("return " + ns + "::" + cuda_entry(o, "allocate_prepared") + "();");
+    w.close();
+    w.open("static void free_prepared(void* storage) noexcept");
+    w.line(ns + "::" + cuda_entry(o, "free_prepared") + "(storage);");
+    w.close();
+    w.comment("Device pointers; prepare() returns when the storage is ready, run_prepared() is\n"
+              "asynchronous on stream s.");
+    w.open("static void prepare(const bindings& b, void* storage, stream s = nullptr)");
+    w.line(ns + "::" + cuda_entry(o, "prepare") + "(b, storage, s);");
+    w.close();
+    w.open("static void run_prepared(const void* storage, const bindings& b, stream s = nullptr)");
+    w.line(ns + "::" + cuda_entry(o, "run_prepared") + "(storage, b, s);");
+    w.close();
+    return;
+  }
+  w.open("static void* allocate_prepared()");
+  w.line("return ein::runtime::allocate_host_storage(prepared_bytes);");
+  w.close();
+  w.open("static void free_prepared(void* storage) noexcept");
+  w.line("ein::runtime::free_host_storage(storage);");
+  w.close();
+  w.comment("Host pointers; the stream is not used.");
+  w.open("static void prepare(const bindings& b, [[maybe_unused]] void* storage, [[maybe_unused]] stream s = nullptr)");
+  emit_body(w, plan, prep, part::weights, ns, false, calls);
+  w.close();
+  w.open("static void run_prepared([[maybe_unused]] const void* storage, const bindings& b, "
+         "[[maybe_unused]] stream s = nullptr)");
+  emit_body(w, plan, prep, part::rest, ns, false, calls);
+  w.close();
+}
+
+}  // namespace detail
 
 /// The generated header of `p`, for the host compiler: includes the model and runtime headers
 /// only; a static_assert rejects it when `ein::program_key(object)` no longer equals `o.key`
 /// (the model changed); one host function per step in namespace `ein_generated::<name>`; and
-/// `ein::runtime::plan<decltype(object)>` with run() and run_host(). For the cuda backend run()
-/// calls the entry point defined in the CUDA source (emit_cuda_source), so the model and the
-/// front end never go through nvcc. The same program and options give the same bytes.
+/// `ein::runtime::plan<decltype(object)>` with run(), run_host() and the members of a prepared
+/// plan (prepared_bytes, allocate_prepared(), free_prepared(), prepare(), run_prepared()). For
+/// the cuda backend run() and the prepared members call the entry points defined in the CUDA
+/// source (emit_cuda_source), so the model and the front end never go through nvcc. The same
+/// program and options give the same bytes.
 inline std::string emit_header(const ir::program& p, const options& o) {
   layout plan = make_layout(p);
+  const preparation prep = make_preparation(plan);
   const bool cuda = o.target == backend::cuda;
   // The cuda backend's run_host() keeps the loops: its consumers need no CBLAS.
   auto calls = cuda ? find_library_calls(plan, false) : library_calls(plan, o);
@@ -206,7 +322,9 @@ inline std::string emit_header(const ir::program& p, const options& o) {
     w.line("#include <cblas.h>");
     w.line();
   }
+  w.line("#include <cstddef>");
   w.line("#include <cstdint>");
+  if (!cuda) w.line("#include <cstring>");
   w.line("#include <string_view>");
   w.line("#include <type_traits>");
   w.line();
@@ -232,8 +350,13 @@ inline std::string emit_header(const ir::program& p, const options& o) {
   }
   if (cuda) {
     w.line();
-    w.comment("Defined in " + o.name + ".cu: checks the bindings and launches the kernels.");
+    w.comment("Defined in " + o.name + ".cu: check the bindings and launch the kernels; the\n"
+              "storage of a prepared plan.");
     w.line("void " + cuda_entry(o) + "(const ein::runtime::bindings& b, ein::runtime::stream s);");
+    w.line(detail::prepare_signature(o) + ";");
+    w.line(detail::run_prepared_signature(o) + ";");
+    w.line("void* " + cuda_entry(o, "allocate_prepared") + "();");
+    w.line("void " + cuda_entry(o, "free_prepared") + "(void* storage) noexcept;");
   }
   w.close_namespace(ns);
   w.line();
@@ -253,25 +376,27 @@ inline std::string emit_header(const ir::program& p, const options& o) {
     w.close();
     w.comment("Host pointers: the host loops.");
     w.open("static void run_host(const bindings& b)");
-    detail::emit_run(w, plan, ns, false, calls);
+    detail::emit_body(w, plan, prep, detail::part::whole, ns, false, calls);
     w.close();
   } else {
     w.comment("Host pointers; the stream is not used.");
     w.open("static void run(const bindings& b, [[maybe_unused]] stream s = nullptr)");
-    detail::emit_run(w, plan, ns, false, calls);
+    detail::emit_body(w, plan, prep, detail::part::whole, ns, false, calls);
     w.close();
     w.open("static void run_host(const bindings& b)");
     w.line("run(b);");
     w.close();
   }
+  w.line();
+  detail::emit_prepared_members(w, plan, prep, o, ns, calls);
   w.close(";");
   w.close_namespace("ein::runtime");
   return w.str();
 }
 
-/// The CUDA source of the cuda backend, for nvcc: one kernel per step and the entry point that
-/// the header's plan calls (binding checks, stream-ordered temporaries, checked launches). It
-/// includes runtime headers only.
+/// The CUDA source of the cuda backend, for nvcc: one kernel per step and the entry points that
+/// the header's plan calls (binding checks, stream-ordered temporaries, checked launches; the
+/// prepared plan's storage, prepare and run). It includes runtime headers only.
 /// @pre o.target == backend::cuda
 inline std::string emit_cuda_source(const ir::program& p, const options& o) {
   layout plan = make_layout(p);
@@ -281,6 +406,7 @@ inline std::string emit_cuda_source(const ir::program& p, const options& o) {
   writer w;
   w.comment(o.name + ".cu: the CUDA kernels of the plan of " + o.object +
             ", generated by ein (ein_generate).\nDo not edit: it is rewritten with " + o.name + ".hpp.");
+  w.line("#include <cstddef>");
   w.line("#include <cstdint>");
   w.line();
   w.line("#include \"ein/runtime/bindings.hpp\"");
@@ -323,9 +449,25 @@ inline std::string emit_cuda_source(const ir::program& p, const options& o) {
     w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value));
     emit_cuda_kernel(w, s, plan);
   }
+  const preparation prep = make_preparation(plan);
+  const std::string unused = prep.bytes ? "" : "[[maybe_unused]] ";
   w.line();
   w.open("void " + cuda_entry(o) + "(const ein::runtime::bindings& b, ein::runtime::stream s)");
-  detail::emit_run(w, plan, ns, true, calls);
+  detail::emit_body(w, plan, prep, detail::part::whole, ns, true, calls);
+  w.close();
+  w.line();
+  w.comment("A prepared plan: the weight transforms once, into the storage; then the other steps.");
+  w.open(detail::prepare_signature(o, unused));
+  detail::emit_body(w, plan, prep, detail::part::weights, ns, true, calls);
+  w.close();
+  w.open(detail::run_prepared_signature(o, unused));
+  detail::emit_body(w, plan, prep, detail::part::rest, ns, true, calls);
+  w.close();
+  w.open("void* " + cuda_entry(o, "allocate_prepared") + "()");
+  w.line("return ein::runtime::allocate_device_storage(" + int_text(prep.bytes) + ");");
+  w.close();
+  w.open("void " + cuda_entry(o, "free_prepared") + "(void* storage) noexcept");
+  w.line("ein::runtime::free_device_storage(storage);");
   w.close();
   w.close_namespace(ns);
   return w.str();

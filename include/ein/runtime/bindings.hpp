@@ -1,4 +1,5 @@
-// Buffer bindings by tensor name: where ein::run reads inputs and weights and writes outputs.
+// Buffer bindings by tensor name: where ein::run (and ein::prepare) read inputs and weights and
+// write outputs.
 #pragma once
 
 #include <algorithm>
@@ -72,17 +73,22 @@ struct binding {
 
 /// The buffers of one run, looked up by tensor name. Plans read them through input() and
 /// output(), which check the element type, the count and the shape when the binding gives them.
+/// Errors name the call that took the bindings (`caller`, a string literal: `ein::run`, or
+/// `ein::prepare`).
 class bindings {
  public:
   bindings(std::initializer_list<binding> items) : bindings(std::vector<binding>(items)) {}
-  explicit bindings(std::vector<binding> items) : items_(std::move(items)) {
+  explicit bindings(std::vector<binding> items, std::string_view caller = "ein::run")
+      : items_(std::move(items)), caller_(caller) {
     for (std::size_t i = 0; i < items_.size(); ++i)
       for (std::size_t j = 0; j < i; ++j)
         if (items_[i].name == items_[j].name)
-          throw user_error("ein::run: tensor `" + std::string(items_[i].name) + "` is bound twice");
+          throw user_error(std::string(caller_) + ": tensor `" + std::string(items_[i].name) +
+                           "` is bound twice");
   }
 
   const std::vector<binding>& items() const { return items_; }
+  std::string_view caller() const { return caller_; }
 
   /// The buffer bound to input or weight `name`, checked against the program's type and shape.
   template <element T>
@@ -98,7 +104,7 @@ class bindings {
   const binding& checked(std::string_view name, element_type type,
                          std::span<const std::int64_t> shape, bool write) const {
     const binding* b = find(name);
-    std::string what = "ein::run: tensor `" + std::string(name) + "`";
+    std::string what = std::string(caller_) + ": tensor `" + std::string(name) + "`";
     if (!b) throw user_error(what + ": no buffer is bound to it");
     if (!b->data) throw user_error(what + ": the bound pointer is null");
     if (b->type != type)
@@ -126,19 +132,56 @@ class bindings {
   /// silently ignored).
   template <class Names>
   void expect_only(const Names& names) const {
-    for (auto& b : items_) {
-      bool known = false;
-      for (auto& n : names) known = known || std::string_view(n) == b.name;
-      if (!known)
-        throw user_error("ein::run: `" + std::string(b.name) +
-                         "` is bound but is no input, weight or output of the program");
-    }
+    expect_only(names, std::initializer_list<std::string_view>{}, {});
   }
   void expect_only(std::initializer_list<std::string_view> names) const {
     expect_only<std::initializer_list<std::string_view>>(names);
   }
 
+  /// The check of ein::prepare: every binding names one of `weights`; an input or output of the
+  /// program (`others`) is rejected with a message saying that it is bound when running.
+  template <class Names>
+  void expect_weights_only(const Names& weights, const Names& others) const {
+    expect_only(weights, others,
+                "is no weight of the program: ein::prepare binds weights only (inputs and outputs "
+                "are bound when the prepared plan runs)");
+  }
+  void expect_weights_only(std::initializer_list<std::string_view> weights,
+                           std::initializer_list<std::string_view> others) const {
+    expect_weights_only<std::initializer_list<std::string_view>>(weights, others);
+  }
+
+  /// The check of a prepared plan's run: every binding names one of `names` (its inputs and
+  /// outputs); a weight (`weights`) is rejected, since the prepared plan holds its own copy.
+  template <class Names>
+  void expect_no_weights(const Names& names, const Names& weights) const {
+    expect_only(names, weights,
+                "is a weight of the program, bound once by ein::prepare: a prepared plan's run "
+                "binds inputs and outputs only (prepare again to change weights)");
+  }
+  void expect_no_weights(std::initializer_list<std::string_view> names,
+                         std::initializer_list<std::string_view> weights) const {
+    expect_no_weights<std::initializer_list<std::string_view>>(names, weights);
+  }
+
  private:
+  // Rejects a binding whose name is none of `names`: with `why` where it is one of `elsewhere`
+  // (the program's, but not this call's), as unknown otherwise.
+  template <class Names, class Elsewhere>
+  void expect_only(const Names& names, const Elsewhere& elsewhere, std::string_view why) const {
+    auto contains = [](const auto& list, std::string_view name) {
+      for (auto& n : list)
+        if (std::string_view(n) == name) return true;
+      return false;
+    };
+    for (auto& b : items_) {
+      if (contains(names, b.name)) continue;
+      std::string what = std::string(caller_) + ": `" + std::string(b.name) + "` ";
+      if (contains(elsewhere, b.name)) throw user_error(what + std::string(why));
+      throw user_error(what + "is bound but is no input, weight or output of the program");
+    }
+  }
+
   const binding* find(std::string_view name) const {
     for (auto& b : items_)
       if (b.name == name) return &b;
@@ -151,6 +194,7 @@ class bindings {
   }
 
   std::vector<binding> items_;
+  std::string_view caller_;
 };
 
 }  // namespace ein::runtime

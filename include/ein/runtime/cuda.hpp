@@ -1,4 +1,5 @@
-// Device-side support of generated CUDA plans: temporaries on a stream and launch sizes.
+// Device-side support of generated CUDA plans: temporaries on a stream, the storage of prepared
+// plans and launch sizes.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -32,6 +33,18 @@ class device_buffer {
   T* data_ = nullptr;
   cudaStream_t stream_;
 };
+
+/// The storage of a prepared cuda plan: `bytes` of device memory on the current device
+/// (cudaMalloc, 256-byte aligned; not stream-ordered, since it outlives every stream's work), or
+/// null for 0; free_device_storage releases it.
+inline void* allocate_device_storage(std::size_t bytes) {
+  void* p = nullptr;
+  if (bytes) EIN_CUDA_CHECK(cudaMalloc(&p, bytes));
+  return p;
+}
+inline void free_device_storage(void* p) noexcept {
+  if (p) cudaFree(p);
+}
 
 /// Rejects plain host memory bound to a cuda plan, which would otherwise fault inside a kernel
 /// (device, managed and mapped pinned memory pass).

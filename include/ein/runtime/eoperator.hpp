@@ -1,9 +1,12 @@
-// What generated eOperators call on host and device: qualifiers, floor division, unary functions.
+// What generated eOperators call on host and device: qualifiers, floor division, unary functions,
+// and the memory of host plans.
 #pragma once
 
 #include <math.h>  // the global ::exp/::tanh that both the host and nvcc's device side provide
 
+#include <cstddef>
 #include <cstdint>
+#include <new>
 #include <vector>
 
 #if defined(__CUDACC__)
@@ -38,5 +41,15 @@ EIN_HOST_DEVICE inline double exp(double x) { return ::exp(x); }
 /// A temporary of a host plan (a definition that is no output, or a materialized nested scope).
 template <class T>
 using host_buffer = std::vector<T>;
+
+/// The storage of a prepared host plan (its weights and transformed weights, at offsets the
+/// generated code aligns): `bytes` of host memory aligned for any element type, or null for 0.
+inline constexpr std::size_t host_storage_alignment = 64;
+inline void* allocate_host_storage(std::size_t bytes) {
+  return bytes ? ::operator new(bytes, std::align_val_t{host_storage_alignment}) : nullptr;
+}
+inline void free_host_storage(void* p) noexcept {
+  if (p) ::operator delete(p, std::align_val_t{host_storage_alignment});
+}
 
 }  // namespace ein::runtime

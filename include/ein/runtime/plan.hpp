@@ -24,7 +24,15 @@ enum class backend : unsigned char { host, cuda };
 ///   static constexpr std::string_view description;       // the plan, one line per step
 ///   static void run(const bindings&, stream = nullptr);  // memory of `target`
 ///   static void run_host(const bindings&);               // host loops, host memory
+/// and what ein::prepare (prepare.hpp) runs, in the memory of `target`:
+///   static constexpr std::size_t prepared_bytes;         // the storage of a prepared plan
+///   static void* allocate_prepared();                    // prepared_bytes (null for 0)
+///   static void free_prepared(void*) noexcept;
+///   static void prepare(const bindings& weights, void* storage, stream = nullptr);
+///   static void run_prepared(const void* storage, const bindings&, stream = nullptr);
 /// @post run() writes every output of the program; it checks the bindings first.
+/// prepare() binds the weights only and runs the weight transforms into the storage;
+/// run_prepared() binds inputs and outputs only and runs the other steps, reading the storage.
 template <class Program>
 struct plan {
   static constexpr bool generated = false;

@@ -1,10 +1,12 @@
 // Stage two of the codegen test: the generated host headers of the hand-built programs are
-// compiled here, and each plan must equal the interpreter on random inputs.
+// compiled here, and each plan must equal the interpreter on random inputs, run directly and
+// prepared (ein::prepare, then several runs).
 #define EIN_STRICT  // every program here must have its generated plan
 #include <doctest/doctest.h>
 
 #include "codegen/e2e/programs.hpp"
 #include "codegen/e2e/harness.hpp"
+#include "codegen/e2e/prepared_harness.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein_generated/hand_batch_gemm.hpp"
 #include "ein_generated/hand_conv_cudnn.hpp"
@@ -49,6 +51,7 @@ void check_generated(double tolerance = ein_test::tolerance(Id)) {
     ein_test::check_against_interpreter(object, seed, tolerance);
     ein_test::check_against_interpreter(object, seed, tolerance, true);
   }
+  ein_test::check_prepared_against_interpreter(object, 4, tolerance);
 }
 
 template <int... K>

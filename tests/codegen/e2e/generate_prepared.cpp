@@ -1,0 +1,89 @@
+// Writes the generated headers of the prepared-plan test programs (prepared_programs.hpp): host
+// and cuda backends (with the CUDA sources of the latter), the first two as written, the last
+// through the search, as ein_generate's driver writes a searched plan.
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+#include <utility>
+
+#include "codegen/e2e/prepared_programs.hpp"
+#include "ein/ein_search.hpp"
+
+namespace {
+
+#if defined(EIN_HAVE_CBLAS)
+constexpr bool have_cblas = true;
+#else
+constexpr bool have_cblas = false;
+#endif
+
+#if defined(EIN_HAVE_CUDNN)
+constexpr bool have_cudnn = true;
+#else
+constexpr bool have_cudnn = false;
+#endif
+
+// Rewrites `path` only when its content changes, so unchanged headers trigger no rebuild.
+void write_if_changed(const std::string& path, const std::string& text) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream old;
+  old << in.rdbuf();
+  if (in && old.str() == text) return;
+  std::ofstream(path, std::ios::binary) << text;
+}
+
+template <int K>
+void generate(const std::string& dir, const ein::cost::model& model) {
+  constexpr int id = ein_test::prepared_base + K;
+  constexpr bool searched = K == ein_test::prepared_count - 1;
+  auto source = ein::reify(ein_test::hand_program<id>{});
+  ein::search::optimized_program found;
+  if constexpr (searched) {
+    ein::search::options opts;
+    opts.explore_depth = 1;
+    found = ein::search::optimize_program(source, ein::derive::intra_rules(), model, opts);
+  }
+  for (auto target : {ein::codegen::backend::host, ein::codegen::backend::cuda}) {
+    ein::codegen::options o;
+    o.name = std::string("hand_") + ein_test::prepared_names[K] +
+             (target == ein::codegen::backend::cuda ? "_cuda" : "");
+    o.model_header = "codegen/e2e/prepared_programs.hpp";
+    o.object = std::string("ein_test::") + ein_test::prepared_names[K];
+    o.key = ein::program_key(ein_test::hand_program<id>{});
+    o.target = target;
+    o.library_calls = target == ein::codegen::backend::cuda || have_cblas;
+    o.cudnn_calls = have_cudnn;
+    ein::ir::program p = source;
+    if constexpr (searched) {
+      auto runs = [&](const ein::search::kernel& k) { return ein::codegen::runs_as_library_call(*k.op, o); };
+      auto r = ein::search::for_backend(found, model, runs);
+      o.search = "optimize_program, explore depth 1, roofline h100_sxm5.json; " + r.summary();
+      p = r.program;
+    }
+    write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(p, o));
+    if (target == ein::codegen::backend::cuda)
+      write_if_changed(dir + "/" + o.name + ".cu", ein::codegen::emit_cuda_source(p, o));
+  }
+}
+
+template <int... K>
+void generate_all(const std::string& dir, std::integer_sequence<int, K...>) {
+  ein::cost::roofline h100(ein::cost::load_profile(std::string(EIN_PROFILE_DIR) + "/h100_sxm5.json"));
+  (generate<K>(dir, h100), ...);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s <output directory>\n", argv[0]);
+    return 2;
+  }
+  try {
+    generate_all(argv[1], std::make_integer_sequence<int, ein_test::prepared_count>{});
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+}

@@ -1,0 +1,70 @@
+// Runs a program object through ein::prepare and several runs of the prepared plan on random
+// inputs, and compares every output with the interpreter: the differential check of prepared
+// plans (generated or generic).
+#pragma once
+
+#include <doctest/doctest.h>
+
+#include <span>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "codegen/e2e/harness.hpp"
+#include "ein/eval/compare.hpp"
+#include "ein/eval/interpret.hpp"
+#include "ein/eval/random.hpp"
+#include "ein/runtime/prepare.hpp"
+
+namespace ein_test {
+
+/// ein::prepare(object, weights) once, then `runs` runs of the prepared plan on different random
+/// inputs, each equal to the interpreter with the weights given to prepare (within `tolerance`,
+/// relative to each output's largest magnitude). Between prepare and the runs, the weight
+/// buffers bound to prepare are overwritten with other non-zero values: a prepared plan must
+/// not read them again.
+template <class Object>
+void check_prepared_against_interpreter(const Object& object, std::uint64_t seed, double tolerance,
+                                        int runs = 3) {
+  ein::ir::program p = ein::reify(object);
+  CAPTURE(p.name);
+  CAPTURE(seed);
+  const auto weights_env = ein::eval::random_inputs(p, seed);
+  host_buffers weights;
+  for (auto& t : p.tensors)
+    if (t.role == ein::ir::tensor_role::weight) weights.bind_input(t.name, t.type, weights_env.at(t.name));
+  auto prepared = ein::prepare(object, ein::runtime::bindings(weights.items));
+  for (auto& v : weights.f32)
+    for (auto& x : v) x = -3.0f * x + 0.25f;
+  for (auto& v : weights.f64)
+    for (auto& x : v) x = -3.0 * x + 0.25;
+  for (int run = 0; run < runs; ++run) {
+    CAPTURE(run);
+    auto env = ein::eval::random_inputs(p, seed + 1000 * static_cast<std::uint64_t>(run + 1));
+    for (auto& t : p.tensors)
+      if (t.role == ein::ir::tensor_role::weight) env[t.name] = weights_env.at(t.name);
+    auto ref = ein::eval::evaluate(p, env);
+    host_buffers buffers;
+    for (auto& t : p.tensors)
+      if (t.role != ein::ir::tensor_role::weight) buffers.bind_input(t.name, t.type, env.at(t.name));
+    std::vector<std::pair<std::string, ein::ir::dtype>> outputs;
+    for (auto& o : p.outputs) {
+      auto* d = p.find_definition(o);
+      REQUIRE(d);
+      outputs.push_back({o, d->type});
+      buffers.bind_output(o, d->type, ref.at(o).data.size());
+    }
+    prepared.run(ein::runtime::bindings(buffers.items));
+    // Outputs were bound after the inputs, in order: their buffers are the last ones.
+    std::size_t f32_at = buffers.f32.size(), f64_at = buffers.f64.size();
+    for (auto it = outputs.rbegin(); it != outputs.rend(); ++it) {
+      CAPTURE(it->first);
+      double err = it->second == ein::ir::dtype::f32
+                       ? ein::eval::max_rel_error(std::span<const float>(buffers.f32[--f32_at]), ref.at(it->first))
+                       : ein::eval::max_rel_error(std::span<const double>(buffers.f64[--f64_at]), ref.at(it->first));
+      CHECK(err < tolerance);
+    }
+  }
+}
+
+}  // namespace ein_test
