@@ -6,6 +6,7 @@
 
 #include "codegen/e2e/prepared_programs.hpp"
 #include "ein/codegen/header.hpp"
+#include "ein/codegen/report.hpp"
 
 namespace {
 
@@ -53,6 +54,21 @@ TEST_CASE("make_preparation: transforms into temporaries are prepared; what late
   CHECK(plan.buffers[prep.stored[1]].name == "out.1");
   CHECK(prep.offset == std::vector<std::int64_t>{0, 512});
   CHECK(prep.bytes == 512 + 8 * 8);
+}
+
+TEST_CASE("the report says which steps ein::prepare runs and how much storage it takes") {
+  auto p = ein::reify(ein_test::prepared_chain);
+  auto plan = codegen::make_layout(p);
+  auto prep = codegen::make_preparation(plan);
+  auto r = codegen::report(p, cuda_options("prepared_chain"));
+  CHECK(r["prepared_bytes"] == prep.bytes);
+  REQUIRE(r["plan"].size() == plan.steps.size());
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    CAPTURE(r["plan"][k]["definition"]);
+    CHECK(r["plan"][k]["in_prepare"] == static_cast<bool>(prep.in_prepare[k]));
+  }
+  CHECK(r["plan"][step_of(plan, "t1")]["in_prepare"] == true);
+  CHECK(r["plan"][step_of(plan, "wsum")]["in_prepare"] == false);
 }
 
 TEST_CASE("make_preparation: a plan without transforms keeps the weights it reads, and no input") {

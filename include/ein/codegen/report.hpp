@@ -17,10 +17,12 @@ namespace ein::codegen {
 /// library operator and its attributes; the expression it computes as text and as IR JSON, its
 /// box, what it reads, whether it is an output), the search that chose it and its statistics.
 /// Search statistics are null while the plan is the program as written; weight transforms are
-/// marked (`weight_transform`).
+/// marked (`weight_transform`), and so are the steps `ein::prepare` runs once (`in_prepare`),
+/// with the size of its storage (`prepared_bytes`).
 inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
   layout plan = make_layout(p);
   auto calls = library_calls(plan, o);
+  auto prepared = make_preparation(plan);
   nlohmann::ordered_json r;
   char key[24];
   std::snprintf(key, sizeof key, "0x%016llx", static_cast<unsigned long long>(o.key));
@@ -52,6 +54,7 @@ inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
                      {"library", calls[k] ? nlohmann::ordered_json(calls[k]->op.str()) : nullptr},
                      {"output", b.role == buffer::kind::output},
                      {"weight_transform", s.weight_only},
+                     {"in_prepare", static_cast<bool>(prepared.in_prepare[k])},
                      {"expression", ir::to_string(*s.value)},
                      {"lower", b.lower},
                      {"shape", b.shape},
@@ -60,6 +63,7 @@ inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
                      {"ir", nlohmann::ordered_json(ir::to_json(*s.value))}});
   }
   r["outputs"] = p.outputs;
+  r["prepared_bytes"] = prepared.bytes;
   return r;
 }
 
