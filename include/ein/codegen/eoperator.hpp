@@ -16,11 +16,13 @@ namespace ein::codegen {
 /// `float` or `double`: the C++ element type of a buffer.
 inline std::string element_text(ir::dtype t) { return ir::name(t); }
 
-/// `const float* EIN_RESTRICT t_A, ..., float* EIN_RESTRICT t_conv`: read buffers, then target.
+/// `[[maybe_unused]] const float* EIN_RESTRICT t_A, ..., float* EIN_RESTRICT t_conv`: read
+/// buffers, then target. A read the body folds away (every element it reads lies outside the
+/// buffer, so is 0) leaves its parameter unused.
 inline std::string parameters_text(const step& s, const layout& plan) {
   std::string r;
   for (auto id : s.reads)
-    r += "const " + element_text(plan.buffers[id].type) + "* EIN_RESTRICT " +
+    r += "[[maybe_unused]] const " + element_text(plan.buffers[id].type) + "* EIN_RESTRICT " +
          plan.buffers[id].variable + ", ";
   const buffer& out = plan.buffers[s.target];
   return r + element_text(out.type) + "* EIN_RESTRICT " + out.variable;
