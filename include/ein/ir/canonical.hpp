@@ -415,6 +415,22 @@ inline std::string canonical_string(const scope& s) {
   return detail::canonicalizer().scope_text(s);
 }
 
+/// canonical_string for many trees that share nested scopes by pointer, such as the candidates
+/// derived from one tree: each scope's text is computed once (a scope's text depends on that
+/// scope alone), the same texts canonical_string gives. Keeps the trees it was given alive, so
+/// that a remembered address is never reused.
+class canonical_memo {
+ public:
+  std::string operator()(const scope_ptr& s) {
+    keep_.push_back(s);
+    return texts_.scope_text(*s);
+  }
+
+ private:
+  detail::canonicalizer texts_;
+  std::vector<scope_ptr> keep_;
+};
+
 /// Canonical text of a program: its tensors, then each definition as `name:dtype=<scope text>`,
 /// then its outputs (the program's own name is left out).
 inline std::string canonical_string(const program& p) {

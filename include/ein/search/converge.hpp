@@ -4,6 +4,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,13 +37,21 @@ struct converged {
 namespace detail {
 
 // The distance of one scope to `op` (0: matches, directly or through a layout bridge; 1 + the
-// expression distance otherwise).
-inline std::optional<int> scope_distance(const ir::scope& s, const match::operator_def& op) {
-  auto a = match::analyze(s);
-  auto d = match::distance(s, a, op);
+// expression distance otherwise), given its product signature: a scope whose mappings cannot
+// classify has none, and needs no analysis.
+inline std::optional<int> scope_distance(const ir::scope& s,
+                                         const std::optional<match::product_signature>& sig,
+                                         const match::operator_def& op) {
+  if (!match::may_classify(sig, op)) return std::nullopt;
+  auto all = match::bindings(s, match::analyze(s), op);
+  auto d = match::distance(op, all);
   if (!d) return std::nullopt;
-  if (!match::match(s, a, op).empty() || !match::bridges(s, a, op).empty()) return 0;
+  if (!match::match(op, all).empty() || !match::bridges(s, op, all).empty()) return 0;
   return *d + 1;
+}
+
+inline std::optional<int> scope_distance(const ir::scope& s, const match::operator_def& op) {
+  return scope_distance(s, match::signature(s), op);
 }
 
 }  // namespace detail
@@ -63,32 +72,82 @@ inline std::optional<int> tree_distance(const ir::scope_ptr& tree, const match::
   return best;
 }
 
-/// tree_distance with each scope's distance remembered: derived trees share most of their
-/// nested scopes with their parents (by pointer), and a scope's distance depends on it alone.
-/// Keeps the scopes it has seen alive, so a remembered address is never reused.
+/// tree_distance with each scope's distance to each operator remembered, and the least over
+/// the scopes under it: derived trees share most of their nested scopes with their parents (by
+/// pointer), converging runs toward different operators meet the same trees, and a scope's
+/// distance depends on it alone. A scope's product signature is computed once for all
+/// operators. Keeps the scopes it has seen alive, so a remembered address is never reused.
 class distance_memo {
  public:
-  explicit distance_memo(const match::operator_def& op) : op_(op) {}
-
-  std::optional<int> operator()(const ir::scope_ptr& tree) {
-    std::optional<int> best;
-    derive::for_each_position(tree, [&](const ir::scope_ptr& s, const derive::path&) {
-      if (best == 0) return;
-      auto it = seen_.find(s.get());
-      if (it == seen_.end()) it = seen_.emplace(s.get(), entry{s, detail::scope_distance(*s, op_)}).first;
-      auto d = it->second.distance;
+  std::optional<int> operator()(const ir::scope_ptr& tree, const match::operator_def& op) {
+    auto it = seen_.find(tree.get());
+    if (it == seen_.end()) it = seen_.emplace(tree.get(), entry{tree, match::signature(*tree), {}}).first;
+    auto& e = it->second;
+    for (auto& k : e.known)
+      if (k.op == &op) return k.tree;
+    // tree_distance's pre-order: this scope, then the nested ones, until one is at 0
+    auto best = detail::scope_distance(*tree, e.signature, op);
+    derive::for_each_access(tree->body, [&](const ir::access& a) {
+      auto* nested = std::get_if<ir::scope_ptr>(&a.source);
+      if (!nested || best == 0) return;
+      auto d = (*this)(*nested, op);
       if (d && (!best || *d < *best)) best = d;
     });
+    e.known.push_back({&op, best});
     return best;
   }
 
  private:
+  struct known_distance {
+    const match::operator_def* op;
+    std::optional<int> tree;  // tree_distance of the scope and what it nests
+  };
   struct entry {
     ir::scope_ptr keep;
-    std::optional<int> distance;
+    std::optional<match::product_signature> signature;
+    std::vector<known_distance> known;
   };
-  const match::operator_def& op_;
-  std::unordered_map<const ir::scope*, entry> seen_;
+  std::unordered_map<const ir::scope*, entry> seen_;  // entries stay in place as it grows
+};
+
+/// What converging runs from one start toward different operators share: every tree's
+/// candidates with their canonical forms (rules are pure functions, so the runs derive the same
+/// trees, pointer for pointer, and each is derived once; a candidate shares nested scopes with
+/// its tree, whose texts are computed once, ir::canonical_memo), and scope distances
+/// (distance_memo). Serves one rule set. Keeps the trees it has seen alive.
+class converge_cache {
+ public:
+  /// One candidate of a tree and its canonical form.
+  struct child {
+    derive::candidate step;
+    std::string form;
+  };
+
+  /// The candidates of every rule on `e`, in rule order, as `rules` give them.
+  const std::vector<child>& children(const ir::scope_ptr& e, std::span<const derive::rule> rules) {
+    auto it = expanded_.find(e.get());
+    if (it != expanded_.end()) return it->second.children;
+    expansion x{e, {}};
+    for (auto& r : rules)
+      for (auto& c : r.apply(e)) {
+        auto form = forms_(c.result);
+        x.children.push_back({std::move(c), std::move(form)});
+      }
+    return expanded_.emplace(e.get(), std::move(x)).first->second.children;
+  }
+
+  std::optional<int> distance(const ir::scope_ptr& tree, const match::operator_def& op) {
+    return distances_(tree, op);
+  }
+
+ private:
+  struct expansion {
+    ir::scope_ptr keep;
+    std::vector<child> children;
+  };
+  std::unordered_map<const ir::scope*, expansion> expanded_;
+  ir::canonical_memo forms_;
+  distance_memo distances_;
 };
 
 /// The forms of `tree` in which `op` computes a scope: the tree itself when a scope matches
@@ -97,12 +156,14 @@ class distance_memo {
 inline std::vector<converged> matched_forms(const ir::scope_ptr& tree, const match::operator_def& op) {
   std::vector<converged> direct, bridged;
   derive::for_each_position(tree, [&](const ir::scope_ptr& s, const derive::path& at) {
-    if (!match::distance(*s, op)) return;
-    if (!match::match(*s, op).empty()) {
+    if (!match::may_classify(match::signature(*s), op)) return;
+    auto all = match::bindings(*s, match::analyze(*s), op);
+    if (!match::distance(op, all)) return;
+    if (!match::match(op, all).empty()) {
       if (direct.empty()) direct.push_back({tree, "matches at " + derive::to_string(at)});
       return;
     }
-    for (auto& b : match::bridges(*s, op)) {
+    for (auto& b : match::bridges(*s, op, all)) {
       bridged.push_back({derive::replace_at(tree, at, b.result),
                          "bridge at " + derive::to_string(at) + " (" +
                              std::to_string(b.relayouts.size()) + " input relayouts" +
@@ -140,17 +201,20 @@ class converger {
  public:
   using clock = std::chrono::steady_clock;
 
+  /// `shared` (optional) is a cache the caller shares between the runs toward different
+  /// operators from the same starts; without it the converger keeps its own.
   converger(const match::operator_def& op, std::span<const derive::rule> rules, int max_steps,
             clock::time_point deadline, std::unordered_set<std::string>& visited,
-            converge_statistics& stats)
+            converge_statistics& stats, converge_cache* shared = nullptr)
       : op_(op), rules_(rules), max_steps_(max_steps), deadline_(deadline), visited_(visited),
-        stats_(stats) {}
+        stats_(stats), own_(shared ? nullptr : std::make_unique<converge_cache>()),
+        cache_(shared ? *shared : *own_) {}
 
   /// The matched forms reachable from `start`, in discovery order.
   std::vector<convergence> run(const ir::scope_ptr& start) {
     std::vector<convergence> out;
     if (!visited_.insert(ir::canonical_string(*start)).second) return out;
-    auto d = distance_(start);
+    auto d = cache_.distance(start, op_);
     std::vector<std::string> steps;
     descend(start, d, steps, out);
     return out;
@@ -173,26 +237,25 @@ class converger {
       timed_out_ = true;
       return;
     }
-    for (auto& r : rules_)
-      for (auto& c : r.apply(e)) {
-        auto form = ir::canonical_string(*c.result);
-        if (visited_.count(form)) {
-          ++stats_.pruned;
-          continue;
-        }
-        auto dc = distance_(c.result);
-        // nothing classifying is no distance at all; a first classifying form is progress.
-        // A rejected form is not remembered: from another parent it may be progress.
-        if (!dc || (d && *dc >= *d)) {
-          ++stats_.rejected;
-          continue;
-        }
-        visited_.insert(std::move(form));
-        ++stats_.states;
-        steps.push_back(c.rule + "(" + c.detail + ")");
-        descend(c.result, dc, steps, out);
-        steps.pop_back();
+    // the cache keeps the list in place while deeper levels add to it
+    for (auto& [c, form] : cache_.children(e, rules_)) {
+      if (visited_.count(form)) {
+        ++stats_.pruned;
+        continue;
       }
+      auto dc = cache_.distance(c.result, op_);
+      // nothing classifying is no distance at all; a first classifying form is progress.
+      // A rejected form is not remembered: from another parent it may be progress.
+      if (!dc || (d && *dc >= *d)) {
+        ++stats_.rejected;
+        continue;
+      }
+      visited_.insert(form);
+      ++stats_.states;
+      steps.push_back(c.rule + "(" + c.detail + ")");
+      descend(c.result, dc, steps, out);
+      steps.pop_back();
+    }
   }
 
   const match::operator_def& op_;
@@ -201,7 +264,8 @@ class converger {
   clock::time_point deadline_;
   std::unordered_set<std::string>& visited_;
   converge_statistics& stats_;
-  distance_memo distance_{op_};  // for this descent: its trees share their nested scopes
+  std::unique_ptr<converge_cache> own_;
+  converge_cache& cache_;
   bool timed_out_ = false;
 };
 

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "ein/cost/model.hpp"
@@ -134,15 +135,61 @@ inline ir::scope_ptr flatten_kernel(const ir::scope& s, const std::vector<kernel
   return ir::make_scope(std::move(trav), s.summation, std::move(body));
 }
 
+}  // namespace detail
+
+/// What instantiation finds out about a scope wherever it sits in a plan: its canonical text,
+/// the library instances that compute it, its eOperator's FLOPs and bytes. Plans of one search
+/// share most scopes by pointer (post-optimization's steps rewrite one scope each), so a search
+/// asks each scope once. Keeps the scopes it has seen alive, so a remembered address is never
+/// reused. The cost model is asked every time (it may measure).
+class kernel_memo {
+ public:
+  struct facts {
+    std::string form;
+    std::vector<match::instance> instances;
+    match::cost_facts eoperator;
+  };
+
+  /// Everything about `s`, its instances and eOperator cost computed on first use.
+  const facts& of(const ir::scope_ptr& s) {
+    auto& e = entry_of(s);
+    if (!e.matched) {
+      e.f.instances = match::match(*s);
+      e.f.eoperator = match::eoperator_cost(*s);
+      e.matched = true;
+    }
+    return e.f;
+  }
+  /// canonical_string(*s).
+  const std::string& form(const ir::scope_ptr& s) { return entry_of(s).f.form; }
+
+ private:
+  struct entry {
+    ir::scope_ptr keep;
+    facts f;
+    bool matched = false;  // f.instances and f.eoperator are known
+  };
+  entry& entry_of(const ir::scope_ptr& s) {
+    auto it = seen_.find(s.get());
+    if (it == seen_.end()) it = seen_.emplace(s.get(), entry{s, {forms_(s), {}, {}}}).first;
+    return it->second;
+  }
+  std::unordered_map<const ir::scope*, entry> seen_;  // entries stay in place as it grows
+  ir::canonical_memo forms_;
+};
+
+namespace detail {
+
 struct instantiator {
   const cost::model& model;
+  kernel_memo& memo;
   std::vector<kernel> kernels;
   std::map<std::string, std::size_t> by_form;        // canonical text → kernel
   std::map<const ir::scope*, std::size_t> by_node;   // scope node → kernel
 
   std::size_t add(const ir::scope_ptr& s) {
     if (auto it = by_node.find(s.get()); it != by_node.end()) return it->second;
-    auto form = ir::canonical_string(*s);
+    const auto& form = memo.form(s);
     if (auto it = by_form.find(form); it != by_form.end()) return by_node[s.get()] = it->second;
     kernel k;
     bool reads_runtime = false;
@@ -159,20 +206,21 @@ struct instantiator {
     k.value = s;
     k.flat = flatten_kernel(*s, kernels, by_node);
     k.weight_only = !reads_runtime;
-    k.facts = match::eoperator_cost(*s);
+    auto& known = memo.of(s);
+    k.facts = known.eoperator;
     k.seconds = model.seconds(cost::workload::eoperator(k.facts.flops, k.facts.bytes, s.get()));
     // A scope a library operator computes runs as the cheapest such operator (EinNet §5), even
     // where a small size makes the eOperator look cheaper: the derivation aimed at the operator,
     // and the plan's structure must not depend on the problem size.
     std::optional<double> lib;
-    for (auto& inst : match::match(*s)) {
+    for (auto& inst : known.instances) {
       double t = model.seconds(cost::workload::library(inst));
       if (!lib || t < *lib) lib = t, k.op = inst;
     }
     if (k.op) k.seconds = *lib, k.facts = {k.op->flops, k.op->bytes};
     if (k.weight_only) k.seconds = 0;
     kernels.push_back(std::move(k));
-    by_form.emplace(std::move(form), kernels.size() - 1);
+    by_form.emplace(form, kernels.size() - 1);
     return by_node[s.get()] = kernels.size() - 1;
   }
 };
@@ -186,8 +234,11 @@ struct instantiator {
 /// cost nothing at run time.
 /// Example: EinNet's E6 of Figure 5 gives `kernel 1: matmul(...)`, `kernel 2: eOperator
 /// L_{h,w,f} Σ_{r,s} k1[r, s, f, h + r - 1, s + w - 1]` (the OffsetReduce).
-inline plan instantiate(const ir::scope_ptr& expr, const cost::model& model) {
-  detail::instantiator in{model, {}, {}, {}};
+/// `memo` (optional) remembers what does not depend on the plan, across the calls of one search.
+inline plan instantiate(const ir::scope_ptr& expr, const cost::model& model,
+                        kernel_memo* memo = nullptr) {
+  kernel_memo own;
+  detail::instantiator in{model, memo ? *memo : own, {}, {}, {}};
   in.add(expr);
   plan p;
   p.expr = expr;

@@ -102,10 +102,10 @@ inline ir::scope_ptr inlined_scope(const ir::scope_ptr& root, const std::string&
 }
 
 // True when the kernel computing `s` in `p` is a library operator.
-inline bool runs_library(const plan& p, const ir::scope& s) {
-  auto form = ir::canonical_string(s);
+inline bool runs_library(const plan& p, const ir::scope_ptr& s, kernel_memo& memo) {
+  auto& form = memo.form(s);
   for (auto& k : p.kernels)
-    if (k.library() && ir::canonical_string(*k.value) == form) return true;
+    if (k.library() && memo.form(k.value) == form) return true;
   return false;
 }
 
@@ -116,17 +116,20 @@ inline bool runs_library(const plan& p, const ir::scope& s) {
 /// greedily, one step at a time, keeping a step only when the plan gets strictly cheaper and
 /// runs no fewer library operators. A library operator is never inlined into its reader (that
 /// would undo the derivation); a tightened scope may become one (E5 → E6 of Figure 5).
+/// `memo` (optional) is instantiate's, shared by the calls of one search.
 inline plan post_optimize(plan p, const cost::model& model, int max_steps,
-                          std::vector<std::string>* steps = nullptr) {
+                          std::vector<std::string>* steps = nullptr, kernel_memo* memo = nullptr) {
   static constexpr derive::rule_fn fusions[] = {&derive::merge_traversal, &derive::tighten_boundary};
+  kernel_memo own;
+  auto& known = memo ? *memo : own;
   for (int i = 0; i < max_steps; ++i) {
     std::optional<plan> best;
     std::string how;
     for (auto f : fusions)
       for (auto& c : f(p.expr)) {
         if (auto inlined = detail::inlined_scope(p.expr, c.detail))
-          if (detail::runs_library(p, *inlined)) continue;
-        auto q = instantiate(c.result, model);
+          if (detail::runs_library(p, inlined, known)) continue;
+        auto q = instantiate(c.result, model, &known);
         if (q.library_kinds().size() < p.library_kinds().size()) continue;
         if (q.seconds < (best ? best->seconds : p.seconds) * (1 - 1e-9))
           best = std::move(q), how = c.rule + "(" + c.detail + ")";
@@ -167,12 +170,13 @@ inline optimized optimize(const ir::scope_ptr& source, std::span<const derive::r
 
   out.baseline = instantiate(source, model);
   out.candidates.push_back({out.baseline, "as written", {}});
+  kernel_memo kernels;  // the plans share most of their scopes
   std::set<std::string> planned{ir::canonical_string(*source)};
 
   auto consider = [&](const ir::scope_ptr& e, const std::string& target, std::vector<std::string> steps) {
-    if (!planned.insert(ir::canonical_string(*e)).second) return;
+    if (!planned.insert(kernels.form(e)).second) return;
     ++st.instantiated;
-    auto p = post_optimize(instantiate(e, model), model, opts.post_steps, &steps);
+    auto p = post_optimize(instantiate(e, model, &kernels), model, opts.post_steps, &steps, &kernels);
     if (!p.matched_or_memory_bound()) {
       ++st.refused;
       return;
@@ -202,8 +206,10 @@ inline optimized optimize(const ir::scope_ptr& source, std::span<const derive::r
       consider(ex.states[i].expr, "explored", path);
       continue;
     }
+    converge_cache shared;  // the runs toward every target from this state derive the same trees
     for (std::size_t t = 0; t < targets.size(); ++t) {
-      converger c(*targets[t], rules, opts.converge_depth, deadline, visited[t], st.converge);
+      converger c(*targets[t], rules, opts.converge_depth, deadline, visited[t], st.converge,
+                  &shared);
       for (auto& found : c.run(ex.states[i].expr)) {
         auto steps = path;
         steps.insert(steps.end(), found.steps.begin(), found.steps.end());
