@@ -3,11 +3,19 @@
 # that links the INTERFACE target made here and includes that header.
 #
 #   ein_generate(<target> MODEL <header> OBJECT <qualified::name> BACKEND host|cuda [NAME <name>]
-#                [SEARCH ON|OFF] [PROFILE <device profile JSON>])
+#                [SEARCH ON|OFF] [PROFILE <device profile JSON>] [COST auto|measured|roofline]
+#                [COST_CACHE <JSON file>])
 #
-# Stage 1 searches for the plan (ein::search::optimize_program) under the roofline cost model of
-# a device profile: PROFILE, else EIN_PROFILE (a variable), else ein's H100 profile
-# (cost/profiles/h100_sxm5.json); SEARCH OFF generates the program as written.
+# Stage 1 searches for the plan (ein::search::optimize_program) under a cost model (docs/cost.md)
+# that COST chooses (else EIN_COST, else auto): auto takes the measured model for BACKEND cuda
+# where a CUDA device is present when stage 1 runs, and the roofline model of a device profile
+# otherwise; measured and roofline force one (measured without a GPU uses the cache's
+# measurements only and fails unless every kernel is there). The profile is PROFILE, else
+# EIN_PROFILE (a variable), else ein's H100 profile (cost/profiles/h100_sxm5.json); the measured
+# model keeps kernel times in COST_CACHE, else EIN_COST_CACHE, else
+# ${CMAKE_BINARY_DIR}/ein_cost_cache.json. Stage 1 can time kernels where the project enables the
+# CUDA language and the toolkit has cuBLAS and NVRTC (it then links them, and cuDNN where found);
+# elsewhere it uses the roofline model. SEARCH OFF generates the program as written.
 #
 # writes ${CMAKE_CURRENT_BINARY_DIR}/ein_generated/<name>.hpp (include it as
 # "ein_generated/<name>.hpp") and <name>.json; <name> defaults to <target>. Linking <target>
@@ -37,7 +45,7 @@ function(ein_cuda_cxx20 target scope)
 endfunction()
 
 function(ein_generate target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;OBJECT;BACKEND;NAME;SEARCH;PROFILE" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;OBJECT;BACKEND;NAME;SEARCH;PROFILE;COST;COST_CACHE" "")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ein_generate(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -82,9 +90,25 @@ function(ein_generate target)
     if(NOT EXISTS "${profile}")
       message(FATAL_ERROR "ein_generate(${target}): device profile ${profile} does not exist")
     endif()
-    set(search_args --search on --profile ${profile})
-  elseif(arg_PROFILE)
-    message(FATAL_ERROR "ein_generate(${target}): PROFILE is for the search; it is OFF")
+    if(NOT arg_COST)
+      set(arg_COST auto)
+      if(EIN_COST)
+        set(arg_COST ${EIN_COST})
+      endif()
+    endif()
+    if(NOT arg_COST MATCHES "^(auto|measured|roofline)$")
+      message(FATAL_ERROR "ein_generate(${target}): COST must be auto, measured or roofline, not '${arg_COST}'")
+    endif()
+    if(arg_COST_CACHE)
+      get_filename_component(cost_cache "${arg_COST_CACHE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
+    elseif(EIN_COST_CACHE)
+      get_filename_component(cost_cache "${EIN_COST_CACHE}" ABSOLUTE BASE_DIR "${CMAKE_BINARY_DIR}")
+    else()
+      set(cost_cache ${CMAKE_BINARY_DIR}/ein_cost_cache.json)
+    endif()
+    set(search_args --search on --profile ${profile} --cost ${arg_COST} --cost-cache ${cost_cache})
+  elseif(arg_PROFILE OR arg_COST OR arg_COST_CACHE)
+    message(FATAL_ERROR "ein_generate(${target}): PROFILE, COST and COST_CACHE are for the search; it is OFF")
   endif()
   if(NOT DEFINED BLA_VENDOR)
     set(BLA_VENDOR OpenBLAS)
@@ -105,6 +129,13 @@ function(ein_generate target)
   set(cudnn FALSE)
   if(EIN_CUDNN_LIBRARY AND EIN_CUDNN_INCLUDE_DIR)
     set(cudnn TRUE)
+  endif()
+  # The measured cost model's GPU timer (cost/gpu_timer.hpp). It reaches the driver API through
+  # cudart, so the driver needs no libcuda and still runs (with the roofline model) where the
+  # toolkit is installed without a GPU driver.
+  set(cuda_timer FALSE)
+  if("CUDA" IN_LIST languages AND TARGET CUDA::cudart AND TARGET CUDA::cublas AND TARGET CUDA::nvrtc)
+    set(cuda_timer TRUE)
   endif()
 
   # Stage 1: the driver, one small TU that includes the model and the search umbrella; one
@@ -127,6 +158,14 @@ function(ein_generate target)
     endif()
     if(cudnn)
       target_compile_definitions(${driver} PRIVATE EIN_HAVE_CUDNN)
+    endif()
+    if(cuda_timer)
+      target_compile_definitions(${driver} PRIVATE EIN_HAVE_CUDA_TIMER)
+      target_link_libraries(${driver} PRIVATE CUDA::cudart CUDA::cublas CUDA::nvrtc)
+      if(cudnn)
+        target_include_directories(${driver} PRIVATE ${EIN_CUDNN_INCLUDE_DIR})
+        target_link_libraries(${driver} PRIVATE ${EIN_CUDNN_LIBRARY})
+      endif()
     endif()
     set_target_properties(${driver} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${work})
     set_property(GLOBAL PROPERTY EIN_DRIVER_${driver_key} ${driver})

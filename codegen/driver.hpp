@@ -8,9 +8,14 @@
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <memory>
 #include <string>
 
+#include "ein/cost/measured.hpp"
 #include "ein/ein_search.hpp"
+#if defined(EIN_HAVE_CUDA_TIMER)
+#include "ein/cost/gpu_timer.hpp"
+#endif
 
 namespace ein::codegen {
 
@@ -30,11 +35,87 @@ inline std::string file_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
-// Searches `p` under the roofline model of the profile at `profile_path` (progress on stderr
-// for searches over a second), records how in `o`, prints the search report (which names the
-// cost model first), and returns the optimized program.
-inline ir::program search_plan(const ir::program& p, const std::string& profile_path, options& o) {
-  cost::roofline model(cost::load_profile(profile_path));
+// The cost model of the search and why it was chosen (`--cost auto|measured|roofline`).
+struct cost_choice {
+  std::unique_ptr<cost::roofline> roofline;  // the model, or the measured model's fallback
+  std::unique_ptr<cost::measurement_cache> cache;
+  std::unique_ptr<cost::timer> timer;
+  std::unique_ptr<cost::measured> measured;
+  std::string why;
+  bool cache_only = false;  // measured without a GPU: every kernel must be in the cache
+
+  const cost::model& model() const { return measured ? static_cast<const cost::model&>(*measured) : *roofline; }
+};
+
+// Whether a timer can run kernels here; `why_not` says why not.
+inline bool can_time(std::string& why_not) {
+#if defined(EIN_HAVE_CUDA_TIMER)
+  return cost::gpu_present(&why_not);
+#else
+  why_not = "the stage-1 driver was built without the CUDA toolkit";
+  return false;
+#endif
+}
+
+// auto: the measured model for cuda plans where a device is present (a host plan does not run
+// on it), else the roofline model. measured: the GPU's measurements, or without one those of
+// the cache's only device, every kernel the search prices then required to be in the cache (the
+// plan is the one a GPU machine with the same cache chose). roofline: the roofline model.
+inline cost_choice choose_cost(const std::string& cost, const std::string& profile_path,
+                               const std::string& cache_path, backend target) {
+  cost_choice c;
+  c.roofline = std::make_unique<cost::roofline>(cost::load_profile(profile_path));
+  std::string no_gpu;
+  if (cost == "roofline") {
+    c.why = "requested (--cost roofline)";
+    return c;
+  }
+  if (cost == "auto" && target == backend::host) {
+    c.why = "the host backend's plans do not run on a GPU";
+    return c;
+  }
+  bool gpu = can_time(no_gpu);
+  if (cost == "auto" && !gpu) {
+    c.why = no_gpu;
+    return c;
+  }
+  if (cache_path.empty()) throw user_error("the measured cost model needs a cache file (--cost-cache)");
+  c.cache = std::make_unique<cost::measurement_cache>(cache_path);
+#if defined(EIN_HAVE_CUDA_TIMER)
+  if (gpu) {
+    c.timer = std::make_unique<cost::gpu_timer>();
+    c.measured = std::make_unique<cost::measured>(*c.cache, c.timer.get(), *c.roofline);
+    c.why = cost == "auto" ? "a CUDA device is present" : "requested (--cost measured)";
+    return c;
+  }
+#endif
+  auto devices = c.cache->devices();
+  if (devices.size() != 1) {
+    std::string list;
+    for (auto& d : devices) list += (list.empty() ? "" : ", ") + d;
+    throw user_error("--cost measured: " + no_gpu + ", and cost cache `" + cache_path + "` " +
+                     (devices.empty() ? std::string("holds no measurements")
+                                      : "holds measurements of several devices (" + list + ")") +
+                     " to use instead; run the generation on a machine with the GPU to fill it, one "
+                     "device per cache file (docs/cost.md)");
+  }
+  c.measured = std::make_unique<cost::measured>(*c.cache, nullptr, *c.roofline, devices[0]);
+  c.cache_only = true;
+  c.why = "requested (--cost measured) without a GPU (" + no_gpu + "): the cached measurements of " +
+          devices[0] + ", every kernel required in the cache";
+  return c;
+}
+
+// Searches `p` under the model `--cost` chooses (progress on stderr for searches over a second),
+// records the model and why in `o`, prints them and the search report, and returns the
+// optimized program. Kernels the measured model timed are saved to its cache, even when the
+// search fails.
+inline ir::program search_plan(const ir::program& p, const std::string& profile_path, const std::string& cost,
+                               const std::string& cache_path, options& o) {
+  auto choice = choose_cost(cost, profile_path, cache_path, o.target);
+  const cost::model& model = choice.model();
+  std::printf("cost model: %s: %s\n", model.describe().c_str(), choice.why.c_str());
+  std::fflush(stdout);
   auto progress = [&](const search::statistics& s) {
     std::fprintf(stderr, "ein_generate(%s): searching, %llu states, depth %d, %.1f s\n", o.object.c_str(),
                  static_cast<unsigned long long>(s.states), s.depth, s.seconds);
@@ -42,12 +123,32 @@ inline ir::program search_plan(const ir::program& p, const std::string& profile_
   // Library kernels the backend does not call (a CPU BLAS has no convolutions) are priced as
   // the eOperators they become.
   auto runs = [&](const search::kernel& k) { return runs_as_library_call(*k.op, o); };
-  auto r = search::optimize_program(p, derive::intra_rules(), model, {}, progress, runs);
+  auto save = [&] {
+    if (choice.measured && choice.measured->counts().timed > 0) choice.cache->save();
+  };
+  search::optimized_program r;
+  try {
+    r = search::optimize_program(p, derive::intra_rules(), model, {}, progress, runs);
+  } catch (...) {
+    save();
+    throw;
+  }
+  save();
   if (r.seconds >= 1)
     std::fprintf(stderr, "ein_generate(%s): search done in %.1f s: %s\n", o.object.c_str(), r.seconds,
                  r.summary().c_str());
-  o.search = "optimize_program, roofline " + model.profile().name + " (" + file_name(profile_path) +
-             "); " + r.summary();
+  if (choice.cache_only && choice.measured->counts().fallback > 0)
+    throw user_error("--cost measured without a GPU: " + std::to_string(choice.measured->counts().fallback) +
+                     " kernels the search priced are not in cost cache `" + cache_path + "` for " +
+                     choice.measured->device() + "; run the generation where that GPU is present to "
+                     "complete the cache (docs/cost.md)");
+  r.model = model.describe() + ": " + choice.why;
+  // The header names the model without its counts or the reason for it, so that the same choice
+  // writes the same header (a second generation finds in the cache what the first timed).
+  std::string model_name = choice.measured ? "measured " + choice.measured->device() + " (" + file_name(cache_path) + ")"
+                                           : "roofline " + choice.roofline->profile().name + " (" +
+                                                 file_name(profile_path) + ")";
+  o.search = "optimize_program, " + model_name + "; " + r.summary();
   o.statistics = search_summary{r.states(), r.pruned(), r.depth(), r.seconds, search::name(r.reason()),
                                 r.model, r.report()};
   std::printf("%s", r.report().c_str());
@@ -57,23 +158,31 @@ inline ir::program search_plan(const ir::program& p, const std::string& profile_
 }  // namespace detail
 
 /// `driver --name N --backend host|cuda --header H --report R [--source S] [--search on|off]
-/// [--profile P]`: writes header H, report R and for the cuda backend the CUDA source S, for
-/// `object` (written `object_name` in C++, declared in `model_header`), and prints the plan.
-/// With `--search on` (the default) the plan is the one optimize_program finds under the
-/// roofline model of device profile P (a JSON file of cost/profiles/, required then); with
-/// `--search off` it is the program as written.
+/// [--profile P] [--cost auto|measured|roofline] [--cost-cache C]`: writes header H, report R and
+/// for the cuda backend the CUDA source S, for `object` (written `object_name` in C++, declared in
+/// `model_header`), and prints the plan.
+/// With `--search on` (the default) the plan is the one optimize_program finds under the cost
+/// model `--cost` chooses, printed first (`cost model: roofline (...): no CUDA device found`) and
+/// recorded in the report: `auto` (the default) takes the measured model (cost/measured.hpp,
+/// kernels timed on the GPU, cached in the JSON file C, fallback the roofline model of P) for the
+/// cuda backend where the driver is built with EIN_HAVE_CUDA_TIMER and a CUDA device is present,
+/// else the roofline model of device profile P (a JSON file of cost/profiles/, required with the
+/// search); `roofline` forces the roofline model; `measured` forces the measured model, and
+/// without a GPU prices with C's measurements only, failing unless every kernel is cached there.
+/// With `--search off` the plan is the program as written.
 /// Compute-bound GEMM definitions become cuBLAS calls (cuda) or, where the driver is built with
 /// EIN_HAVE_CBLAS (ein_generate found a CBLAS and links it into host consumers), CBLAS calls.
 /// Compute-bound convolutions become cuDNN calls (cuda) where it is built with EIN_HAVE_CUDNN
 /// (ein_generate found cuDNN and links it into cuda consumers).
-/// Returns the process exit status: 0, 1 on a user error, 2 on bad arguments.
+/// Returns the process exit status: 0, 1 on a user error (or a failed CUDA call), 2 on bad
+/// arguments.
 template <class Program>
 int driver_main(const Program& object, const char* object_name, const char* model_header,
                 int argc, char** argv) {
   options o;
   o.object = object_name;
   o.model_header = model_header;
-  std::string header, report_path, source, profile;
+  std::string header, report_path, source, profile, cost = "auto", cost_cache;
   bool search = true, bad = argc % 2 == 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
@@ -82,6 +191,8 @@ int driver_main(const Program& object, const char* object_name, const char* mode
     else if (flag == "--report") report_path = value;
     else if (flag == "--source") source = value;
     else if (flag == "--profile") profile = value;
+    else if (flag == "--cost-cache") cost_cache = value;
+    else if (flag == "--cost" && (value == "auto" || value == "measured" || value == "roofline")) cost = value;
     else if (flag == "--search" && (value == "on" || value == "off")) search = value == "on";
     else if (flag == "--backend" && (value == "host" || value == "cuda"))
       o.target = value == "host" ? backend::host : backend::cuda;
@@ -93,9 +204,10 @@ int driver_main(const Program& object, const char* object_name, const char* mode
   if (bad || o.name.empty() || header.empty() || report_path.empty() ||
       (o.target == backend::cuda) == source.empty() || (search && profile.empty())) {
     std::fprintf(stderr, "usage: %s --name N --backend host|cuda --header H --report R [--source S]\n"
-                 "       [--search on|off] [--profile P]\n"
+                 "       [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]\n"
                  "(--source, the CUDA source, with the cuda backend only; --profile, a device\n"
-                 "profile JSON file, with --search on, the default)\n", argv[0]);
+                 "profile JSON file, with --search on, the default; --cost-cache, the measured\n"
+                 "model's JSON cache of kernel times)\n", argv[0]);
     return 2;
   }
 #if defined(EIN_HAVE_CBLAS)
@@ -109,13 +221,16 @@ int driver_main(const Program& object, const char* object_name, const char* mode
   try {
     o.key = ein::program_key(object);
     ir::program p = ein::reify(object, o.name);
-    if (search) p = detail::search_plan(p, profile, o);
+    if (search) p = detail::search_plan(p, profile, cost, cost_cache, o);
     detail::write_file(header, emit_header(p, o));
     if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(p, o));
     detail::write_file(report_path, report(p, o).dump(2) + "\n");
     std::printf("%s", describe(p, o).c_str());
     return 0;
   } catch (const user_error& e) {
+    std::fprintf(stderr, "ein_generate(%s): %s\n", o.object.c_str(), e.what());
+    return 1;
+  } catch (const std::runtime_error& e) {  // a failed CUDA, cuBLAS or cuDNN call of the GPU timer
     std::fprintf(stderr, "ein_generate(%s): %s\n", o.object.c_str(), e.what());
     return 1;
   }

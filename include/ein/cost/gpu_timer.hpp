@@ -1,0 +1,422 @@
+// The GPU timer of the measured cost model: library operators through the cuBLAS and cuDNN calls
+// generated plans make, eOperators as the kernels ein's CUDA emitter writes, compiled with NVRTC.
+// Needs the CUDA toolkit (cudart, cuBLAS, NVRTC; cuDNN with EIN_HAVE_CUDNN); the driver API is
+// reached through the runtime (cudaGetDriverEntryPointByVersion), so no libcuda is linked and a
+// program using it starts on machines without a GPU driver.
+#pragma once
+
+#include <cublas_v2.h>
+#include <cuda.h>
+#include <cuda_runtime.h>
+#include <nvrtc.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ein/codegen/cuda_kernel.hpp"
+#include "ein/codegen/layout.hpp"
+#include "ein/codegen/library_step.hpp"
+#include "ein/cost/measured.hpp"
+#include "ein/eval/random.hpp"
+#include "ein/runtime/cublas.hpp"
+#include "ein/runtime/cuda.hpp"
+#include "ein/runtime/cuda_check.hpp"
+#if defined(EIN_HAVE_CUDNN)
+#include "ein/runtime/cudnn.hpp"
+#endif
+
+namespace ein::cost {
+
+/// Whether the CUDA runtime finds a device; `why` (when given) gets the runtime's reason when not.
+inline bool gpu_present(std::string* why = nullptr) {
+  int count = 0;
+  cudaError_t e = cudaGetDeviceCount(&count);
+  if (e == cudaSuccess && count > 0) return true;
+  if (why)
+    *why = e == cudaSuccess ? std::string("no CUDA device found")
+                            : std::string("no CUDA device found (") + cudaGetErrorString(e) + ")";
+  cudaGetLastError();  // the failed query is not an error of later calls
+  return false;
+}
+
+/// The name of CUDA device `device` ("NVIDIA H100 80GB HBM3").
+inline std::string gpu_name(int device = 0) {
+  cudaDeviceProp p{};
+  EIN_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
+  return p.name;
+}
+
+/// An eOperator compiled to PTX: the text and the name of its kernel entry in it.
+struct compiled_eoperator {
+  std::string ptx, entry, source;
+};
+
+namespace detail {
+
+// The folder holding `ein/`: this header is <dir>/ein/cost/gpu_timer.hpp (CMake passes ein's
+// include folder as an absolute path, in the source tree and once installed).
+inline std::string ein_include_dir() {
+  return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().string();
+}
+
+inline void nvrtc_check(nvrtcResult r, const char* call) {
+  if (r != NVRTC_SUCCESS) throw user_error(std::string("NVRTC call ") + call + " failed: " + nvrtcGetErrorString(r));
+}
+
+}  // namespace detail
+
+/// The CUDA source of one eOperator (flat_eoperator of `s`, as its own program, eoperator_program):
+/// ein/runtime/eoperator.hpp and the kernel emit_cuda_kernel writes for it, with external
+/// linkage so that the driver API finds it. `kernel` gets its name.
+inline std::string eoperator_cuda_source(const ir::scope& s, std::string* kernel = nullptr) {
+  auto plan = codegen::make_layout(eoperator_program(s));
+  if (plan.steps.size() != 1) throw internal_error("eoperator_cuda_source: an eOperator is one step");
+  codegen::writer w;
+  codegen::emit_cuda_kernel(w, plan.steps[0], plan);
+  std::string text = w.str();
+  const std::string internal = "static __global__ void ";
+  auto at = text.find(internal);
+  if (at == std::string::npos) throw internal_error("eoperator_cuda_source: no kernel in the emitted text");
+  text.replace(at, internal.size(), "__global__ void ");
+  if (kernel) *kernel = plan.steps[0].function + "_kernel";
+  return "#include \"ein/runtime/eoperator.hpp\"\n\n" + text;
+}
+
+/// Compiles eOperator `s` to PTX for virtual architecture `arch` ("compute_90") with NVRTC; no
+/// device is needed. NVRTC has no C++ standard library: the host headers that
+/// ein/runtime/eoperator.hpp includes are given as stand-ins declaring what it uses of them (its
+/// host-only functions are parsed, never compiled for the device).
+/// Throws user_error with NVRTC's log when the source does not compile.
+inline compiled_eoperator compile_eoperator(const ir::scope& s, const std::string& arch,
+                                            const std::string& include_dir = detail::ein_include_dir()) {
+  compiled_eoperator out;
+  std::string kernel;
+  out.source = eoperator_cuda_source(s, &kernel);
+  const char* headers[] = {
+      "",  // ::exp and ::tanh are NVRTC built-ins
+      "namespace std { using size_t = decltype(sizeof(0)); using ptrdiff_t = decltype((int*)0 - (int*)0); }\n",
+      "namespace std { using int64_t = long long; using uint64_t = unsigned long long; }\n",
+      "",  // NVRTC declares the aligned operator new and delete itself
+      "namespace std { template <class T> class allocator; template <class T, class A = allocator<T>> class vector; }\n"};
+  const char* names[] = {"math.h", "cstddef", "cstdint", "new", "vector"};
+  nvrtcProgram p = nullptr;
+  detail::nvrtc_check(nvrtcCreateProgram(&p, out.source.c_str(), "ein_eoperator.cu", 5, headers, names),
+                      "nvrtcCreateProgram");
+  std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> owned(&p, [](nvrtcProgram* q) { nvrtcDestroyProgram(q); });
+  const std::string expression = "&" + kernel;
+  detail::nvrtc_check(nvrtcAddNameExpression(p, expression.c_str()), "nvrtcAddNameExpression");
+  const std::string arch_option = "--gpu-architecture=" + arch, include = "--include-path=" + include_dir;
+  // NVRTC compiles no host code: unannotated (host) functions of the header become device ones.
+  const char* options[] = {arch_option.c_str(), include.c_str(), "--std=c++17", "--device-as-default-execution-space"};
+  nvrtcResult r = nvrtcCompileProgram(p, 4, options);
+  if (r != NVRTC_SUCCESS) {
+    std::size_t size = 0;
+    nvrtcGetProgramLogSize(p, &size);
+    std::string log(size, '\0');
+    nvrtcGetProgramLog(p, log.data());
+    throw user_error("NVRTC cannot compile the eOperator kernel " + kernel + ": " + log + "\nsource:\n" + out.source);
+  }
+  const char* lowered = nullptr;
+  detail::nvrtc_check(nvrtcGetLoweredName(p, expression.c_str(), &lowered), "nvrtcGetLoweredName");
+  out.entry = lowered;
+  std::size_t size = 0;
+  detail::nvrtc_check(nvrtcGetPTXSize(p, &size), "nvrtcGetPTXSize");
+  out.ptx.assign(size, '\0');
+  detail::nvrtc_check(nvrtcGetPTX(p, out.ptx.data()), "nvrtcGetPTX");
+  return out;
+}
+
+/// How the GPU timer measures: `warmup` runs (the first timed), then the median of `runs` runs
+/// each timed with CUDA events; a kernel whose first run takes over `slow_seconds` (a naive
+/// eOperator of a large convolution, say) gets no more warm-up and `slow_runs` runs. Kernels
+/// whose operands need more than `memory_fraction` of the free device memory are not timed.
+struct gpu_timer_options {
+  int warmup = 3;
+  int runs = 15;
+  double slow_seconds = 0.02;
+  int slow_runs = 3;
+  double memory_fraction = 0.5;
+};
+
+/// Times kernels on CUDA device `device` (serialized by the measured model). Library operators
+/// run through the calls the generated CUDA code makes (codegen/library/cublas.hpp, cudnn.hpp):
+/// GEMMs that codegen::detail::blas_accepts as one cublasGemmStridedBatchedEx, convolutions that
+/// cuDNN runs as matched (cudnn_accepts, with EIN_HAVE_CUDNN) through runtime::cudnn_convolution
+/// and the algorithm its heuristics choose. Other library operators (G2BMM, GBMM, elementwise)
+/// are not library calls of the cuda backend: the timer returns nothing for them, and the
+/// search prices them as the eOperators they become. eOperators run as compile_eoperator's PTX
+/// on grid_size(outputs) blocks of block_size threads, as generated plans launch them. Inputs
+/// are random non-zero values. A kernel that fails (out of memory, a library refusal) is
+/// reported on stderr and not timed.
+class gpu_timer final : public timer {
+ public:
+  explicit gpu_timer(int device = 0, gpu_timer_options o = {}) : device_(device), options_(o) {
+    EIN_CUDA_CHECK(cudaSetDevice(device_));
+    name_ = gpu_name(device_);
+    cudaDeviceProp p{};
+    EIN_CUDA_CHECK(cudaGetDeviceProperties(&p, device_));
+    arch_ = "compute_" + std::to_string(p.major * 10 + p.minor);
+    EIN_CUDA_CHECK(cudaStreamCreate(&stream_));
+    EIN_CUDA_CHECK(cudaEventCreate(&start_));
+    EIN_CUDA_CHECK(cudaEventCreate(&stop_));
+    driver(load_, "cuModuleLoadData");
+    driver(unload_, "cuModuleUnload");
+    driver(function_, "cuModuleGetFunction");
+    driver(launch_, "cuLaunchKernel");
+  }
+  gpu_timer(const gpu_timer&) = delete;
+  gpu_timer& operator=(const gpu_timer&) = delete;
+  ~gpu_timer() override {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+    cudaStreamDestroy(stream_);
+  }
+
+  std::string device() const override { return name_; }
+  /// The runs the last median was taken over.
+  int runs() const override { return last_runs_; }
+
+  std::optional<double> seconds(const workload& w) override {
+    try {
+      // Search threads take turns here: each binds the device's primary context first.
+      EIN_CUDA_CHECK(cudaSetDevice(device_));
+      if (w.kind == workload::engine::library && w.instance) return time_library(*w.instance);
+      if (w.kind == workload::engine::eoperator && w.eop) return time_eoperator(*w.eop);
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "ein: cost: kernel not timed, priced by the fallback model: %s\n", e.what());
+      cudaGetLastError();
+    }
+    return std::nullopt;
+  }
+
+ private:
+  // A device allocation of random non-zero values (outputs too: the kernel overwrites them).
+  class device_array {
+   public:
+    device_array(std::int64_t elements, ir::dtype type, std::uint64_t seed) {
+      bytes_ = static_cast<std::size_t>(std::max<std::int64_t>(elements, 1)) * (type == ir::dtype::f32 ? 4 : 8);
+      EIN_CUDA_CHECK(cudaMalloc(&data_, bytes_));
+      eval::random_stream rng(seed);
+      if (type == ir::dtype::f32) {
+        std::vector<float> host(bytes_ / 4);
+        for (auto& x : host) x = static_cast<float>(rng.uniform());
+        EIN_CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes_, cudaMemcpyHostToDevice));
+      } else {
+        std::vector<double> host(bytes_ / 8);
+        for (auto& x : host) x = rng.uniform();
+        EIN_CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes_, cudaMemcpyHostToDevice));
+      }
+    }
+    device_array(const device_array&) = delete;
+    device_array& operator=(const device_array&) = delete;
+    ~device_array() { cudaFree(data_); }
+    void* data() const { return data_; }
+    // The element `offset` elements into the array.
+    void* at(std::int64_t offset, ir::dtype type) const {
+      return static_cast<char*>(data_) + offset * (type == ir::dtype::f32 ? 4 : 8);
+    }
+
+   private:
+    void* data_ = nullptr;
+    std::size_t bytes_ = 0;
+  };
+
+  template <class F>
+  void driver(F& f, const char* symbol) {
+    cudaDriverEntryPointQueryResult found{};
+    void* p = nullptr;
+    EIN_CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &p, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !p)
+      throw user_error(std::string("ein: cost: the CUDA driver has no ") + symbol);
+    f = reinterpret_cast<F>(p);
+  }
+
+  bool fits(double bytes) const {
+    std::size_t free = 0, total = 0;
+    EIN_CUDA_CHECK(cudaMemGetInfo(&free, &total));
+    return bytes <= options_.memory_fraction * static_cast<double>(free);
+  }
+
+  // The median of options_.runs timed runs of `run` on the timer's stream, after the warm-up;
+  // of options_.slow_runs for a kernel whose first run takes over options_.slow_seconds.
+  template <class Run>
+  double median_of(Run&& run) {
+    auto timed = [&] {
+      EIN_CUDA_CHECK(cudaEventRecord(start_, stream_));
+      run();
+      EIN_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+      EIN_CUDA_CHECK(cudaEventSynchronize(stop_));
+      float ms = 0;
+      EIN_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+      return ms * 1e-3;
+    };
+    bool slow = timed() > options_.slow_seconds;
+    for (int i = 1; i < options_.warmup && !slow; ++i) run();
+    EIN_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    last_runs_ = slow ? options_.slow_runs : options_.runs;
+    std::vector<double> t;
+    for (int i = 0; i < last_runs_; ++i) t.push_back(timed());
+    std::sort(t.begin(), t.end());
+    return t.size() % 2 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
+  }
+  std::optional<double> time_library(const match::instance& op) {
+    bool gemm = op.kind == match::op_kind::matmul || op.kind == match::op_kind::batch_matmul;
+    bool conv = op.kind == match::op_kind::conv2d || op.kind == match::op_kind::conv_transpose2d;
+    if (gemm && !codegen::detail::blas_accepts(op.gemm())) return std::nullopt;
+#if defined(EIN_HAVE_CUDNN)
+    if (conv && !codegen::detail::cudnn_accepts(op)) return std::nullopt;
+#else
+    if (conv) return std::nullopt;
+#endif
+    if (!gemm && !conv) return std::nullopt;
+    double bytes = 0;
+    for (auto& o : op.inputs) bytes += static_cast<double>(o.elements) * match::element_size(op.type);
+    bytes += static_cast<double>(op.output.elements) * match::element_size(op.type);
+    if (!fits(bytes)) return std::nullopt;
+    std::vector<std::unique_ptr<device_array>> in;
+    for (std::size_t i = 0; i < op.inputs.size(); ++i)
+      in.push_back(std::make_unique<device_array>(op.inputs[i].elements, op.type, 17 + i));
+    device_array out(op.output.elements, op.type, 16);
+    void* a = in[0]->at(op.inputs[0].offset, op.type);
+    void* b = in[1]->at(op.inputs[1].offset, op.type);
+    void* c = out.at(op.output.offset, op.type);
+    if (gemm) return time_gemm(op, a, b, c);
+#if defined(EIN_HAVE_CUDNN)
+    return time_convolution(op, a, b, c);
+#else
+    return std::nullopt;
+#endif
+  }
+
+  // codegen/library/cublas.hpp's call: row-major C = op(A)·op(B) as column-major Cᵀ = op(B)ᵀ·op(A)ᵀ.
+  double time_gemm(const match::instance& op, void* a, void* b, void* c) {
+    if (!cublas_) cublas_ = std::make_unique<runtime::cublas_handle>();
+    EIN_CUBLAS_CHECK(cublasSetStream(cublas_->get(), stream_));
+    auto& g = op.gemm();
+    bool f32 = op.type == ir::dtype::f32;
+    cudaDataType data = f32 ? CUDA_R_32F : CUDA_R_64F;
+    cublasComputeType_t compute = f32 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F;
+    auto op_of = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
+    float alpha_f = static_cast<float>(g.alpha), beta_f = 0;
+    double alpha_d = g.alpha, beta_d = 0;
+    const void* alpha = f32 ? static_cast<const void*>(&alpha_f) : &alpha_d;
+    const void* beta = f32 ? static_cast<const void*>(&beta_f) : &beta_d;
+    auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    return median_of([&] {
+      EIN_CUBLAS_CHECK(cublasGemmStridedBatchedEx(cublas_->get(), op_of(g.trans_b), op_of(g.trans_a), i(g.n), i(g.m),
+                                                  i(g.k), alpha, b, data, i(g.ldb), g.stride_b, a, data, i(g.lda),
+                                                  g.stride_a, beta, c, data, i(g.ldc), g.stride_c, i(g.batch), compute,
+                                                  CUBLAS_GEMM_DEFAULT));
+    });
+  }
+
+#if defined(EIN_HAVE_CUDNN)
+  // codegen/library/cudnn.hpp's state (emit_cudnn_state) and call (emit_cudnn_run).
+  double time_convolution(const match::instance& op, void* in, void* wt, void* out) {
+    if (!cudnn_) cudnn_ = std::make_unique<runtime::cudnn_handle>();
+    cudnnHandle_t h = cudnn_->get();
+    EIN_CUDNN_CHECK(cudnnSetStream(h, stream_));
+    auto& a = op.conv();
+    bool forward = op.kind == match::op_kind::conv2d;
+    cudnnDataType_t data = op.type == ir::dtype::f32 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
+    auto i = [](std::int64_t v) { return static_cast<int>(v); };
+    runtime::cudnn_convolution c([&](runtime::cudnn_convolution& s) {
+      const int x_dims[4] = {i(a.n), i(a.c), i(a.h), i(a.w)};
+      const int x_strides[4] = {i(a.x_strides[0]), i(a.x_strides[1]), i(a.x_strides[2]), i(a.x_strides[3])};
+      const int y_dims[4] = {i(a.n), i(a.k), i(a.p), i(a.q)};
+      const int y_strides[4] = {i(a.y_strides[0]), i(a.y_strides[1]), i(a.y_strides[2]), i(a.y_strides[3])};
+      EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(s.x, data, 4, x_dims, x_strides));
+      EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(s.y, data, 4, y_dims, y_strides));
+      EIN_CUDNN_CHECK(cudnnSetFilter4dDescriptor(s.w, data, a.filter_layout == "kcrs" ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC,
+                                                 i(a.k), i(a.c), i(a.r), i(a.s)));
+      EIN_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(s.conv, i(a.pad_h), i(a.pad_w), i(a.stride_h), i(a.stride_w),
+                                                      i(a.dilation_h), i(a.dilation_w), CUDNN_CROSS_CORRELATION, data));
+      std::size_t bytes = 0;
+      int found = 0;
+      if (forward) {
+        cudnnConvolutionFwdAlgoPerf_t perf[8];
+        EIN_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, s.x, s.w, s.conv, s.y, 8, &found, perf));
+        s.forward_algo = runtime::first_runnable(perf, found);
+        EIN_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(h, s.x, s.w, s.conv, s.y, s.forward_algo, &bytes));
+      } else {
+        cudnnConvolutionBwdDataAlgoPerf_t perf[8];
+        EIN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, s.w, s.y, s.conv, s.x, 8, &found, perf));
+        s.backward_data_algo = runtime::first_runnable(perf, found);
+        EIN_CUDNN_CHECK(
+            cudnnGetConvolutionBackwardDataWorkspaceSize(h, s.w, s.y, s.conv, s.x, s.backward_data_algo, &bytes));
+      }
+      s.allocate_workspace(bytes);
+    });
+    float alpha_f = static_cast<float>(a.alpha), beta_f = 0;
+    double alpha_d = a.alpha, beta_d = 0;
+    bool f32 = op.type == ir::dtype::f32;
+    const void* alpha = f32 ? static_cast<const void*>(&alpha_f) : &alpha_d;
+    const void* beta = f32 ? static_cast<const void*>(&beta_f) : &beta_d;
+    return median_of([&] {
+      if (forward)
+        EIN_CUDNN_CHECK(cudnnConvolutionForward(h, alpha, c.x, in, c.w, wt, c.conv, c.forward_algo, c.workspace,
+                                                c.workspace_size, beta, c.y, out));
+      else
+        EIN_CUDNN_CHECK(cudnnConvolutionBackwardData(h, alpha, c.w, wt, c.y, in, c.conv, c.backward_data_algo,
+                                                     c.workspace, c.workspace_size, beta, c.x, out));
+    });
+  }
+#endif
+
+  std::optional<double> time_eoperator(const ir::scope& s) {
+    auto program = eoperator_program(s);
+    auto plan = codegen::make_layout(program);
+    auto& step = plan.steps.at(0);
+    const codegen::buffer& target = plan.buffers[step.target];
+    if (codegen::empty_box(s.traversal)) return std::nullopt;  // nothing runs
+    double bytes = 0;
+    for (auto& b : plan.buffers) bytes += static_cast<double>(b.count()) * match::element_size(b.type);
+    if (!fits(bytes)) return std::nullopt;
+    auto kernel = compile_eoperator(s, arch_);
+    CUmodule module = nullptr;
+    if (load_(&module, kernel.ptx.c_str()) != CUDA_SUCCESS) throw user_error("cuModuleLoadData failed");
+    std::unique_ptr<CUmod_st, CUresult (*)(CUmodule)> owned(module, unload_);
+    CUfunction f = nullptr;
+    if (function_(&f, module, kernel.entry.c_str()) != CUDA_SUCCESS)
+      throw user_error("cuModuleGetFunction failed for " + kernel.entry);
+    std::vector<std::unique_ptr<device_array>> arrays;
+    std::vector<void*> pointers;
+    std::uint64_t seed = 31;
+    for (auto id : step.reads) {
+      arrays.push_back(std::make_unique<device_array>(plan.buffers[id].count(), plan.buffers[id].type, seed++));
+      pointers.push_back(arrays.back()->data());
+    }
+    arrays.push_back(std::make_unique<device_array>(target.count(), target.type, seed));
+    pointers.push_back(arrays.back()->data());
+    std::vector<void*> args;
+    for (auto& p : pointers) args.push_back(&p);
+    unsigned grid = runtime::grid_size(target.count());
+    return median_of([&] {
+      if (launch_(f, grid, 1, 1, runtime::block_size, 1, 1, 0, stream_, args.data(), nullptr) != CUDA_SUCCESS)
+        throw user_error("cuLaunchKernel failed for " + kernel.entry);
+    });
+  }
+
+  int device_;
+  gpu_timer_options options_;
+  int last_runs_ = 0;
+  std::string name_, arch_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  std::unique_ptr<runtime::cublas_handle> cublas_;
+#if defined(EIN_HAVE_CUDNN)
+  std::unique_ptr<runtime::cudnn_handle> cudnn_;
+#endif
+  decltype(&::cuModuleLoadData) load_ = nullptr;
+  decltype(&::cuModuleUnload) unload_ = nullptr;
+  decltype(&::cuModuleGetFunction) function_ = nullptr;
+  decltype(&::cuLaunchKernel) launch_ = nullptr;
+};
+
+}  // namespace ein::cost

@@ -1,0 +1,438 @@
+// The measured cost model: kernel times taken on a GPU (through a timer), kept in a JSON cache
+// keyed by device and kernel, with a fallback model for what cannot be timed.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <atomic>
+#include <charconv>
+#include <chrono>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <shared_mutex>
+#include <string>
+#include <system_error>
+#include <variant>
+#include <vector>
+
+#if __has_include(<sys/file.h>) && __has_include(<fcntl.h>) && __has_include(<unistd.h>)
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
+#define EIN_COST_FILE_LOCK 1
+#endif
+
+#include "ein/cost/model.hpp"
+#include "ein/detail/error.hpp"
+#include "ein/ir/canonical.hpp"
+#include "ein/ir/expr.hpp"
+#include "ein/match/instance.hpp"
+
+namespace ein::cost {
+
+namespace detail {
+
+// Rebuilds `e` with every access to a nested scope read from an input tensor instead (its box
+// moved to start at 0), `nested<k>` in order of first read, avoiding the names `taken`.
+inline ir::expr flatten_reads(const ir::expr& e, std::map<const ir::scope*, ir::tensor>& nested,
+                              const std::set<std::string>& taken, ir::dtype type) {
+  return std::visit(
+      [&](const auto& n) -> ir::expr {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, ir::constant>) {
+          return e;
+        } else if constexpr (std::is_same_v<T, ir::unary>) {
+          return ir::make_unary(n.fn, flatten_reads(n.arg, nested, taken, type));
+        } else if constexpr (std::is_same_v<T, ir::binary>) {
+          return ir::make_binary(n.op, flatten_reads(n.lhs, nested, taken, type),
+                                 flatten_reads(n.rhs, nested, taken, type));
+        } else {
+          auto* s = std::get_if<ir::scope_ptr>(&n.source);
+          if (!s) return e;
+          auto it = nested.find(s->get());
+          if (it == nested.end()) {
+            std::string name = "nested" + std::to_string(nested.size() + 1);
+            while (taken.count(name)) name += "_";
+            it = nested.emplace(s->get(), ir::tensor{name, type, (*s)->shape(), ir::tensor_role::input}).first;
+          }
+          auto lower = (*s)->lower();
+          std::vector<ir::affine> index;
+          for (std::size_t d = 0; d < n.index.size(); ++d) index.push_back(n.index[d] - ir::affine(lower[d]));
+          return ir::make_access(it->second, std::move(index));
+        }
+      },
+      static_cast<const ir::node::variant&>(*e));
+}
+
+inline void tensors_read(const ir::expr& e, std::map<std::string, ir::tensor>& out) {
+  if (auto* u = std::get_if<ir::unary>(e.get())) return tensors_read(u->arg, out);
+  if (auto* b = std::get_if<ir::binary>(e.get())) {
+    tensors_read(b->lhs, out);
+    return tensors_read(b->rhs, out);
+  }
+  if (auto* a = std::get_if<ir::access>(e.get()))
+    if (auto* t = std::get_if<ir::tensor>(&a->source)) out.emplace(t->name, *t);
+}
+
+// Shortest round-trip text of a double (locale-independent).
+inline std::string number_text(double v) {
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof buf, v);
+  return r.ec == std::errc() ? std::string(buf, r.ptr) : std::string("nan");
+}
+
+template <std::size_t N>
+std::string list_text(const std::array<std::int64_t, N>& a) {
+  std::string r = "(";
+  for (std::size_t i = 0; i < N; ++i) r += (i ? "," : "") + std::to_string(a[i]);
+  return r + ")";
+}
+
+inline std::string attrs_text(const match::instance& i) {
+  auto n = [](std::int64_t v) { return std::to_string(v); };
+  if (auto* e = std::get_if<match::elementwise_attrs>(&i.attrs)) return "fn=" + e->fn + " count=" + n(e->count);
+  if (auto* g = std::get_if<match::gemm_attrs>(&i.attrs))
+    return "batch=" + n(g->batch) + " m=" + n(g->m) + " n=" + n(g->n) + " k=" + n(g->k) +
+           " trans=" + n(g->trans_a) + n(g->trans_b) + " ld=" + n(g->lda) + "," + n(g->ldb) + "," +
+           n(g->ldc) + " strides=" + n(g->stride_a) + "," + n(g->stride_b) + "," + n(g->stride_c) +
+           " alpha=" + number_text(g->alpha);
+  if (auto* c = std::get_if<match::conv_attrs>(&i.attrs))
+    return "n=" + n(c->n) + " c=" + n(c->c) + " h=" + n(c->h) + " w=" + n(c->w) + " k=" + n(c->k) +
+           " r=" + n(c->r) + " s=" + n(c->s) + " p=" + n(c->p) + " q=" + n(c->q) + " pad=" + n(c->pad_h) +
+           "," + n(c->pad_w) + "," + n(c->pad_h_end) + "," + n(c->pad_w_end) + " stride=" + n(c->stride_h) +
+           "," + n(c->stride_w) + " dilation=" + n(c->dilation_h) + "," + n(c->dilation_w) +
+           " strides=" + list_text(c->x_strides) + list_text(c->w_strides) + list_text(c->y_strides) +
+           " layout=" + c->layout + "/" + c->filter_layout + " alpha=" + number_text(c->alpha);
+  auto& b = std::get<match::band_attrs>(i.attrs);
+  return "batch=" + n(b.batch) + " m=" + n(b.m) + " features=" + n(b.features) + " width=" + n(b.width) +
+         " dilation=" + n(b.dilation) + " strides=" + list_text(b.a_strides) + list_text(b.b_strides) +
+         list_text(b.o_strides) + " alpha=" + number_text(b.alpha);
+}
+
+// `role:dtype:elements@offset`: what of an operand can change the time (its name cannot).
+inline std::string operand_text(const match::operand& o, ir::dtype type) {
+  if (auto* t = std::get_if<ir::tensor>(&o.source)) type = t->type;
+  return o.role + ":" + ir::name(type) + ":" + std::to_string(o.elements) + "@" + std::to_string(o.offset);
+}
+
+}  // namespace detail
+
+/// The scope an eOperator runs as a kernel of its own: every nested scope it reads becomes an
+/// input tensor `nested<k>` (k by first read; a `_` is appended while the name is taken) whose
+/// box starts at 0, as the generated code materializes it first. Elements are f64 when a tensor
+/// read is f64, else f32 (as match::eoperator_cost counts them).
+/// Example: `L_{i:[0,4)} T[i + 1]` with T = `L_{j:[-1,5)} A[j] ...` reads `nested1[i + 2]`.
+inline ir::scope_ptr flat_eoperator(const ir::scope& s) {
+  std::map<std::string, ir::tensor> tensors;
+  if (s.body) detail::tensors_read(s.body, tensors);
+  std::set<std::string> taken;
+  bool wide = false;
+  for (auto& [name, t] : tensors) taken.insert(name), wide = wide || t.type == ir::dtype::f64;
+  std::map<const ir::scope*, ir::tensor> nested;
+  auto body = s.body ? detail::flatten_reads(s.body, nested, taken, wide ? ir::dtype::f64 : ir::dtype::f32)
+                     : s.body;
+  return ir::make_scope(s.traversal, s.summation, std::move(body));
+}
+
+/// The program that runs one eOperator: its flat scope (flat_eoperator) as the only definition,
+/// `out`, an output, reading each tensor of the body as an input.
+inline ir::program eoperator_program(const ir::scope& s) {
+  auto flat = flat_eoperator(s);
+  std::map<std::string, ir::tensor> tensors;
+  if (flat->body) detail::tensors_read(flat->body, tensors);
+  ir::program p;
+  p.name = "eoperator";
+  bool wide = false;
+  std::set<std::string> names;
+  for (auto& [name, t] : tensors) {
+    p.tensors.push_back(t);
+    names.insert(name);
+    wide = wide || t.type == ir::dtype::f64;
+  }
+  std::string out = "out";
+  while (names.count(out)) out += "_";
+  p.definitions.push_back({out, flat, wide ? ir::dtype::f64 : ir::dtype::f32});
+  p.outputs.push_back(out);
+  return p;
+}
+
+/// The cache key of the kernel a workload names: everything about it that can change its run
+/// time, and nothing else (no tensor of a library call is named). Deterministic across runs.
+/// A library operator gives `library <op> <dtype> <every attribute> | <operands>`, e.g.
+/// `library matmul float batch=1 m=49 n=4608 k=512 trans=00 ld=512,4608,4608 strides=0,0,0
+/// alpha=1 | A:float:25088@0 B:float:2359296@0 O:float:225792@0`; an eOperator
+/// `eoperator <ir::canonical_string of flat_eoperator(scope)>` (its ranges, tensor shapes and
+/// body). Empty when the workload names no kernel (no instance, no scope).
+inline std::string kernel_key(const workload& w) {
+  if (w.kind == workload::engine::library && w.instance) {
+    auto& i = *w.instance;
+    std::string r = std::string("library ") + match::name(i.kind) + " " + ir::name(i.type) + " " +
+                    detail::attrs_text(i) + " |";
+    for (auto& o : i.inputs) r += " " + detail::operand_text(o, i.type);
+    return r + " " + detail::operand_text(i.output, i.type);
+  }
+  if (w.kind == workload::engine::eoperator && w.eop)
+    return "eoperator " + ir::canonical_string(*flat_eoperator(*w.eop));
+  return {};
+}
+
+/// One cached kernel time: the median of `runs` timed runs.
+struct measurement {
+  double seconds = 0;
+  int runs = 0;
+  friend bool operator==(const measurement&, const measurement&) = default;
+};
+
+/// Kernel times by device name and kernel key, kept in a JSON file:
+/// `{"format": 1, "devices": {"<device>": {"<key>": {"seconds": 1.2e-05, "runs": 20}}}}`.
+/// Thread-safe. The file is written sorted (the same entries give the same bytes).
+class measurement_cache {
+ public:
+  /// An empty cache kept in memory only (save() is then an error).
+  measurement_cache() = default;
+  /// The cache of file `path`: empty when the file does not exist.
+  /// Throws user_error naming the file when it cannot be read or is not a cache of format 1.
+  explicit measurement_cache(std::string path) : path_(std::move(path)) { entries_ = read(path_); }
+
+  const std::string& path() const { return path_; }
+
+  std::optional<measurement> find(const std::string& device, const std::string& key) const {
+    std::shared_lock lock(mutex_);
+    auto d = entries_.find(device);
+    if (d == entries_.end()) return std::nullopt;
+    auto k = d->second.find(key);
+    if (k == d->second.end()) return std::nullopt;
+    return k->second;
+  }
+  void store(const std::string& device, const std::string& key, measurement m) {
+    std::unique_lock lock(mutex_);
+    entries_[device][key] = m;
+  }
+  /// Kernels cached for `device`.
+  std::size_t size(const std::string& device) const {
+    std::shared_lock lock(mutex_);
+    auto d = entries_.find(device);
+    return d == entries_.end() ? 0 : d->second.size();
+  }
+  /// The devices with at least one kernel, sorted.
+  std::vector<std::string> devices() const {
+    std::shared_lock lock(mutex_);
+    std::vector<std::string> r;
+    for (auto& [d, k] : entries_)
+      if (!k.empty()) r.push_back(d);
+    return r;
+  }
+  /// The file's text for the cache as it is: sorted keys, two-space indent, a final newline.
+  std::string dump() const {
+    std::shared_lock lock(mutex_);
+    return text(entries_);
+  }
+  /// Writes the cache to its file. Entries another process wrote there since it was read (a
+  /// parallel build generating several plans) are kept, ours win on equal keys; the file is
+  /// replaced in one rename, so a reader never sees half of it.
+  void save() const {
+    if (path_.empty()) throw internal_error("measurement_cache::save: the cache has no file");
+    std::unique_lock lock(mutex_);
+    auto merged = read(path_);
+    for (auto& [device, kernels] : entries_)
+      for (auto& [key, m] : kernels) merged[device][key] = m;
+    auto tmp = path_ + ".tmp" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      out << text(merged);
+      if (!out) throw user_error("cost cache `" + path_ + "`: cannot write " + tmp);
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path_, ec);
+    if (ec) {
+      std::filesystem::remove(tmp, ec);
+      throw user_error("cost cache `" + path_ + "`: cannot replace the file: " + ec.message());
+    }
+  }
+
+ private:
+  using table = std::map<std::string, std::map<std::string, measurement>>;
+
+  static std::string text(const table& t) {
+    nlohmann::json devices = nlohmann::json::object();
+    for (auto& [device, kernels] : t)
+      for (auto& [key, m] : kernels) devices[device][key] = {{"runs", m.runs}, {"seconds", m.seconds}};
+    nlohmann::json j = {{"devices", devices}, {"format", 1}};
+    return j.dump(2) + "\n";
+  }
+
+  static table read(const std::string& path) {
+    table t;
+    if (path.empty() || !std::filesystem::exists(path)) return t;
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw user_error("cost cache `" + path + "`: cannot open the file");
+    auto bad = [&](const std::string& why) {
+      return user_error("cost cache `" + path + "`: " + why +
+                        " (expected {\"format\": 1, \"devices\": {\"<device>\": {\"<kernel key>\": "
+                        "{\"seconds\": s, \"runs\": n}}}}; delete the file to start afresh)");
+    };
+    nlohmann::json j;
+    try {
+      j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception& e) {
+      throw bad(std::string("not valid JSON: ") + e.what());
+    }
+    if (!j.is_object() || !j.contains("format") || j["format"] != 1) throw bad("not a cache of format 1");
+    if (!j.contains("devices") || !j["devices"].is_object()) throw bad("no \"devices\" object");
+    for (auto& [device, kernels] : j["devices"].items()) {
+      if (!kernels.is_object()) throw bad("device \"" + device + "\" is not an object");
+      for (auto& [key, m] : kernels.items()) {
+        if (!m.is_object() || !m.contains("seconds") || !m["seconds"].is_number() || !m.contains("runs") ||
+            !m["runs"].is_number_integer() || m["seconds"].get<double>() < 0)
+          throw bad("entry \"" + key + "\" of device \"" + device + "\" is not {\"seconds\": s >= 0, \"runs\": n}");
+        t[device][key] = {m["seconds"].get<double>(), m["runs"].get<int>()};
+      }
+    }
+    return t;
+  }
+
+  mutable std::shared_mutex mutex_;
+  std::string path_;
+  table entries_;
+};
+
+/// Runs kernels on a device and says how long they take. The measured model calls one timer
+/// from one thread at a time.
+class timer {
+ public:
+  virtual ~timer() = default;
+  /// The kernel's time in seconds: the median of runs() timed runs after a warm-up; nothing
+  /// when this timer cannot run it (an operator no library call of the backend computes).
+  virtual std::optional<double> seconds(const workload& w) = 0;
+  /// The device's name, which keys its measurements in the cache ("NVIDIA H100 80GB HBM3").
+  virtual std::string device() const = 0;
+  /// How many timed runs the last median was taken over (recorded in the cache).
+  virtual int runs() const { return 1; }
+};
+
+namespace detail {
+
+// An exclusive advisory lock on a file beside the cache, so that generators running in parallel
+// (make -j) time kernels one at a time on the shared device. A no-op where flock is missing.
+class file_lock {
+ public:
+  explicit file_lock(const std::string& path) {
+#if defined(EIN_COST_FILE_LOCK)
+    if (path.empty()) return;
+    fd_ = ::open((path + ".lock").c_str(), O_CREAT | O_RDWR, 0644);
+    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) ::close(fd_), fd_ = -1;
+#else
+    (void)path;
+#endif
+  }
+  file_lock(const file_lock&) = delete;
+  file_lock& operator=(const file_lock&) = delete;
+  ~file_lock() {
+#if defined(EIN_COST_FILE_LOCK)
+    if (fd_ >= 0) ::flock(fd_, LOCK_UN), ::close(fd_);
+#endif
+  }
+
+ private:
+  int fd_ = -1;
+};
+
+}  // namespace detail
+
+/// The measured model: a kernel's time is its cached measurement on this device; a kernel not
+/// in the cache is timed once by the timer (serialized: one kernel on the device at a time, also
+/// across processes sharing the cache file) and cached; a kernel the timer cannot run, or every
+/// miss when there is no timer, gets the fallback model's price and is counted. Safe to call
+/// from several search threads at once.
+class measured final : public model {
+ public:
+  /// Counters of distinct kernels: answered from the cache as it was loaded, timed by this
+  /// model, and priced by the fallback (a workload naming no kernel counts at each call).
+  struct statistics {
+    std::size_t cached = 0, timed = 0, fallback = 0;
+  };
+
+  /// @pre `cache` and `fallback` (and `t`, when given) outlive the model; the fallback is
+  /// thread-safe. `device` names the device whose measurements are used; empty: t->device().
+  measured(measurement_cache& cache, timer* t, const model& fallback, std::string device = {})
+      : cache_(cache), timer_(t), fallback_(fallback), device_(std::move(device)) {
+    if (device_.empty() && timer_) device_ = timer_->device();
+    if (device_.empty()) throw internal_error("cost::measured: no device and no timer to name one");
+  }
+
+  double seconds(const workload& w) const override {
+    auto key = kernel_key(w);
+    if (key.empty()) {
+      ++keyless_;
+      return fallback_.seconds(w);
+    }
+    if (auto t = lookup(key)) return *t;
+    if (!timer_ || untimeable(key)) return priced_by_fallback(key, w);
+    std::lock_guard device(device_mutex_);
+    detail::file_lock across_processes(cache_.path());
+    // another thread may have timed it, or failed to, while this one waited
+    if (auto t = lookup(key)) return *t;
+    if (untimeable(key)) return fallback_.seconds(w);
+    auto t = timer_->seconds(w);
+    if (!t) return priced_by_fallback(key, w);
+    cache_.store(device_, key, {*t, timer_->runs()});
+    std::lock_guard lock(mutex_);
+    timed_.insert(key);
+    return *t;
+  }
+
+  statistics counts() const {
+    std::lock_guard lock(mutex_);
+    return {cached_.size(), timed_.size(), fallback_keys_.size() + keyless_.load()};
+  }
+
+  /// `measured (NVIDIA H100 80GB HBM3, cache ein_cost_cache.json: 12 cached, 3 timed, 2 priced by
+  /// roofline (...))`.
+  std::string describe() const override {
+    auto c = counts();
+    return "measured (" + device_ + ", cache " + (cache_.path().empty() ? "in memory" : cache_.path()) + ": " +
+           std::to_string(c.cached) + " cached, " + std::to_string(c.timed) + " timed, " +
+           std::to_string(c.fallback) + " priced by " + fallback_.describe() + ")";
+  }
+
+  const std::string& device() const { return device_; }
+
+ private:
+  std::optional<double> lookup(const std::string& key) const {
+    std::lock_guard lock(mutex_);
+    auto m = cache_.find(device_, key);
+    if (!m) return std::nullopt;
+    if (!timed_.count(key)) cached_.insert(key);
+    return m->seconds;
+  }
+
+  bool untimeable(const std::string& key) const {
+    std::lock_guard lock(mutex_);
+    return fallback_keys_.count(key) > 0;
+  }
+
+  double priced_by_fallback(const std::string& key, const workload& w) const {
+    {
+      std::lock_guard lock(mutex_);
+      fallback_keys_.insert(key);
+    }
+    return fallback_.seconds(w);
+  }
+
+  measurement_cache& cache_;
+  timer* timer_;
+  const model& fallback_;
+  std::string device_;
+  mutable std::mutex mutex_;         // the sets below
+  mutable std::mutex device_mutex_;  // one timing at a time
+  mutable std::set<std::string> cached_, timed_, fallback_keys_;
+  mutable std::atomic<std::size_t> keyless_{0};
+};
+
+}  // namespace ein::cost

@@ -1,0 +1,59 @@
+// The GPU timer on a device: library calls and eOperators are timed, the measured model caches
+// them. Skipped where no CUDA device is present.
+#include <doctest/doctest.h>
+
+#include <cstdio>
+#include <string>
+
+#include "ein/cost/gpu_timer.hpp"
+#include "ein/match/match.hpp"
+#include "search/rediscover_support.hpp"
+
+using namespace ein;
+using namespace ein::ir;
+
+namespace {
+// Says so where no device is present (ctest reports the test skipped on that line).
+bool no_gpu() {
+  std::string why;
+  if (cost::gpu_present(&why)) return false;
+  std::printf("ein: GPU test skipped: %s\n", why.c_str());
+  return true;
+}
+}  // namespace
+
+TEST_CASE("gpu timer: a GEMM, a convolution and eOperators are timed on the GPU") {
+  if (no_gpu()) return;
+  cost::gpu_timer timer;
+  MESSAGE("device: " << timer.device());
+  CHECK(!timer.device().empty());
+  auto mm = make_scope({{"i", 0, 256}, {"j", 0, 512}}, {{"k", 0, 1024}},
+                       make_access(search_test::input("A", {256, 1024}), {idx("i"), idx("k")}) *
+                           make_access(search_test::weight("B", {1024, 512}), {idx("k"), idx("j")}));
+  auto conv = search_test::conv(14, 64, 64, 3, 1);
+  cost::measurement_cache cache;
+  cost::measured model(cache, &timer, search_test::h100());
+  for (auto& s : {mm, conv}) {
+    for (auto& i : match::match(*s)) {
+      auto w = cost::workload::library(i);
+      double t = model.seconds(w);
+      MESSAGE(i.str() << ": " << t * 1e6 << " us");
+      CHECK(t > 0);
+      CHECK(t < 0.1);
+    }
+    auto f = match::eoperator_cost(*s);
+    double t = model.seconds(cost::workload::eoperator(f.flops, f.bytes, s.get()));
+    MESSAGE("eOperator " << to_string(*s) << ": " << t * 1e6 << " us");
+    CHECK(t > 0);
+    CHECK(t < 1.0);
+  }
+  MESSAGE(model.describe());
+  CHECK(model.counts().timed >= 3);
+}
+
+TEST_CASE("gpu timer: the device is found on the GPU") {
+  if (no_gpu()) return;
+  std::string why;
+  CHECK(cost::gpu_present(&why));
+  CHECK(!cost::gpu_name().empty());
+}

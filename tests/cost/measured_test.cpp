@@ -1,0 +1,313 @@
+// The measured model without a GPU: kernel keys, the JSON cache, timing once per kernel through a
+// fake timer, the fallback, concurrent callers, and a search that follows the measured prices.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "ein/cost/measured.hpp"
+#include "ein/cost/roofline.hpp"
+#include "ein/derive/all.hpp"
+#include "ein/match/match.hpp"
+#include "ein/search/optimize.hpp"
+#include "search/rediscover_support.hpp"
+
+using namespace ein;
+using namespace ein::ir;
+using cost::workload;
+
+namespace {
+
+const cost::roofline& h100() { return search_test::h100(); }
+
+tensor f32(std::string name, std::vector<std::int64_t> shape) {
+  return {std::move(name), dtype::f32, std::move(shape), tensor_role::input};
+}
+
+// C[i, j] = Σ_k A[i, k] · B[k, j] (or B[j, k] with `transposed`), named as given.
+scope_ptr matmul(std::int64_t m, std::int64_t n, std::int64_t k, bool transposed = false,
+                 const std::string& a = "A", const std::string& b = "B") {
+  auto B = transposed ? make_access(f32(b, {n, k}), {idx("j"), idx("k")})
+                      : make_access(f32(b, {k, n}), {idx("k"), idx("j")});
+  return make_scope({{"i", 0, m}, {"j", 0, n}}, {{"k", 0, k}}, make_access(f32(a, {m, k}), {idx("i"), idx("k")}) * B);
+}
+
+match::instance gemm_of(const scope_ptr& s) {
+  for (auto& i : match::match(*s))
+    if (i.kind == match::op_kind::matmul) return i;
+  FAIL("no matmul instance");
+  return {};
+}
+
+std::string library_key(const scope_ptr& s) {
+  auto i = gemm_of(s);
+  return cost::kernel_key(workload::library(i));
+}
+
+std::string eop_key(const scope_ptr& s) { return cost::kernel_key(workload::eoperator(1, 1, s.get())); }
+
+std::string temp_path(const std::string& stem) {
+  auto p = std::filesystem::temp_directory_path() /
+           (stem + "_" + std::to_string(std::hash<std::thread::id>{}(std::this_thread::get_id())) + ".json");
+  std::filesystem::remove(p);
+  return p.string();
+}
+
+// Prices every kernel by a rule, counts calls per key and checks that no two calls overlap.
+class fake_timer final : public cost::timer {
+ public:
+  using rule = std::function<std::optional<double>(const workload&)>;
+  explicit fake_timer(rule r) : rule_(std::move(r)) {}
+  std::optional<double> seconds(const workload& w) override {
+    if (inside_.exchange(true)) overlapped_ = true;
+    std::this_thread::yield();
+    auto t = rule_(w);
+    {
+      std::lock_guard lock(mutex_);
+      ++calls_[cost::kernel_key(w)];
+    }
+    inside_ = false;
+    return t;
+  }
+  std::string device() const override { return "Fake GPU"; }
+  int runs() const override { return 7; }
+
+  std::map<std::string, int> calls() const {
+    std::lock_guard lock(mutex_);
+    return calls_;
+  }
+  int total() const {
+    int n = 0;
+    for (auto& [k, c] : calls()) n += c;
+    return n;
+  }
+  bool overlapped() const { return overlapped_; }
+
+ private:
+  rule rule_;
+  mutable std::mutex mutex_;
+  std::map<std::string, int> calls_;
+  std::atomic<bool> inside_{false}, overlapped_{false};
+};
+
+}  // namespace
+
+TEST_CASE("measured: kernel keys name shapes and attributes, not tensor or iterator names") {
+  CHECK(library_key(matmul(64, 128, 256)) == library_key(matmul(64, 128, 256)));
+  CHECK(library_key(matmul(64, 128, 256)) == library_key(matmul(64, 128, 256, false, "X", "W")));
+  CHECK(library_key(matmul(64, 128, 256)) != library_key(matmul(64, 128, 512)));
+  CHECK(library_key(matmul(64, 128, 256)) != library_key(matmul(128, 64, 256)));
+  CHECK(library_key(matmul(64, 128, 256)) != library_key(matmul(64, 128, 256, true)));
+  auto key = library_key(matmul(49, 4608, 512));
+  MESSAGE(key);
+  CHECK(key.rfind("library matmul float batch=1 m=49 n=4608 k=512 ", 0) == 0);
+  CHECK(key.find("A:float:25088@0") != std::string::npos);
+
+  // eOperators: canonical text, so renamed iterators agree and ranges tell apart
+  auto relu_of = [](const std::string& it, std::int64_t n) {
+    return make_scope({{it, 0, n}}, {}, make_unary(unary_fn::relu, make_access(f32("X", {n}), {idx(it)})));
+  };
+  CHECK(eop_key(relu_of("i", 64)) == eop_key(relu_of("q", 64)));
+  CHECK(eop_key(relu_of("i", 64)) != eop_key(relu_of("i", 65)));
+  CHECK(eop_key(relu_of("i", 64)).rfind("eoperator ", 0) == 0);
+  // a nested scope is read as the temporary it becomes: its shape counts, its expression not
+  auto inner = [](unary_fn fn) {
+    return make_scope({{"x", -1, 9}}, {}, make_unary(fn, make_access(f32("X", {10}), {idx("x") + 1})));
+  };
+  auto reader = [](const scope_ptr& in) { return make_scope({{"i", 0, 8}}, {}, make_access(in, {idx("i")})); };
+  CHECK(eop_key(reader(inner(unary_fn::relu))) == eop_key(reader(inner(unary_fn::tanh))));
+  CHECK(eop_key(reader(inner(unary_fn::relu))).find("nested1:float[10]") != std::string::npos);
+  auto flat = cost::flat_eoperator(*reader(inner(unary_fn::relu)));
+  CHECK(to_string(*flat).find("nested1[i + 1]") != std::string::npos);
+
+  CHECK(cost::kernel_key(workload::eoperator(1e6, 1e6)).empty());
+  CHECK(cost::kernel_key(workload{workload::engine::library, match::op_kind::matmul, 1e9, 1e6}).empty());
+}
+
+TEST_CASE("measured: the cache file round-trips, deterministically, and rejects malformed files") {
+  auto path = temp_path("ein_cost_cache_roundtrip");
+  {
+    cost::measurement_cache c(path);  // a missing file is an empty cache
+    CHECK(c.devices().empty());
+    c.store("GPU B", "library matmul k2", {2e-5, 10});
+    c.store("GPU A", "eoperator z", {3.5e-6, 10});
+    c.store("GPU A", "eoperator a", {1e-3, 5});
+    c.save();
+  }
+  cost::measurement_cache back(path);
+  CHECK(back.devices() == std::vector<std::string>{"GPU A", "GPU B"});
+  CHECK(back.size("GPU A") == 2);
+  CHECK(back.find("GPU A", "eoperator z") == cost::measurement{3.5e-6, 10});
+  CHECK(back.find("GPU B", "library matmul k2") == cost::measurement{2e-5, 10});
+  CHECK(!back.find("GPU B", "eoperator z"));
+  // the same entries stored in another order give the same bytes
+  cost::measurement_cache other;
+  other.store("GPU A", "eoperator a", {1e-3, 5});
+  other.store("GPU B", "library matmul k2", {2e-5, 10});
+  other.store("GPU A", "eoperator z", {3.5e-6, 10});
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text == other.dump());
+  CHECK(text.find("\"format\": 1") != std::string::npos);
+  // saving merges what another process wrote to the file meanwhile
+  cost::measurement_cache mine(path), theirs(path);
+  theirs.store("GPU C", "k", {1, 1});
+  theirs.save();
+  mine.store("GPU A", "k", {2, 1});
+  mine.save();
+  cost::measurement_cache merged(path);
+  CHECK(merged.find("GPU C", "k"));
+  CHECK(merged.find("GPU A", "k"));
+
+  for (std::string bad : {"{not json", "[1, 2]", "{\"format\": 2, \"devices\": {}}",
+                          "{\"format\": 1, \"devices\": {\"G\": {\"k\": {\"seconds\": \"fast\", \"runs\": 1}}}}"}) {
+    std::ofstream(path) << bad;
+    CAPTURE(bad);
+    try {
+      cost::measurement_cache c(path);
+      FAIL("a malformed cache loaded");
+    } catch (const user_error& e) {
+      CHECK(std::string(e.what()).find(path) != std::string::npos);
+    }
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("measured: each kernel is timed once, then cached; the fallback prices the rest") {
+  auto path = temp_path("ein_cost_cache_timed");
+  auto mm = matmul(64, 128, 256);
+  auto gemm = gemm_of(mm);
+  auto relu = make_scope({{"i", 0, 64}}, {}, make_unary(unary_fn::relu, make_access(f32("X", {64}), {idx("i")})));
+  auto lib = workload::library(gemm);
+  auto eop = workload::eoperator(64, 512, relu.get());
+  {
+    cost::measurement_cache cache(path);
+    fake_timer t([](const workload& w) -> std::optional<double> {
+      return w.kind == workload::engine::library ? 1e-3 : 2e-6;
+    });
+    cost::measured m(cache, &t, h100());
+    CHECK(m.seconds(lib) == 1e-3);
+    CHECK(m.seconds(lib) == 1e-3);
+    CHECK(m.seconds(eop) == 2e-6);
+    CHECK(m.seconds(eop) == 2e-6);
+    CHECK(t.total() == 2);
+    // a workload naming no kernel is priced by the roofline model
+    auto bare = workload::eoperator(1e6, 1e6);
+    CHECK(m.seconds(bare) == h100().seconds(bare));
+    auto c = m.counts();
+    CHECK(c.timed == 2);
+    CHECK(c.cached == 0);
+    CHECK(c.fallback == 1);
+    CHECK(cache.find("Fake GPU", cost::kernel_key(lib)) == cost::measurement{1e-3, 7});
+    MESSAGE(m.describe());
+    CHECK(m.describe().rfind("measured (Fake GPU, cache " + path + ": 0 cached, 2 timed, 1 priced by roofline (", 0) == 0);
+    cache.save();
+  }
+  {
+    // a second run reads the file and times nothing
+    cost::measurement_cache cache(path);
+    fake_timer t([](const workload&) -> std::optional<double> { return 1.0; });
+    cost::measured m(cache, &t, h100());
+    CHECK(m.seconds(lib) == 1e-3);
+    CHECK(m.seconds(eop) == 2e-6);
+    CHECK(t.total() == 0);
+    CHECK(m.counts().cached == 2);
+  }
+  {
+    // no timer: cached kernels keep their times, the others get the fallback's price
+    cost::measurement_cache cache(path);
+    cost::measured m(cache, nullptr, h100(), "Fake GPU");
+    CHECK(m.seconds(lib) == 1e-3);
+    auto small = gemm_of(matmul(32, 32, 32));
+    auto other = workload::library(small);
+    CHECK(m.seconds(other) == h100().seconds(other));
+    CHECK(m.counts().fallback == 1);
+    // another device's measurements are not used
+    cost::measured elsewhere(cache, nullptr, h100(), "Other GPU");
+    CHECK(elsewhere.seconds(lib) == h100().seconds(lib));
+  }
+  {
+    // a kernel the timer cannot run is asked once and priced by the fallback from then on
+    cost::measurement_cache cache;
+    fake_timer t([](const workload& w) -> std::optional<double> {
+      if (w.kind == workload::engine::library) return std::nullopt;
+      return 5e-6;
+    });
+    cost::measured m(cache, &t, h100());
+    CHECK(m.seconds(lib) == h100().seconds(lib));
+    CHECK(m.seconds(lib) == h100().seconds(lib));
+    CHECK(t.calls()[cost::kernel_key(lib)] == 1);
+    CHECK(m.counts().fallback == 1);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("measured: concurrent callers time each kernel once, one at a time") {
+  cost::measurement_cache cache;
+  fake_timer t([](const workload& w) -> std::optional<double> { return w.flops * 1e-12; });
+  cost::measured m(cache, &t, h100());
+  std::vector<scope_ptr> scopes;
+  for (std::int64_t n = 1; n <= 24; ++n) scopes.push_back(matmul(8 * n, 16, 32));
+  std::vector<match::instance> gemms;
+  for (auto& s : scopes) gemms.push_back(gemm_of(s));
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int k = 0; k < 8; ++k)
+    threads.emplace_back([&, k] {
+      for (int round = 0; round < 3; ++round)
+        for (std::size_t i = 0; i < scopes.size(); ++i) {
+          std::size_t j = (i + static_cast<std::size_t>(k) * 5) % scopes.size();
+          auto f = match::eoperator_cost(*scopes[j]);
+          if (m.seconds(workload::eoperator(f.flops, f.bytes, scopes[j].get())) != f.flops * 1e-12) ++wrong;
+          if (m.seconds(workload::library(gemms[j])) != gemms[j].flops * 1e-12) ++wrong;
+        }
+    });
+  for (auto& th : threads) th.join();
+  CHECK(wrong == 0);
+  CHECK(!t.overlapped());
+  CHECK(t.total() == 48);
+  for (auto& [key, calls] : t.calls()) CHECK(calls == 1);
+  CHECK(m.counts().timed == 48);
+}
+
+TEST_CASE("measured: the search follows the measured prices") {
+  auto src = search_test::conv(5, 8, 8, 3, 1);
+  auto under_roofline = search::optimize(src, derive::intra_rules(), h100());
+  auto roofline_shape = under_roofline.best.shape();
+  MESSAGE("roofline: " << roofline_shape << "\n" << under_roofline.best.str());
+
+  // Timed at the roofline's own prices: the same plan.
+  cost::measurement_cache same_cache;
+  fake_timer same([](const workload& w) -> std::optional<double> { return h100().seconds(w); });
+  cost::measured same_model(same_cache, &same, h100());
+  auto mirrored = search::optimize(src, derive::intra_rules(), same_model);
+  CHECK(mirrored.best.shape() == roofline_shape);
+  CHECK(same.total() > 0);
+
+  // Timed on a device where every library kernel of the roofline's plan is a thousand times
+  // slower: the search picks another plan, whose kernels it priced as measured.
+  std::set<match::op_kind> slow;
+  for (auto& k : under_roofline.best.kernels)
+    if (k.library() && !k.weight_only) slow.insert(k.op->kind);
+  REQUIRE(!slow.empty());
+  cost::measurement_cache cache;
+  fake_timer t([&](const workload& w) -> std::optional<double> {
+    double s = h100().seconds(w);
+    return w.kind == workload::engine::library && slow.count(w.op) ? 1000 * s : s;
+  });
+  cost::measured m(cache, &t, h100());
+  auto r = search::optimize(src, derive::intra_rules(), m);
+  MESSAGE("measured: " << r.best.shape() << "\n" << r.best.str() << m.describe());
+  CHECK(r.best.shape() != roofline_shape);
+  for (auto& k : r.best.kernels)
+    if (k.library() && !k.weight_only) CHECK(!slow.count(k.op->kind));
+  CHECK(search_test::plan_equals_source(r.best, src));
+  CHECK(m.counts().timed == t.calls().size());
+  for (auto& [key, calls] : t.calls()) CHECK(calls == 1);
+}
