@@ -2,41 +2,21 @@
 // CUDA sources of the latter): the first stage of the two-stage codegen test, as ein_generate's
 // driver does for a model. The paper's cases (paper_programs.hpp) go through the search.
 #include <cstdio>
-#include <fstream>
 #include <future>
-#include <sstream>
 #include <string>
 #include <tuple>
 #include <utility>
 
+#include "codegen/e2e/generator_support.hpp"
 #include "codegen/e2e/paper_programs.hpp"
 #include "codegen/e2e/programs.hpp"
 #include "ein/ein_search.hpp"
 
 namespace {
 
-// Host plans call CBLAS where the test links one (as ein_generate's driver does).
-#if defined(EIN_HAVE_CBLAS)
-constexpr bool have_cblas = true;
-#else
-constexpr bool have_cblas = false;
-#endif
-
-// cuda plans call cuDNN for compute-bound convolutions where the test links it.
-#if defined(EIN_HAVE_CUDNN)
-constexpr bool have_cudnn = true;
-#else
-constexpr bool have_cudnn = false;
-#endif
-
-// Rewrites `path` only when its content changes, so unchanged headers trigger no rebuild.
-void write_if_changed(const std::string& path, const std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream old;
-  old << in.rdbuf();
-  if (in && old.str() == text) return;
-  std::ofstream(path, std::ios::binary) << text;
-}
+using ein_test::have_cblas;
+using ein_test::have_cudnn;
+using ein_test::write_if_changed;
 
 template <int Id>
 void generate(const std::string& dir) {

@@ -2,36 +2,18 @@
 // and cuda backends (with the CUDA sources of the latter), the first two as written, the last
 // through the search, as ein_generate's driver writes a searched plan.
 #include <cstdio>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <utility>
 
+#include "codegen/e2e/generator_support.hpp"
 #include "codegen/e2e/prepared_programs.hpp"
 #include "ein/ein_search.hpp"
 
 namespace {
 
-#if defined(EIN_HAVE_CBLAS)
-constexpr bool have_cblas = true;
-#else
-constexpr bool have_cblas = false;
-#endif
-
-#if defined(EIN_HAVE_CUDNN)
-constexpr bool have_cudnn = true;
-#else
-constexpr bool have_cudnn = false;
-#endif
-
-// Rewrites `path` only when its content changes, so unchanged headers trigger no rebuild.
-void write_if_changed(const std::string& path, const std::string& text) {
-  std::ifstream in(path, std::ios::binary);
-  std::stringstream old;
-  old << in.rdbuf();
-  if (in && old.str() == text) return;
-  std::ofstream(path, std::ios::binary) << text;
-}
+using ein_test::have_cblas;
+using ein_test::have_cudnn;
+using ein_test::write_if_changed;
 
 template <int K>
 void generate(const std::string& dir, const ein::cost::model& model) {
