@@ -84,7 +84,7 @@ struct plan {
     for (std::size_t i = 0; i < kernels.size(); ++i) {
       auto& k = kernels[i];
       r += "kernel " + std::to_string(i + 1) + " (" + k.name + "): " + k.what() + "  " +
-           (k.weight_only ? std::string("[weight-only, at generation time]")
+           (k.weight_only ? std::string("[weight-only: a weight transform]")
                           : ms_text(k.seconds) + " ms") +
            "\n";
     }
