@@ -111,29 +111,33 @@ class distance_memo {
 };
 
 /// What converging runs from one start toward different operators share: every tree's
-/// candidates with their canonical forms (rules are pure functions, so the runs derive the same
-/// trees, pointer for pointer, and each is derived once; a candidate shares nested scopes with
-/// its tree, whose texts are computed once, ir::canonical_memo), and scope distances
-/// (distance_memo). Serves one rule set. Keeps the trees it has seen alive.
+/// candidates (rules are pure functions, so the runs derive the same trees, pointer for pointer,
+/// and each is derived once), their canonical forms, computed only for the candidates some run
+/// keeps (a candidate shares nested scopes with its tree, whose texts are computed once,
+/// ir::canonical_memo), and scope distances (distance_memo). Serves one rule set. Keeps the trees
+/// it has seen alive.
 class converge_cache {
  public:
-  /// One candidate of a tree and its canonical form.
+  /// One candidate of a tree and, once asked for, its canonical form.
   struct child {
     derive::candidate step;
-    std::string form;
+    std::optional<std::string> form;
   };
 
   /// The candidates of every rule on `e`, in rule order, as `rules` give them.
-  const std::vector<child>& children(const ir::scope_ptr& e, std::span<const derive::rule> rules) {
+  std::vector<child>& children(const ir::scope_ptr& e, std::span<const derive::rule> rules) {
     auto it = expanded_.find(e.get());
     if (it != expanded_.end()) return it->second.children;
     expansion x{e, {}};
     for (auto& r : rules)
-      for (auto& c : r.apply(e)) {
-        auto form = forms_(c.result);
-        x.children.push_back({std::move(c), std::move(form)});
-      }
+      for (auto& c : r.apply(e)) x.children.push_back({std::move(c), std::nullopt});
     return expanded_.emplace(e.get(), std::move(x)).first->second.children;
+  }
+
+  /// The canonical form of `c`, a candidate from children().
+  const std::string& form(child& c) {
+    if (!c.form) c.form = forms_(c.step.result);
+    return *c.form;
   }
 
   std::optional<int> distance(const ir::scope_ptr& tree, const match::operator_def& op) {
@@ -180,7 +184,7 @@ inline std::vector<converged> matched_forms(const ir::scope_ptr& tree, const mat
 /// Counters of converging derivation.
 struct converge_statistics {
   std::uint64_t states = 0;    // expressions derived and kept (distance decreased)
-  std::uint64_t pruned = 0;    // candidates already met (same canonical form)
+  std::uint64_t pruned = 0;    // candidates reducing the distance but already met (same form)
   std::uint64_t rejected = 0;  // candidates that did not reduce the distance
   std::uint64_t found = 0;     // matched forms reached
 };
@@ -238,19 +242,20 @@ class converger {
       return;
     }
     // the cache keeps the list in place while deeper levels add to it
-    for (auto& [c, form] : cache_.children(e, rules_)) {
-      if (visited_.count(form)) {
-        ++stats_.pruned;
-        continue;
-      }
-      auto dc = cache_.distance(c.result, op_);
+    for (auto& child : cache_.children(e, rules_)) {
+      auto& c = child.step;
       // nothing classifying is no distance at all; a first classifying form is progress.
-      // A rejected form is not remembered: from another parent it may be progress.
+      // A rejected form is not remembered: from another parent it may be progress. Distances
+      // come before forms because most candidates are rejected and a distance is cheaper.
+      auto dc = cache_.distance(c.result, op_);
       if (!dc || (d && *dc >= *d)) {
         ++stats_.rejected;
         continue;
       }
-      visited_.insert(form);
+      if (!visited_.insert(cache_.form(child)).second) {
+        ++stats_.pruned;
+        continue;
+      }
       ++stats_.states;
       steps.push_back(c.rule + "(" + c.detail + ")");
       descend(c.result, dc, steps, out);
