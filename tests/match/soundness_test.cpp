@@ -150,3 +150,21 @@ TEST_CASE("soundness: random band- and convolution-like scopes near the canonica
   CHECK(bands > 100);
   CHECK(convs > 100);
 }
+
+TEST_CASE("bridgeable agrees with bridges for every operator over random scopes") {
+  int agreed_bridgeable = 0;
+  for (std::uint64_t seed = 1; seed <= 8000; ++seed) {
+    generator g(seed);
+    auto s = g.scope();
+    auto a = match::analyze(*s);
+    for (auto& op : match::operator_table()) {
+      auto all = match::bindings(*s, a, op);
+      if (!match::match(op, all).empty()) continue;
+      INFO("seed " << seed << ", " << match::name(op.kind) << ": " << ir::to_string(*s));
+      bool expected = !match::bridges(*s, op, all).empty();
+      CHECK(match::bridgeable(*s, op, all) == expected);
+      agreed_bridgeable += expected;
+    }
+  }
+  CHECK(agreed_bridgeable > 10);
+}

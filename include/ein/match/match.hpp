@@ -484,6 +484,34 @@ struct bridge_plan {
   }
 };
 
+// The attempts (a binding and a choice of couplings) whose every operand relayouted makes `op`
+// match: a canonical layout is the one the library accepts, so the others cannot succeed with
+// fewer relayouts either. `keep` holds the coupling choices the plans refer to; `first_only`
+// stops at the first.
+inline std::vector<bridge_plan> viable_plans(const ir::scope& s, const operator_def& op,
+                                             const std::vector<binding>& all,
+                                             std::vector<std::vector<std::vector<coupling>>>& keep,
+                                             bool first_only) {
+  auto& l = layout_of(op);
+  std::size_t n = op.roles.size();
+  unsigned full = (1u << (n + 1)) - 1;
+  std::vector<bridge_plan> viable;
+  keep.clear();
+  keep.reserve(all.size());  // the plans refer into it
+  for (auto& b : all) {
+    keep.push_back(coupling_choices(b, l));
+    for (auto& c : keep.back()) {
+      bridge_plan p{s, b, l, c, {}};
+      if (!p.assign_roles()) continue;
+      if (p.build(op, full) || p.build(op, full & ~(1u << n))) {
+        viable.push_back(std::move(p));
+        if (first_only) return viable;
+      }
+    }
+  }
+  return viable;
+}
+
 }  // namespace detail
 
 /// The bridge to `op` for a scope that `op` does not compute directly but whose iterators all
@@ -498,22 +526,10 @@ inline std::vector<bridge> bridges(const ir::scope& s, const operator_def& op,
                                    const std::vector<binding>& all) {
   if (op.body != body_kind::product) return {};
   if (all.empty() || !match(op, all).empty()) return {};
-  auto& l = detail::layout_of(op);
   std::size_t n = op.roles.size();
   unsigned full = (1u << (n + 1)) - 1;
-  // the attempts whose every operand relayouted makes `op` match: a canonical layout is the one
-  // the library accepts, so the others cannot succeed with fewer relayouts either
-  std::vector<detail::bridge_plan> viable;
   std::vector<std::vector<std::vector<detail::coupling>>> keep;
-  keep.reserve(all.size());
-  for (auto& b : all) {
-    keep.push_back(detail::coupling_choices(b, l));
-    for (auto& c : keep.back()) {
-      detail::bridge_plan p{s, b, l, c, {}};
-      if (!p.assign_roles()) continue;
-      if (p.build(op, full) || p.build(op, full & ~(1u << n))) viable.push_back(std::move(p));
-    }
-  }
+  auto viable = detail::viable_plans(s, op, all, keep, false);
   std::vector<unsigned> masks;
   for (unsigned m = 1; m <= full; ++m) masks.push_back(m);
   std::stable_sort(masks.begin(), masks.end(), [](unsigned x, unsigned y) {
@@ -523,6 +539,14 @@ inline std::vector<bridge> bridges(const ir::scope& s, const operator_def& op,
     for (auto& p : viable)
       if (auto r = p.build(op, m)) return {std::move(*r)};
   return {};
+}
+
+/// Whether bridges(s, op, all) has a bridge, without building it: the search's distance needs
+/// only that. @pre `op` does not compute `s` directly (match(op, all) is empty).
+inline bool bridgeable(const ir::scope& s, const operator_def& op, const std::vector<binding>& all) {
+  if (op.body != body_kind::product || all.empty()) return false;
+  std::vector<std::vector<std::vector<detail::coupling>>> keep;
+  return !detail::viable_plans(s, op, all, keep, true).empty();
 }
 
 inline std::vector<bridge> bridges(const ir::scope& s, const scope_analysis& a,

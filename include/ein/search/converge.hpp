@@ -37,21 +37,20 @@ struct converged {
 namespace detail {
 
 // The distance of one scope to `op` (0: matches, directly or through a layout bridge; 1 + the
-// expression distance otherwise), given its product signature: a scope whose mappings cannot
-// classify has none, and needs no analysis.
-inline std::optional<int> scope_distance(const ir::scope& s,
-                                         const std::optional<match::product_signature>& sig,
+// expression distance otherwise), given its analysis; nothing when its mappings do not classify.
+inline std::optional<int> scope_distance(const ir::scope& s, const match::scope_analysis& a,
                                          const match::operator_def& op) {
-  if (!match::may_classify(sig, op)) return std::nullopt;
-  auto all = match::bindings(s, match::analyze(s), op);
+  auto all = match::bindings(s, a, op);
   auto d = match::distance(op, all);
   if (!d) return std::nullopt;
-  if (!match::match(op, all).empty() || !match::bridges(s, op, all).empty()) return 0;
+  if (!match::match(op, all).empty() || match::bridgeable(s, op, all)) return 0;
   return *d + 1;
 }
 
+// The same without an analysis at hand: a scope whose product signature rules `op` out needs none.
 inline std::optional<int> scope_distance(const ir::scope& s, const match::operator_def& op) {
-  return scope_distance(s, match::signature(s), op);
+  if (!match::may_classify(match::signature(s), op)) return std::nullopt;
+  return scope_distance(s, match::analyze(s), op);
 }
 
 }  // namespace detail
@@ -75,18 +74,22 @@ inline std::optional<int> tree_distance(const ir::scope_ptr& tree, const match::
 /// tree_distance with each scope's distance to each operator remembered, and the least over
 /// the scopes under it: derived trees share most of their nested scopes with their parents (by
 /// pointer), converging runs toward different operators meet the same trees, and a scope's
-/// distance depends on it alone. A scope's product signature is computed once for all
-/// operators. Keeps the scopes it has seen alive, so a remembered address is never reused.
+/// distance depends on it alone. A scope's product signature and analysis are computed once for
+/// all operators. Keeps the scopes it has seen alive, so a remembered address is never reused.
 class distance_memo {
  public:
   std::optional<int> operator()(const ir::scope_ptr& tree, const match::operator_def& op) {
     auto it = seen_.find(tree.get());
-    if (it == seen_.end()) it = seen_.emplace(tree.get(), entry{tree, match::signature(*tree), {}}).first;
+    if (it == seen_.end()) it = seen_.emplace(tree.get(), entry{tree, match::signature(*tree), {}, {}}).first;
     auto& e = it->second;
     for (auto& k : e.known)
       if (k.op == &op) return k.tree;
     // tree_distance's pre-order: this scope, then the nested ones, until one is at 0
-    auto best = detail::scope_distance(*tree, e.signature, op);
+    std::optional<int> best;
+    if (match::may_classify(e.signature, op)) {
+      if (!e.analysis) e.analysis = match::analyze(*tree);
+      best = detail::scope_distance(*tree, *e.analysis, op);
+    }
     derive::for_each_access(tree->body, [&](const ir::access& a) {
       auto* nested = std::get_if<ir::scope_ptr>(&a.source);
       if (!nested || best == 0) return;
@@ -105,6 +108,7 @@ class distance_memo {
   struct entry {
     ir::scope_ptr keep;
     std::optional<match::product_signature> signature;
+    std::optional<match::scope_analysis> analysis;  // once some operator may classify it
     std::vector<known_distance> known;
   };
   std::unordered_map<const ir::scope*, entry> seen_;  // entries stay in place as it grows
