@@ -4,7 +4,7 @@
 #
 #   ein_generate(<target> MODEL <header> OBJECT <qualified::name> BACKEND host|cuda [NAME <name>]
 #                [SEARCH ON|OFF] [PROFILE <device profile JSON>] [COST auto|measured|roofline]
-#                [COST_CACHE <JSON file>])
+#                [COST_CACHE <JSON file>] [PLAN_FOR host|cuda])
 #
 # Stage 1 searches for the plan (ein::search::optimize_program) under a cost model (docs/cost.md)
 # that COST chooses (else EIN_COST, else auto): auto takes the measured model for BACKEND cuda
@@ -15,7 +15,10 @@
 # model keeps kernel times in COST_CACHE, else EIN_COST_CACHE, else
 # ${CMAKE_BINARY_DIR}/ein_cost_cache.json. Stage 1 can time kernels where the project enables the
 # CUDA language and the toolkit has cuBLAS and NVRTC (it then links them, and cuDNN where found);
-# elsewhere it uses the roofline model. SEARCH OFF generates the program as written.
+# elsewhere it uses the roofline model. The search prices kernels as plans for PLAN_FOR (default:
+# BACKEND) run them: BACKEND host PLAN_FOR cuda writes the plan a cuda build chooses (cuBLAS and
+# cuDNN calls) as a host header, to check a GPU plan on the CPU (its convolutions then run as
+# eOperators). SEARCH OFF generates the program as written.
 #
 # writes ${CMAKE_CURRENT_BINARY_DIR}/ein_generated/<name>.hpp (include it as
 # "ein_generated/<name>.hpp") and <name>.json; <name> defaults to <target>. Linking <target>
@@ -45,7 +48,7 @@ function(ein_cuda_cxx20 target scope)
 endfunction()
 
 function(ein_generate target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;OBJECT;BACKEND;NAME;SEARCH;PROFILE;COST;COST_CACHE" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;OBJECT;BACKEND;NAME;SEARCH;PROFILE;COST;COST_CACHE;PLAN_FOR" "")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ein_generate(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -106,9 +109,16 @@ function(ein_generate target)
     else()
       set(cost_cache ${CMAKE_BINARY_DIR}/ein_cost_cache.json)
     endif()
-    set(search_args --search on --profile ${profile} --cost ${arg_COST} --cost-cache ${cost_cache})
-  elseif(arg_PROFILE OR arg_COST OR arg_COST_CACHE)
-    message(FATAL_ERROR "ein_generate(${target}): PROFILE, COST and COST_CACHE are for the search; it is OFF")
+    if(NOT arg_PLAN_FOR)
+      set(arg_PLAN_FOR ${arg_BACKEND})
+    endif()
+    if(NOT arg_PLAN_FOR MATCHES "^(host|cuda)$")
+      message(FATAL_ERROR "ein_generate(${target}): PLAN_FOR must be host or cuda, not '${arg_PLAN_FOR}'")
+    endif()
+    set(search_args --search on --profile ${profile} --cost ${arg_COST} --cost-cache ${cost_cache}
+                    --plan-for ${arg_PLAN_FOR})
+  elseif(arg_PROFILE OR arg_COST OR arg_COST_CACHE OR arg_PLAN_FOR)
+    message(FATAL_ERROR "ein_generate(${target}): PROFILE, COST, COST_CACHE and PLAN_FOR are for the search; it is OFF")
   endif()
   if(NOT DEFINED BLA_VENDOR)
     set(BLA_VENDOR OpenBLAS)

@@ -106,13 +106,30 @@ inline cost_choice choose_cost(const std::string& cost, const std::string& profi
   return c;
 }
 
+// The library calls plans for `target` make with what this driver was built with: CBLAS on the
+// host where found (EIN_HAVE_CBLAS), cuBLAS on cuda, cuDNN on cuda where found (EIN_HAVE_CUDNN).
+inline options library_options(options o, backend target) {
+  o.target = target;
+#if defined(EIN_HAVE_CBLAS)
+  o.library_calls = true;
+#else
+  o.library_calls = target == backend::cuda;
+#endif
+#if defined(EIN_HAVE_CUDNN)
+  o.cudnn_calls = target == backend::cuda;
+#else
+  o.cudnn_calls = false;
+#endif
+  return o;
+}
+
 // Searches `p` under the model `--cost` chooses (progress on stderr for searches over a second),
-// records the model and why in `o`, prints them and the search report, and returns the
-// optimized program. Kernels the measured model timed are saved to its cache, even when the
-// search fails.
+// pricing kernels as plans for `plan_for` run them, records the model and why in `o`, prints
+// them and the search report, and returns the optimized program. Kernels the measured model
+// timed are saved to its cache, even when the search fails.
 inline ir::program search_plan(const ir::program& p, const std::string& profile_path, const std::string& cost,
-                               const std::string& cache_path, options& o) {
-  auto choice = choose_cost(cost, profile_path, cache_path, o.target);
+                               const std::string& cache_path, backend plan_for, options& o) {
+  auto choice = choose_cost(cost, profile_path, cache_path, plan_for);
   const cost::model& model = choice.model();
   std::printf("cost model: %s: %s\n", model.describe().c_str(), choice.why.c_str());
   std::fflush(stdout);
@@ -122,7 +139,8 @@ inline ir::program search_plan(const ir::program& p, const std::string& profile_
   };
   // Library kernels the backend does not call (a CPU BLAS has no convolutions) are priced as
   // the eOperators they become.
-  auto runs = [&](const search::kernel& k) { return runs_as_library_call(*k.op, o); };
+  auto priced = library_options(o, plan_for);
+  auto runs = [&](const search::kernel& k) { return runs_as_library_call(*k.op, priced); };
   auto save = [&] {
     if (choice.measured && choice.measured->counts().timed > 0) choice.cache->save();
   };
@@ -149,6 +167,7 @@ inline ir::program search_plan(const ir::program& p, const std::string& profile_
                                            : "roofline " + choice.roofline->profile().name + " (" +
                                                  file_name(profile_path) + ")";
   o.search = "optimize_program, " + model_name + "; " + r.summary();
+  if (plan_for != o.target) o.search += std::string("; planned for the ") + name(plan_for) + " backend";
   o.statistics = search_summary{r.states(), r.pruned(), r.depth(), r.seconds, search::name(r.reason()),
                                 r.model, r.report()};
   std::printf("%s", r.report().c_str());
@@ -158,7 +177,8 @@ inline ir::program search_plan(const ir::program& p, const std::string& profile_
 }  // namespace detail
 
 /// `driver --name N --backend host|cuda --header H --report R [--source S] [--search on|off]
-/// [--profile P] [--cost auto|measured|roofline] [--cost-cache C]`: writes header H, report R and
+/// [--profile P] [--cost auto|measured|roofline] [--cost-cache C] [--plan-for host|cuda]`: writes
+/// header H, report R and
 /// for the cuda backend the CUDA source S, for `object` (written `object_name` in C++, declared in
 /// `model_header`), and prints the plan.
 /// With `--search on` (the default) the plan is the one optimize_program finds under the cost
@@ -169,6 +189,9 @@ inline ir::program search_plan(const ir::program& p, const std::string& profile_
 /// else the roofline model of device profile P (a JSON file of cost/profiles/, required with the
 /// search); `roofline` forces the roofline model; `measured` forces the measured model, and
 /// without a GPU prices with C's measurements only, failing unless every kernel is cached there.
+/// The search prices kernels as plans for `--plan-for` (default: `--backend`) run them:
+/// `--backend host --plan-for cuda` writes the plan a cuda build chooses (cuBLAS and cuDNN
+/// calls) as a host header, to check it on the CPU, convolutions then running as eOperators.
 /// With `--search off` the plan is the program as written.
 /// Compute-bound GEMM definitions become cuBLAS calls (cuda) or, where the driver is built with
 /// EIN_HAVE_CBLAS (ein_generate found a CBLAS and links it into host consumers), CBLAS calls.
@@ -183,6 +206,7 @@ int driver_main(const Program& object, const char* object_name, const char* mode
   o.object = object_name;
   o.model_header = model_header;
   std::string header, report_path, source, profile, cost = "auto", cost_cache;
+  std::optional<backend> plan_for;
   bool search = true, bad = argc % 2 == 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
@@ -196,6 +220,8 @@ int driver_main(const Program& object, const char* object_name, const char* mode
     else if (flag == "--search" && (value == "on" || value == "off")) search = value == "on";
     else if (flag == "--backend" && (value == "host" || value == "cuda"))
       o.target = value == "host" ? backend::host : backend::cuda;
+    else if (flag == "--plan-for" && (value == "host" || value == "cuda"))
+      plan_for = value == "host" ? backend::host : backend::cuda;
     else {
       std::fprintf(stderr, "ein_generate driver: unexpected argument %s %s\n", flag.c_str(), value.c_str());
       return 2;
@@ -205,23 +231,18 @@ int driver_main(const Program& object, const char* object_name, const char* mode
       (o.target == backend::cuda) == source.empty() || (search && profile.empty())) {
     std::fprintf(stderr, "usage: %s --name N --backend host|cuda --header H --report R [--source S]\n"
                  "       [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]\n"
+                 "       [--plan-for host|cuda]\n"
                  "(--source, the CUDA source, with the cuda backend only; --profile, a device\n"
                  "profile JSON file, with --search on, the default; --cost-cache, the measured\n"
-                 "model's JSON cache of kernel times)\n", argv[0]);
+                 "model's JSON cache of kernel times; --plan-for, the backend whose library calls\n"
+                 "the search prices, by default --backend)\n", argv[0]);
     return 2;
   }
-#if defined(EIN_HAVE_CBLAS)
-  o.library_calls = true;
-#else
-  o.library_calls = o.target == backend::cuda;
-#endif
-#if defined(EIN_HAVE_CUDNN)
-  o.cudnn_calls = o.target == backend::cuda;
-#endif
+  o = detail::library_options(o, o.target);
   try {
     o.key = ein::program_key(object);
     ir::program p = ein::reify(object, o.name);
-    if (search) p = detail::search_plan(p, profile, cost, cost_cache, o);
+    if (search) p = detail::search_plan(p, profile, cost, cost_cache, plan_for.value_or(o.target), o);
     detail::write_file(header, emit_header(p, o));
     if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(p, o));
     detail::write_file(report_path, report(p, o).dump(2) + "\n");

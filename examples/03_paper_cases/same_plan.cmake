@@ -1,0 +1,42 @@
+# Checks the two reports of paper_cases (cmake -DHOST=<json> -DCUDA=<json> -P same_plan.cmake):
+# the host header (PLAN_FOR cuda) holds the cuda header's program, definition for definition,
+# and the cuda plan makes the library calls of the paper's transformations, in plan order:
+# Conv3x3 → matmul (+ OffsetReduce), ConvTranspose → one matmul, Conv5x5 → a 3×3 conv2d with
+# 4 × 32 = 128 filters (Figure 6), Figure 3(a) → one matmul over 512 + 4608 = 5120 columns.
+foreach(side HOST CUDA)
+  file(READ "${${side}}" report_${side})
+  string(JSON steps_${side} LENGTH "${report_${side}}" plan)
+endforeach()
+if(NOT steps_HOST EQUAL steps_CUDA)
+  message(FATAL_ERROR "host plan has ${steps_HOST} steps, cuda plan ${steps_CUDA}")
+endif()
+set(calls)
+math(EXPR last "${steps_CUDA} - 1")
+foreach(i RANGE ${last})
+  foreach(side HOST CUDA)
+    string(JSON definition_${side} GET "${report_${side}}" plan ${i} definition)
+    string(JSON expression_${side} GET "${report_${side}}" plan ${i} expression)
+  endforeach()
+  if(NOT definition_HOST STREQUAL definition_CUDA OR NOT expression_HOST STREQUAL expression_CUDA)
+    message(FATAL_ERROR "step ${i} differs: host ${definition_HOST} = ${expression_HOST}; "
+                        "cuda ${definition_CUDA} = ${expression_CUDA}")
+  endif()
+  string(JSON kind GET "${report_CUDA}" plan ${i} kind)
+  if(kind STREQUAL "library")
+    string(JSON call GET "${report_CUDA}" plan ${i} library)
+    list(APPEND calls "${call}")
+  endif()
+endforeach()
+set(expected "^matmul\\(A=K\\+0, B=A\\+0\\)" "^matmul\\(A=T\\+0, B=conv_transpose_k1\\+0\\)"
+             "^conv2d\\(x=B\\+0, .* k=128 rs=3x3 " "^matmul\\(A=X\\+0, .* n=5120 k=512 ")
+list(LENGTH calls count)
+list(LENGTH expected wanted)
+if(NOT count EQUAL wanted)
+  message(FATAL_ERROR "the cuda plan makes ${count} library calls, not ${wanted}: ${calls}")
+endif()
+foreach(call pattern IN ZIP_LISTS calls expected)
+  if(NOT call MATCHES "${pattern}")
+    message(FATAL_ERROR "library call `${call}` is not the paper's (${pattern})")
+  endif()
+endforeach()
+message(STATUS "same plan in both headers; library calls: ${calls}")
