@@ -13,7 +13,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <ctime>
 #include <filesystem>
 #include <fstream>
 #include <functional>
@@ -21,8 +20,9 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <sched.h>
 
+#include "common/machine.hpp"
+#include "common/statistics.hpp"
 #include "ein/derive/all.hpp"
 #include "ein/ir/fingerprint.hpp"
 
@@ -60,12 +60,6 @@ std::vector<scope_ptr> expand(const std::vector<scope_ptr>& from) {
   return out;
 }
 
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  auto n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
-
 // Median rate (items per second) of `body`, which returns how many items it produced.
 double rate(const std::function<std::size_t()>& body, int runs, double min_seconds) {
   std::vector<double> rates;
@@ -79,35 +73,7 @@ double rate(const std::function<std::size_t()>& body, int runs, double min_secon
     } while (elapsed < min_seconds);
     rates.push_back(static_cast<double>(items) / elapsed);
   }
-  return median(rates);
-}
-
-// What `nproc` prints: the processors this process may run on.
-int processors() {
-  cpu_set_t set;
-  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
-
-// The 1-minute load average when the run started: the machine may be shared.
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string first;
-  in >> first;
-  return first.empty() ? "unknown" : first;
-}
-
-std::string utc_now() {
-  auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return text;
+  return bench::median(rates);
 }
 
 }  // namespace
@@ -129,8 +95,8 @@ int main(int argc, char** argv) {
     }
   }
 
-  auto load = load_average();
-  auto started = utc_now();
+  auto load = bench::load_average();
+  auto started = bench::utc_now();
   nlohmann::json rows = nlohmann::json::array();
   std::printf("%-8s %6s %10s %16s %16s %14s\n", "expr", "level", "candidates", "candidates/s",
               "fingerprints/s", "us/candidate");
@@ -167,13 +133,13 @@ int main(int argc, char** argv) {
                         {"statistic", "median"},
                         {"build_type", EIN_BUILD_TYPE},
                         {"started", started},
-                        {"machine", {{"nproc", processors()}, {"cpu", cpu_model()}, {"load_average_1min", load}}},
+                        {"machine", {{"nproc", bench::processors()}, {"cpu", bench::cpu_model()}, {"load_average_1min", load}}},
                         {"rules", nlohmann::json::array()},
                         {"results", rows}};
   for (auto& r : derive::intra_rules()) report["rules"].push_back(r.name);
   std::filesystem::create_directories(std::filesystem::path(out).parent_path());
   std::ofstream(out) << report.dump(2) << "\n";
-  std::printf("machine: nproc %d, %s, load average %s at start\nwrote %s\n", processors(),
-              cpu_model().c_str(), load.c_str(), out.c_str());
+  std::printf("machine: nproc %d, %s, load average %s at start\nwrote %s\n", bench::processors(),
+              bench::cpu_model().c_str(), load.c_str(), out.c_str());
   return 0;
 }

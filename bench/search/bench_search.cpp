@@ -33,9 +33,10 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
-#include <sched.h>
 
 #include "cases.hpp"
+#include "common/machine.hpp"
+#include "common/statistics.hpp"
 #include "ein/derive/all.hpp"
 #include "ein/search/program.hpp"
 
@@ -59,12 +60,6 @@ struct settings {
 
   bool part(const std::string& p) const { return std::find(parts.begin(), parts.end(), p) != parts.end(); }
 };
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  auto n = v.size();
-  return n == 0 ? 0 : n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 // Processor seconds this process has used: on a shared machine, less noisy than wall time.
 double cpu_seconds() {
@@ -105,7 +100,7 @@ json explore_curve(const ir::scope_ptr& source, const settings& s, bool prune) {
     if (d < first.seconds_to_depth.size()) {
       std::vector<double> t;
       for (auto& r : runs) t.push_back(r.seconds_to_depth[d]);
-      row["seconds"] = median(t);
+      row["seconds"] = bench::median(t);
       row["complete"] = true;
     } else {
       row["complete"] = false;  // the budget stopped the search inside this level
@@ -120,8 +115,8 @@ json explore_curve(const ir::scope_ptr& source, const settings& s, bool prune) {
           {"states", first.states},
           {"candidates", first.candidates},
           {"pruned", first.pruned},
-          {"seconds", median(t)},
-          {"cpu_seconds", median(cpu)},
+          {"seconds", bench::median(t)},
+          {"cpu_seconds", bench::median(cpu)},
           {"runs", runs.size()},
           {"depths", depths}};
 }
@@ -160,9 +155,9 @@ json full_search(const search_bench::bench_case& bc, const ir::scope_ptr& source
   json j{{"explore_depth", o.explore_depth},
          {"converge_depth", o.converge ? o.converge_depth : 0},
          {"converge", o.converge},
-         {"seconds", median(times)},
+         {"seconds", bench::median(times)},
          {"seconds_runs", times},
-         {"cpu_seconds", median(cpu)},
+         {"cpu_seconds", bench::median(cpu)},
          {"explore_states", r.stats.explore.states},
          {"explore_pruned", r.stats.explore.pruned},
          {"converge_states", r.stats.converge.states},
@@ -243,32 +238,6 @@ json program_case() {
           {"states", r.states()},
           {"post_steps", r.post_steps},
           {"predicted_speedup", search::program_seconds(p, model) / search::program_seconds(r.program, model)}};
-}
-
-int processors() {
-  cpu_set_t set;
-  return sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-}
-
-std::string cpu_model() {
-  std::ifstream in("/proc/cpuinfo");
-  for (std::string line; std::getline(in, line);)
-    if (line.rfind("model name", 0) == 0) return line.substr(line.find(':') + 2);
-  return "unknown";
-}
-
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string first;
-  in >> first;
-  return first.empty() ? "unknown" : first;
-}
-
-std::string utc_now() {
-  auto t = std::chrono::system_clock::to_time_t(std::chrono::system_clock::now());
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
-  return text;
 }
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -358,8 +327,8 @@ int main(int argc, char** argv) {
     s.only = {"Conv3x3"};
   }
 
-  auto load = load_average();
-  auto started = utc_now();
+  auto load = bench::load_average();
+  auto started = bench::utc_now();
   // The operator library's Conv3x3 and the rediscovery builder's are the same expression.
   bool same_conv = ir::canonical_string(*search_bench::library_conv<1, 7, 512, 512, 3, 1>()) ==
                    ir::canonical_string(*search_test::conv(7, 512, 512, 3, 1));
@@ -370,7 +339,7 @@ int main(int argc, char** argv) {
               {"build_type", EIN_BUILD_TYPE},
               {"started", started},
               {"complete", false},
-              {"machine", {{"nproc", processors()}, {"cpu", cpu_model()}, {"load_average_1min", load}}},
+              {"machine", {{"nproc", bench::processors()}, {"cpu", bench::cpu_model()}, {"load_average_1min", load}}},
               {"cost_model", search_test::h100().describe()},
               {"artifact_machine", "Xeon E5-2680 v4 (EinNet artifact logs, CASES.md)"},
               {"library_conv_matches_builder", same_conv},
@@ -422,7 +391,7 @@ int main(int argc, char** argv) {
   }
   report["complete"] = true;
   write();
-  std::printf("machine: nproc %d, %s, load average %s at start\nwrote %s\n", processors(),
-              cpu_model().c_str(), load.c_str(), out.c_str());
+  std::printf("machine: nproc %d, %s, load average %s at start\nwrote %s\n", bench::processors(),
+              bench::cpu_model().c_str(), load.c_str(), out.c_str());
   return same_conv ? 0 : 1;
 }

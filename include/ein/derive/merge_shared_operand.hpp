@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ein/derive/merge_expression.hpp"
+#include "ein/derive/positions.hpp"
 #include "ein/derive/program_edit.hpp"
 #include "ein/derive/rule.hpp"
 #include "ein/ir/bounds.hpp"
@@ -275,34 +276,18 @@ struct slice {
   }
 };
 
-// `e` with the accesses to the sliced definitions read from `merged` wherever that is exact
-// (the weight-side indices provably in their box); the others keep reading the slice.
-inline ir::expr read_merged(const ir::expr& e, const ir::ranges& box, const std::map<std::string, slice>& slices,
-                            const ir::tensor& merged) {
-  return std::visit(
-      [&](const auto& n) -> ir::expr {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::constant>) {
-          return e;
-        } else if constexpr (std::is_same_v<T, ir::access>) {
-          if (auto* s = std::get_if<ir::scope_ptr>(&n.source)) {
-            auto body = read_merged((*s)->body, ir::ranges(**s), slices, merged);
-            if (body == (*s)->body) return e;
-            return ir::make_access(ir::make_scope((*s)->traversal, (*s)->summation, std::move(body)), n.index);
-          }
-          auto it = slices.find(std::get<ir::tensor>(n.source).name);
-          if (it == slices.end()) return e;
-          if (!it->second.exact(n.index, box)) return e;
-          return ir::make_access(merged, it->second.at(n.index));
-        } else if constexpr (std::is_same_v<T, ir::unary>) {
-          auto a = read_merged(n.arg, box, slices, merged);
-          return a == n.arg ? e : ir::make_unary(n.fn, std::move(a));
-        } else {
-          auto l = read_merged(n.lhs, box, slices, merged), r = read_merged(n.rhs, box, slices, merged);
-          return l == n.lhs && r == n.rhs ? e : ir::make_binary(n.op, std::move(l), std::move(r));
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
+// `s` with the accesses to the sliced definitions, at every depth, read from `merged` wherever
+// that is exact (the weight-side indices provably in the box of the scope holding the access);
+// the others keep reading the slice.
+inline ir::scope_ptr read_merged(const ir::scope_ptr& s, const std::map<std::string, slice>& slices,
+                                 const ir::tensor& merged) {
+  return map_accesses_deep(s, [&](const ir::access& a, const ir::scope* within) -> ir::expr {
+    auto* t = std::get_if<ir::tensor>(&a.source);
+    if (!t) return nullptr;
+    auto it = slices.find(t->name);
+    if (it == slices.end() || !it->second.exact(a.index, ir::ranges(*within))) return nullptr;
+    return ir::make_access(merged, it->second.at(a.index));
+  });
 }
 
 // The candidate merging definitions d1 and d2 of `source` (read as contractions c1, c2), or
@@ -376,8 +361,7 @@ inline std::optional<program_candidate> merge_pair(const ir::program& source, co
   // an output) stays, as its slice.
   for (auto& d : prog.definitions) {
     if (slices.count(d.name)) continue;
-    auto body = read_merged(d.value->body, ir::ranges(*d.value), slices, merged);
-    if (body != d.value->body) d.value = ir::make_scope(d.value->traversal, d.value->summation, std::move(body));
+    d.value = read_merged(d.value, slices, merged);
   }
   std::vector<ir::definition> kept;
   for (auto& d : prog.definitions) {

@@ -1,4 +1,5 @@
-// Positions in a scope tree (the root and every nested scope) and rebuilding a tree around one change.
+// Positions in a scope tree (the root and every nested scope), rewriting its accesses, and
+// rebuilding a tree around one change.
 #pragma once
 
 #include <cstdint>
@@ -69,6 +70,51 @@ void for_each_access(const ir::expr& e, F&& f) {
         }
       },
       static_cast<const ir::node::variant&>(*e));
+}
+
+namespace detail {
+
+// `f(a, within)` when `f` takes the enclosing scope, else `f(a)`.
+template <class F>
+ir::expr call_on_access(F& f, const ir::access& a, const ir::scope* within) {
+  if constexpr (std::is_invocable_v<F&, const ir::access&, const ir::scope*>)
+    return f(a, within);
+  else
+    return f(a);
+}
+
+}  // namespace detail
+
+template <class F>
+ir::scope_ptr map_accesses_deep(const ir::scope_ptr& s, F&& f);
+
+/// Rebuilds `e` with its accesses rewritten at every nesting depth. `f(a, within)` (or `f(a)`,
+/// when `f` takes one argument) is called for every access `a` in pre-order, left operand first,
+/// a nested scope's accesses in place of the access that reads it; `within` is the scope whose
+/// body holds `a`, nullptr for the accesses of `e` itself (`e` passed alone). `f` returns `a`'s
+/// replacement, which is not entered, or nullptr to keep `a`; a kept access to a nested scope
+/// enters that scope, and reads the rebuilt scope when something in it changed. Only the nodes on
+/// a path to a change are rebuilt: unchanged subtrees, nested scopes included, keep their
+/// pointers, and `e` itself is returned when nothing changes.
+/// Example: with `f` renaming tensor `B` to `C`, `A[i] * {L_j B[j] + B[0]}[i]` ⇒
+/// `A[i] * {L_j C[j] + C[0]}[i]`, the access `A[i]` shared.
+template <class F>
+ir::expr map_accesses_deep(const ir::expr& e, F&& f, const ir::scope* within = nullptr) {
+  return map_accesses(e, [&](const ir::access& a) -> ir::expr {
+    if (ir::expr r = detail::call_on_access(f, a, within)) return r;
+    auto* nested = std::get_if<ir::scope_ptr>(&a.source);
+    if (!nested) return nullptr;
+    auto inner = map_accesses_deep(*nested, f);
+    return inner == *nested ? nullptr : ir::make_access(std::move(inner), a.index);
+  });
+}
+
+/// `s` with its body rewritten by `map_accesses_deep(s->body, f, s.get())`; `s` itself when
+/// nothing changes.
+template <class F>
+ir::scope_ptr map_accesses_deep(const ir::scope_ptr& s, F&& f) {
+  ir::expr body = map_accesses_deep(s->body, f, s.get());
+  return body == s->body ? s : ir::make_scope(s->traversal, s->summation, std::move(body));
 }
 
 /// The same scope with another body (the iterator lists are copied; the body is shared).

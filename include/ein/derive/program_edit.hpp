@@ -12,43 +12,34 @@
 #include <variant>
 #include <vector>
 
+#include "ein/derive/positions.hpp"
 #include "ein/ir/expr.hpp"
 
 namespace ein::derive::detail {
 
-/// Rewrites every access of `e` (nested scopes included) whose tensor `f` returns a new
-/// expression for; the rest of the tree is kept, shared where unchanged.
+/// What `rewrite_accesses` asks of each access to a named tensor: its replacement, or nothing to
+/// keep it.
 using access_rewrite = std::function<std::optional<ir::expr>(const ir::access&, const ir::tensor&)>;
 
-inline ir::expr rewrite_accesses(const ir::expr& e, const access_rewrite& f);
-
-inline ir::scope_ptr rewrite_accesses(const ir::scope_ptr& s, const access_rewrite& f) {
-  auto body = rewrite_accesses(s->body, f);
-  return body == s->body ? s : ir::make_scope(s->traversal, s->summation, std::move(body));
+// `f` as a map_accesses_deep callback: accesses to nested scopes are kept, and so entered.
+inline auto on_tensor_accesses(const access_rewrite& f) {
+  return [&f](const ir::access& a) -> ir::expr {
+    auto* t = std::get_if<ir::tensor>(&a.source);
+    if (!t) return nullptr;
+    auto r = f(a, *t);
+    return r ? *r : nullptr;
+  };
 }
 
+/// Rewrites every access of `e` (nested scopes included) whose tensor `f` returns a new
+/// expression for; the rest of the tree is kept, shared where unchanged (map_accesses_deep).
 inline ir::expr rewrite_accesses(const ir::expr& e, const access_rewrite& f) {
-  return std::visit(
-      [&](const auto& n) -> ir::expr {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::constant>) {
-          return e;
-        } else if constexpr (std::is_same_v<T, ir::access>) {
-          if (auto* s = std::get_if<ir::scope_ptr>(&n.source)) {
-            auto inner = rewrite_accesses(*s, f);
-            return inner == *s ? e : ir::make_access(std::move(inner), n.index);
-          }
-          auto r = f(n, std::get<ir::tensor>(n.source));
-          return r ? *r : e;
-        } else if constexpr (std::is_same_v<T, ir::unary>) {
-          auto a = rewrite_accesses(n.arg, f);
-          return a == n.arg ? e : ir::make_unary(n.fn, std::move(a));
-        } else {
-          auto l = rewrite_accesses(n.lhs, f), r = rewrite_accesses(n.rhs, f);
-          return l == n.lhs && r == n.rhs ? e : ir::make_binary(n.op, std::move(l), std::move(r));
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
+  return map_accesses_deep(e, on_tensor_accesses(f));
+}
+
+/// `s` with its body rewritten by `rewrite_accesses`; `s` itself when nothing changes.
+inline ir::scope_ptr rewrite_accesses(const ir::scope_ptr& s, const access_rewrite& f) {
+  return map_accesses_deep(s, on_tensor_accesses(f));
 }
 
 /// Replaces iterators in the indices of `e`'s own accesses; nested scopes are closed terms and

@@ -25,13 +25,12 @@ namespace detail {
 // `root` with the nested scope node `from` replaced by `to` (by identity), wherever it is read.
 inline ir::scope_ptr replace_scope(const ir::scope_ptr& root, const ir::scope* from, const ir::scope_ptr& to) {
   if (root.get() == from) return to;
-  auto body = derive::map_accesses(root->body, [&](const ir::access& a) -> ir::expr {
+  if (to.get() == from) return root;  // nothing changes
+  return derive::map_accesses_deep(root, [&](const ir::access& a) -> ir::expr {
     auto* nested = std::get_if<ir::scope_ptr>(&a.source);
-    if (!nested) return nullptr;
-    auto replaced = replace_scope(*nested, from, to);
-    return replaced == *nested ? nullptr : ir::make_access(replaced, a.index);
+    if (!nested || nested->get() != from) return nullptr;
+    return ir::make_access(to, a.index);
   });
-  return body == root->body ? root : ir::make_scope(root->traversal, root->summation, body);
 }
 
 // The box of an access's source: a tensor's [0, shape), a nested scope's traversal ranges.
