@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <functional>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -69,23 +70,35 @@ inline bool reads_weights_only(const ir::access& a, const plan& p) {
                      [&](const kernel& k) { return k.value.get() == s && k.weight_only; });
 }
 
-// `s` with the weight-only operand `a` read through the first permuted copy (orders in
-// lexicographic order) under which `s` matches an operator the backend calls; nothing if none.
-inline std::optional<ir::scope_ptr> packed_scope(const ir::scope_ptr& s, const ir::access& a,
-                                                 const library_support& runs) {
+// `s` with its operand `a` read through the copy permuted by `order` (permuted()).
+inline ir::scope_ptr packed_with(const ir::scope_ptr& s, const ir::access& a, const std::vector<std::size_t>& order) {
+  auto with = permuted(a, order);
+  auto body = derive::map_accesses(s->body, [&](const ir::access& b) -> ir::expr {
+    return b.source == a.source && b.index == a.index ? ir::make_access(std::get<ir::scope_ptr>(with.source), with.index)
+                                                      : nullptr;
+  });
+  return ir::make_scope(s->traversal, s->summation, body);
+}
+
+// The first order (permutations in lexicographic order, the identity excluded) under which `s`,
+// reading its weight-only operand `a` through the permuted copy, matches an operator the backend
+// calls; nothing if none. Only operators the copy's product signature may classify are matched.
+inline std::optional<std::vector<std::size_t>> packing_order(const ir::scope_ptr& s, const ir::access& a,
+                                                             const library_support& runs) {
   std::vector<std::size_t> order(a.index.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   while (std::next_permutation(order.begin(), order.end())) {
-    auto with = permuted(a, order);
-    auto body = derive::map_accesses(s->body, [&](const ir::access& b) -> ir::expr {
-      return b.source == a.source && b.index == a.index ? ir::make_access(std::get<ir::scope_ptr>(with.source), with.index)
-                                                        : nullptr;
-    });
-    auto candidate = ir::make_scope(s->traversal, s->summation, body);
-    for (auto& inst : match::match(*candidate)) {
-      kernel k;
-      k.op = inst;
-      if (inst.kind != match::op_kind::elementwise && runs(k)) return candidate;
+    auto candidate = packed_with(s, a, order);
+    auto signature = match::signature(*candidate);
+    std::optional<match::scope_analysis> analysis;
+    for (auto& op : match::operator_table()) {
+      if (op.kind == match::op_kind::elementwise || !match::may_classify(signature, op)) continue;
+      if (!analysis) analysis = match::analyze(*candidate);
+      for (auto& inst : match::match(*candidate, *analysis, op)) {
+        kernel k;
+        k.op = inst;
+        if (runs(k)) return order;
+      }
     }
   }
   return std::nullopt;
@@ -93,23 +106,40 @@ inline std::optional<ir::scope_ptr> packed_scope(const ir::scope_ptr& s, const i
 
 }  // namespace detail
 
+/// The packing orders pack_weight_operands found, by kernel scope and operand: the candidates of
+/// one search share most kernels. Keys are exact texts (ir::to_string), so a remembered order is
+/// applied only to the scope it was found for, or one written the same.
+using pack_memo = std::map<std::string, std::optional<std::vector<std::size_t>>>;
+
 /// `p` for a backend that calls the library kernels `runs` accepts: a library kernel the backend
 /// does not call, whose scope matches a called operator once one weight-only operand (a weight,
 /// or a scope of weights) is read through a copy with its dimensions permuted, reads that copy —
 /// a weight transform, free at run time (EinNet §6: weight-only expressions are computed ahead).
 /// The first permutation in lexicographic order that works is taken; the plan is instantiated
 /// again, and instantiation may still pick an operator the backend does not call (the cheapest):
-/// the caller compares the plans as run. Example: a conv2d over a Figure 6 filter laid out (r, s, c, k), which cuDNN does not
-/// accept, reads a (k, r, s, c) copy. `p` itself when nothing changes.
-inline plan pack_weight_operands(const plan& p, const cost::model& model, const library_support& runs) {
+/// the caller compares the plans as run. Example: a conv2d over a Figure 6 filter laid out
+/// (r, s, c, k), which cuDNN does not accept, reads a (k, r, s, c) copy. `p` itself when nothing
+/// changes. `memo` (optional) keeps the orders found across calls.
+inline plan pack_weight_operands(const plan& p, const cost::model& model, const library_support& runs,
+                                 pack_memo* memo = nullptr) {
   if (!runs) return p;
+  pack_memo own;
+  auto& orders = memo ? *memo : own;
   ir::scope_ptr expr = p.expr;
   bool changed = false;
   for (auto& k : p.kernels) {
     if (k.weight_only || !k.library() || k.op->kind == match::op_kind::elementwise || runs(k)) continue;
     std::optional<ir::scope_ptr> packed;
+    std::string text;
+    std::size_t operand = 0;
     derive::for_each_access(k.value->body, [&](const ir::access& a) {
-      if (!packed && detail::reads_weights_only(a, p)) packed = detail::packed_scope(k.value, a, runs);
+      ++operand;
+      if (packed || !detail::reads_weights_only(a, p)) return;
+      if (text.empty()) text = ir::to_string(*k.value);
+      auto key = text + "\n#" + std::to_string(operand);
+      auto it = orders.find(key);
+      if (it == orders.end()) it = orders.emplace(key, detail::packing_order(k.value, a, runs)).first;
+      if (it->second) packed = detail::packed_with(k.value, a, *it->second);
     });
     if (!packed) continue;
     expr = detail::replace_scope(expr, k.value.get(), *packed);

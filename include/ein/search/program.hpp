@@ -359,8 +359,9 @@ inline bool runs_well(const plan& p, const library_support& runs) {
 inline void choose_for_backend(optimized& r, const cost::model& model, const library_support& runs) {
   std::vector<double> t;
   std::vector<bool> good;
+  pack_memo orders;  // the candidates share most kernels
   for (auto& c : r.candidates) {
-    auto packed = pack_weight_operands(c.p, model, runs);
+    auto packed = pack_weight_operands(c.p, model, runs, &orders);
     bool packed_good = runs_well(packed, runs), c_good = runs_well(c.p, runs);
     if ((packed_good && !c_good) ||
         (packed_good == c_good && seconds_as_run(packed, model, runs) < seconds_as_run(c.p, model, runs)))
