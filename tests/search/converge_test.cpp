@@ -179,6 +179,19 @@ TEST_CASE("optimize: baseline first, never worse, deterministic, within budget")
   auto plain = search::optimize(src, derive::intra_rules(), h100(), o);
   CHECK(plain.stats.converge.states == 0);
   for (auto& c : plain.candidates) CHECK((c.target == "explored" || c.target == "as written"));
+  // a state budget cuts exploration; the states it kept are still instantiated
+  o.limits.max_states = 30;
+  auto cut = search::optimize(src, derive::intra_rules(), h100(), o);
+  CHECK(cut.stats.reason == search::stop_reason::states);
+  CHECK(cut.stats.instantiated > 0);
+  CHECK(cut.stats.instantiated <= cut.stats.explore.states);
+  // and the clock bounds instantiation
+  o.limits = {};
+  o.limits.time = std::chrono::milliseconds(0);
+  auto late = search::optimize(src, derive::intra_rules(), h100(), o);
+  CHECK(late.stats.reason == search::stop_reason::time);
+  CHECK(late.stats.instantiated == 0);
+  CHECK(late.candidates.size() == 1);
 }
 
 TEST_CASE("optimize: a plain Matmul stays one Matmul") {

@@ -29,7 +29,7 @@ struct options {
   int explore_depth = 2;   // explorative steps (EinNet's MaxDepth, kept small)
   int converge_depth = 3;  // converging steps after them
   int post_steps = 8;      // post-optimization steps per candidate
-  bool converge = true;    // off: explorative states are only instantiated as they are
+  bool converge = true;    // off: every explorative state is instantiated as it is, in time
   budget limits;
 };
 
@@ -195,17 +195,33 @@ inline optimized optimize(const ir::scope_ptr& source, std::span<const derive::r
   st.explore = ex.stats;
   st.reason = ex.stats.reason == stop_reason::depth ? stop_reason::exhausted : ex.stats.reason;
 
+  auto last_report = start;
+  auto report = [&] {
+    auto now = clock::now();
+    if (!progress || now - last_report < std::chrono::seconds(1)) return;
+    statistics s = st.explore;
+    s.seconds = std::chrono::duration<double>(now - start).count();
+    progress(s);
+    last_report = now;
+  };
+
+  if (!opts.converge) {
+    // every explorative state as it is, those kept when exploration ran out of budget included
+    for (std::size_t i = 0; i < ex.states.size(); ++i) {
+      if (clock::now() >= deadline) {
+        st.reason = stop_reason::time;
+        break;
+      }
+      consider(ex.states[i].expr, "explored", ex.path(i));
+      report();
+    }
+  }
   auto targets = compute_targets();
   std::vector<std::unordered_set<std::string>> visited(targets.size());
-  auto last_report = start;
-  for (std::size_t i = 0; i < ex.states.size() && st.reason != stop_reason::time &&
+  for (std::size_t i = 0; opts.converge && i < ex.states.size() && st.reason != stop_reason::time &&
                           st.reason != stop_reason::states;
        ++i) {
     auto path = ex.path(i);
-    if (!opts.converge) {
-      consider(ex.states[i].expr, "explored", path);
-      continue;
-    }
     converge_cache shared;  // the runs toward every target from this state derive the same trees
     for (std::size_t t = 0; t < targets.size(); ++t) {
       converger c(*targets[t], rules, opts.converge_depth, deadline, visited[t], st.converge,
@@ -225,13 +241,7 @@ inline optimized optimize(const ir::scope_ptr& source, std::span<const derive::r
         break;
       }
     }
-    auto now = clock::now();
-    if (progress && now - last_report >= std::chrono::seconds(1)) {
-      statistics s = st.explore;
-      s.seconds = std::chrono::duration<double>(now - start).count();
-      progress(s);
-      last_report = now;
-    }
+    report();
   }
 
   for (std::size_t i = 1; i < out.candidates.size(); ++i)
