@@ -193,8 +193,8 @@ json without_converge(const search_bench::bench_case& bc, const ir::scope_ptr& s
     search::options o;
     o.explore_depth = d;
     o.converge = false;
-    // optimize instantiates every explorative state here and checks no clock on the way:
-    // the explorative state budget is what bounds it
+    // optimize instantiates every explorative state here, those kept when the state budget
+    // cut the level included, until the time left runs out
     o.limits.max_states = s.instantiate_states;
     o.limits.time = std::chrono::milliseconds(static_cast<std::int64_t>(left * 1000));
     auto r = search::optimize(source, derive::intra_rules(), search_test::h100(), o);
