@@ -111,6 +111,14 @@ inline std::optional<std::vector<std::size_t>> packing_order(const ir::scope_ptr
 /// applied only to the scope it was found for, or one written the same.
 using pack_memo = std::map<std::string, std::optional<std::vector<std::size_t>>>;
 
+/// Which library kernels the backend does not call pack_weight_operands tries to pack.
+enum class pack_kernels {
+  refused,                // every one
+  compute_bound_refused,  // compute-bound ones only: a memory-bound kernel runs as well as an
+                          // eOperator (match::memory_bound), and a moved weight changes neither
+                          // its FLOPs nor its bytes
+};
+
 /// `p` for a backend that calls the library kernels `runs` accepts: a library kernel the backend
 /// does not call, whose scope matches a called operator once one weight-only operand (a weight,
 /// or a scope of weights) is read through a copy with its dimensions permuted, reads that copy —
@@ -119,9 +127,10 @@ using pack_memo = std::map<std::string, std::optional<std::vector<std::size_t>>>
 /// again, and instantiation may still pick an operator the backend does not call (the cheapest):
 /// the caller compares the plans as run. Example: a conv2d over a Figure 6 filter laid out
 /// (r, s, c, k), which cuDNN does not accept, reads a (k, r, s, c) copy. `p` itself when nothing
-/// changes. `memo` (optional) keeps the orders found across calls.
+/// changes. `memo` (optional) keeps the orders found across calls; `which` says which kernels
+/// are tried.
 inline plan pack_weight_operands(const plan& p, const cost::model& model, const library_support& runs,
-                                 pack_memo* memo = nullptr) {
+                                 pack_memo* memo = nullptr, pack_kernels which = pack_kernels::refused) {
   if (!runs) return p;
   pack_memo own;
   auto& orders = memo ? *memo : own;
@@ -129,6 +138,7 @@ inline plan pack_weight_operands(const plan& p, const cost::model& model, const 
   bool changed = false;
   for (auto& k : p.kernels) {
     if (k.weight_only || !k.library() || k.op->kind == match::op_kind::elementwise || runs(k)) continue;
+    if (which == pack_kernels::compute_bound_refused && match::memory_bound(*k.op)) continue;
     std::optional<ir::scope_ptr> packed;
     std::string text;
     std::size_t operand = 0;

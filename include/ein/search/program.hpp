@@ -355,13 +355,14 @@ inline bool runs_well(const plan& p, const library_support& runs) {
 // EinNet §6.1, a compute-bound eOperator is the choice only where nothing else is left, since
 // a generated loop nest is far from the peak a library reaches (the model's fixed eOperator
 // fraction of peak flatters it at scale). Each candidate first reads its weight operands packed
-// for the backend (pack_weight_operands) where that makes it run well, or cheaper as run.
+// for the backend (pack_weight_operands, compute-bound kernels only, which are what running
+// well asks for) where that makes it run well, or cheaper as run.
 inline void choose_for_backend(optimized& r, const cost::model& model, const library_support& runs) {
   std::vector<double> t;
   std::vector<bool> good;
   pack_memo orders;  // the candidates share most kernels
   for (auto& c : r.candidates) {
-    auto packed = pack_weight_operands(c.p, model, runs, &orders);
+    auto packed = pack_weight_operands(c.p, model, runs, &orders, pack_kernels::compute_bound_refused);
     bool packed_good = runs_well(packed, runs), c_good = runs_well(c.p, runs);
     if ((packed_good && !c_good) ||
         (packed_good == c_good && seconds_as_run(packed, model, runs) < seconds_as_run(c.p, model, runs)))
