@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ein on a GPU machine: builds the tests and examples (Release), runs the GPU tests and the CUDA
-# example, and fills the measured cost model's cache by generating plans with it. Logs, reports
+# examples (the five paper cases timed), and fills the measured cost model's cache by generating plans with it. Logs, reports
 # and the cache go to $OUT (default ./gpu-out). Not part of CI: it needs a CUDA device.
 #
 #   bench/gpu/run.sh [build dir]        (default: build-gpu under the repository)
@@ -29,6 +29,8 @@ cmake --build "$build" -j "$jobs" > "$OUT/build.log" 2>&1
 status=0
 ctest --test-dir "$build" -L gpu --output-on-failure > "$OUT/ctest_gpu.log" 2>&1 || status=1
 "$build/examples/02_conv3x3/conv3x3_cuda" > "$OUT/example_conv3x3_cuda.log" 2>&1 || status=1
+# EinNet's five cases: the searched cuda plan checked against the interpreter, and its time.
+"$build/examples/03_paper_cases/paper_cases_cuda" > "$OUT/example_paper_cases_cuda.log" 2>&1 || status=1
 
 # One stage-1 generation forced to the measured model, for the host and the cuda backend of the
 # conv3x3 example: what it prints (the model, why, the search report and the plan) is the log.
