@@ -15,21 +15,13 @@
 namespace {
 
 using ein_test::have_cblas;
-using ein_test::have_cudnn;
 using ein_test::write_if_changed;
 
 template <int Id>
 void generate(const std::string& dir) {
   for (auto target : {ein::codegen::backend::host, ein::codegen::backend::cuda}) {
-    ein::codegen::options o;
-    o.name = std::string("hand_") + ein_test::object_names[Id] +
-             (target == ein::codegen::backend::cuda ? "_cuda" : "");
-    o.model_header = "codegen/e2e/programs.hpp";
-    o.object = std::string("ein_test::") + ein_test::object_names[Id];
-    o.key = ein::program_key(ein_test::hand_program<Id>{});
-    o.target = target;
-    o.library_calls = target == ein::codegen::backend::cuda || have_cblas;
-    o.cudnn_calls = have_cudnn;
+    auto o = ein_test::generated_options(ein_test::object_names[Id], "codegen/e2e/programs.hpp",
+                                         ein::program_key(ein_test::hand_program<Id>{}), target);
     auto p = ein::reify(ein_test::hand_program<Id>{});
     write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(p, o));
     if (target == ein::codegen::backend::cuda)
@@ -89,15 +81,8 @@ void generate_searched(const std::string& dir, const ein::search::optimized_prog
   constexpr int id = ein_test::searched_base + K;
   std::printf("%s\n%s", ein_test::searched_names[K], searched.report().c_str());
   for (auto target : {ein::codegen::backend::host, ein::codegen::backend::cuda}) {
-    ein::codegen::options o;
-    o.name = std::string("hand_") + ein_test::searched_names[K] +
-             (target == ein::codegen::backend::cuda ? "_cuda" : "");
-    o.model_header = "codegen/e2e/paper_programs.hpp";
-    o.object = std::string("ein_test::") + ein_test::searched_names[K];
-    o.key = ein::program_key(ein_test::hand_program<id>{});
-    o.target = target;
-    o.library_calls = target == ein::codegen::backend::cuda || have_cblas;
-    o.cudnn_calls = have_cudnn;
+    auto o = ein_test::generated_options(ein_test::searched_names[K], "codegen/e2e/paper_programs.hpp",
+                                         ein::program_key(ein_test::hand_program<id>{}), target);
     o.search = "optimize_program, roofline h100_sxm5.json; " + searched.summary();
     write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(searched.program, o));
     if (target == ein::codegen::backend::cuda)

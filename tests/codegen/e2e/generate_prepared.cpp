@@ -11,8 +11,6 @@
 
 namespace {
 
-using ein_test::have_cblas;
-using ein_test::have_cudnn;
 using ein_test::write_if_changed;
 
 template <int K>
@@ -27,15 +25,8 @@ void generate(const std::string& dir, const ein::cost::model& model) {
     found = ein::search::optimize_program(source, ein::derive::intra_rules(), model, opts);
   }
   for (auto target : {ein::codegen::backend::host, ein::codegen::backend::cuda}) {
-    ein::codegen::options o;
-    o.name = std::string("hand_") + ein_test::prepared_names[K] +
-             (target == ein::codegen::backend::cuda ? "_cuda" : "");
-    o.model_header = "codegen/e2e/prepared_programs.hpp";
-    o.object = std::string("ein_test::") + ein_test::prepared_names[K];
-    o.key = ein::program_key(ein_test::hand_program<id>{});
-    o.target = target;
-    o.library_calls = target == ein::codegen::backend::cuda || have_cblas;
-    o.cudnn_calls = have_cudnn;
+    auto o = ein_test::generated_options(ein_test::prepared_names[K], "codegen/e2e/prepared_programs.hpp",
+                                         ein::program_key(ein_test::hand_program<id>{}), target);
     ein::ir::program p = source;
     if constexpr (searched) {
       auto runs = [&](const ein::search::kernel& k) { return ein::codegen::runs_as_library_call(*k.op, o); };

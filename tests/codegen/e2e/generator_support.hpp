@@ -1,10 +1,13 @@
-// What the stage-one generators of the codegen tests share: which libraries the test links, and
-// writing a generated file only when it changes.
+// What the stage-one generators of the codegen tests share: which libraries the test links, the
+// options of a generated file, and writing a generated file only when it changes.
 #pragma once
 
+#include <cstdint>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "ein/codegen/header.hpp"
 
 namespace ein_test {
 
@@ -21,6 +24,24 @@ inline constexpr bool have_cudnn = true;
 #else
 inline constexpr bool have_cudnn = false;
 #endif
+
+/// The options of the generated file of program object `ein_test::<object>` (declared in
+/// `model_header`, program key `key`) for `target`: named `hand_<object>`, `hand_<object>_cuda`
+/// for the cuda backend, with the library calls ein_generate's driver makes where the test's
+/// libraries are linked.
+inline ein::codegen::options generated_options(const std::string& object, const char* model_header,
+                                               std::uint64_t key, ein::codegen::backend target) {
+  ein::codegen::options o;
+  bool cuda = target == ein::codegen::backend::cuda;
+  o.name = "hand_" + object + (cuda ? "_cuda" : "");
+  o.model_header = model_header;
+  o.object = "ein_test::" + object;
+  o.key = key;
+  o.target = target;
+  o.library_calls = cuda || have_cblas;
+  o.cudnn_calls = have_cudnn;
+  return o;
+}
 
 /// Rewrites `path` only when its content changes, so unchanged headers trigger no rebuild.
 inline void write_if_changed(const std::string& path, const std::string& text) {
