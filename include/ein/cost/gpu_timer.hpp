@@ -22,6 +22,7 @@
 #include "ein/codegen/cuda_kernel.hpp"
 #include "ein/codegen/layout.hpp"
 #include "ein/codegen/library_step.hpp"
+#include "ein/cost/gpu_environment.hpp"
 #include "ein/cost/measured.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/runtime/cublas.hpp"
@@ -181,6 +182,7 @@ class gpu_timer final : public timer {
   std::string device() const override { return name_; }
   /// The runs the last median was taken over.
   int runs() const override { return last_runs_; }
+  environment setup() const override { return gpu_environment(device_); }
 
   std::optional<double> seconds(const workload& w) override {
     try {
