@@ -164,6 +164,17 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
       w.line(unused + t + "* " + b.variable + " = b.output<" + t + ">(" + string_literal(b.name) +
              ", " + shape_list(b.shape) + ");");
   }
+  // An output sharing memory with another bound buffer would be read after it is written.
+  std::string regions;
+  bool writes = false;
+  for (auto& b : plan.buffers) {
+    if (!bound(b)) continue;
+    bool written = b.role == buffer::kind::output;
+    writes = writes || written;
+    regions += (regions.empty() ? "{" : ", {") + string_literal(b.name) + ", " + b.variable + ", " +
+               int_text(b.count() * element_bytes(b.type)) + (written ? ", true}" : ", false}");
+  }
+  if (writes) w.line("b.expect_disjoint({" + regions + "});");
   if (cuda)
     for (auto& b : plan.buffers)
       if (bound(b))

@@ -5,7 +5,9 @@
 #include <doctest/doctest.h>
 
 #include "codegen/e2e/programs.hpp"
+#include "codegen/e2e/concurrent_harness.hpp"
 #include "codegen/e2e/harness.hpp"
+#include "codegen/e2e/hostile_bindings.hpp"
 #include "codegen/e2e/prepared_harness.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein_generated/hand_batch_gemm.hpp"
@@ -52,6 +54,10 @@ void check_generated(double tolerance = ein_test::tolerance(Id)) {
     ein_test::check_against_interpreter(object, seed, tolerance, true);
   }
   ein_test::check_prepared_against_interpreter(object, 4, tolerance);
+  // run() and run_host() check every binding before they compute
+  auto bound = ein_test::tensors_bound(ein::reify(object));
+  ein_test::check_hostile_bindings(bound, [&](const ein::runtime::bindings& b) { ein::run(object, b); });
+  ein_test::check_hostile_bindings(bound, [](const ein::runtime::bindings& b) { plan::run_host(b); });
 }
 
 template <int... K>
@@ -122,4 +128,25 @@ TEST_CASE("a generated plan describes itself and checks its bindings") {
 
 TEST_CASE("generated host plans of generated programs equal the interpreter") {
   check_fuzz(std::make_integer_sequence<int, ein_test::fuzz_count>{});
+}
+
+TEST_CASE("one generated host plan runs from several threads at once, directly and prepared") {
+  auto concurrent = [](auto object, double tolerance) {
+    using plan = ein::runtime::plan<decltype(object)>;
+    auto p = ein::reify(object);
+    ein_test::check_concurrent_runs(p, [&](const ein::runtime::bindings& b) { ein::run(object, b); }, tolerance);
+    ein_test::check_concurrent_runs(p, [](const ein::runtime::bindings& b) { plan::run_host(b); }, tolerance);
+    auto env = ein::eval::random_inputs(p, 21);
+    ein_test::host_buffers weights;
+    for (auto& t : p.tensors)
+      if (t.role == ein::ir::tensor_role::weight) weights.bind_input(t.name, t.type, env.at(t.name));
+    const auto prepared = ein::prepare(object, ein::runtime::bindings(weights.items));
+    ein_test::check_concurrent_runs(p, [&](const ein::runtime::bindings& b) { prepared.run(b); }, tolerance, false);
+  };
+  concurrent(ein_test::matmul, 1e-6);
+  concurrent(ein_test::conv_nhwc, 1e-6);
+  concurrent(ein_test::nested, 1e-6);
+  concurrent(ein_test::gemm_chain, 1e-5);  // CBLAS calls where the test links a CBLAS
+  concurrent(ein_test::batch_gemm, 1e-5);
+  concurrent(ein_test::hand_program<ein_test::fuzz_base + 3>{}, 1e-5);
 }

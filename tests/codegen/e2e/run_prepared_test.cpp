@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "codegen/e2e/paper_programs.hpp"  // before the harness: it declares ein::reify of them
+#include "codegen/e2e/hostile_bindings.hpp"
 #include "codegen/e2e/prepared_programs.hpp"
 #include "codegen/e2e/prepared_harness.hpp"
 #include "ein/codegen/header.hpp"
@@ -260,4 +261,29 @@ TEST_CASE("ein::prepare binds weights only, every one; a prepared run binds no w
   CHECK_THROWS_WITH_AS(prepared.run({{"A", a}, {"out", const_out}}),
                        "ein::run: tensor `out` is an output but the bound buffer is const", ein::user_error);
   CHECK_NOTHROW(prepared.run({{"A", a}, {"out", out}}));
+}
+
+TEST_CASE("ein::prepare and a prepared run refuse null, misaligned, short and aliased buffers, naming the tensor") {
+  auto hostile = [](auto object) {
+    auto p = ein::reify(object);
+    ein_test::check_hostile_bindings(ein_test::tensors_bound(p, true, false),
+                                     [&](const ein::runtime::bindings& b) { ein::prepare(object, b); });
+    std::vector<ein::runtime::binding> weights;
+    std::vector<std::vector<double>> storage;
+    for (auto& t : ein_test::tensors_bound(p, true, false)) {
+      auto& s = storage.emplace_back(t.count, 0.5);
+      if (t.type == ein::ir::dtype::f32)
+        weights.emplace_back(t.name, std::span<const float>(reinterpret_cast<const float*>(s.data()), t.count));
+      else
+        weights.emplace_back(t.name, std::span<const double>(s));
+    }
+    auto prepared = ein::prepare(object, ein::runtime::bindings(weights));
+    ein_test::check_hostile_bindings(ein_test::tensors_bound(p, false, true),
+                                     [&](const ein::runtime::bindings& b) { prepared.run(b); });
+  };
+  hostile(ein_test::prepared_relayout);
+  hostile(ein_test::prepared_chain);
+  hostile(ein_test::prepared_searched);
+  hostile(ein_test::matmul);
+  hostile(ein_test::elementwise);
 }
