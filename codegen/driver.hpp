@@ -169,7 +169,7 @@ inline ir::program search_plan(const ir::program& p, const std::string& profile_
   o.search = "optimize_program, " + model_name + "; " + r.summary();
   if (plan_for != o.target) o.search += std::string("; planned for the ") + name(plan_for) + " backend";
   o.statistics = search_summary{r.states(), r.pruned(), r.depth(), r.seconds, search::name(r.reason()),
-                                r.model, r.report()};
+                                r.model, r.report(), r.cut()};
   std::printf("%s", r.report().c_str());
   return std::move(r.program);
 }

@@ -32,6 +32,7 @@ struct search_summary {
   std::string stop_reason;
   std::string cost_model;  // the cost model's description
   std::string report;      // the search's report, one subprogram after another
+  bool cut = false;        // the search ran out of budget: the plan is the best found within it
 };
 
 /// What a generated header is tied to.

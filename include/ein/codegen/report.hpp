@@ -16,7 +16,8 @@ namespace ein::codegen {
 /// The report of the plan of `p`: one entry per step (kind, "eoperator" or "library", with the
 /// library operator and its attributes; the expression it computes as text and as IR JSON, its
 /// box, what it reads, whether it is an output), the search that chose it and its statistics.
-/// Search statistics are null while the plan is the program as written; weight transforms are
+/// Search statistics are null while the plan is the program as written (`cut` is true where the
+/// search ran out of budget and returned the best plan found within it); weight transforms are
 /// marked (`weight_transform`), and so are the steps `ein::prepare` runs once (`in_prepare`),
 /// with the size of its storage (`prepared_bytes`).
 inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
@@ -35,10 +36,10 @@ inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
   if (auto& st = o.statistics)
     r["statistics"] = {{"states_visited", st->states_visited}, {"pruned_by_fingerprint", st->pruned_by_fingerprint},
                        {"max_depth", st->max_depth}, {"time_s", st->time_s}, {"stop_reason", st->stop_reason},
-                       {"cost_model", st->cost_model}, {"report", st->report}};
+                       {"cut", st->cut}, {"cost_model", st->cost_model}, {"report", st->report}};
   else
     r["statistics"] = {{"states_visited", nullptr}, {"pruned_by_fingerprint", nullptr},
-                       {"max_depth", nullptr}, {"time_s", nullptr}, {"stop_reason", nullptr}};
+                       {"max_depth", nullptr}, {"time_s", nullptr}, {"stop_reason", nullptr}, {"cut", nullptr}};
   auto& tensors = r["tensors"] = nlohmann::ordered_json::array();
   for (auto& t : p.tensors)
     tensors.push_back({{"name", t.name}, {"role", t.role == ir::tensor_role::weight ? "weight" : "input"},

@@ -23,14 +23,15 @@
 namespace ein::search {
 
 /// How far each stage of the search goes. `limits.time` and `limits.max_states` (explored plus
-/// converging states) bound the whole search; `limits.max_depth` is not used (the depths are
-/// below).
+/// converging states) bound the whole search (optimize_program: `limits.time` bounds all its
+/// subprograms together); `limits.max_depth` is not used (the depths are below).
 struct options {
   int explore_depth = 2;   // explorative steps (EinNet's MaxDepth, kept small)
   int converge_depth = 3;  // converging steps after them
   int post_steps = 8;      // post-optimization steps per candidate
   bool converge = true;    // off: every explorative state is instantiated as it is, in time
   budget limits;
+  unsigned threads = 0;    // optimize_program's threads; 0: search_threads() decides
 };
 
 /// One plan the search can choose, with how it was reached.

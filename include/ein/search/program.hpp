@@ -70,6 +70,9 @@ struct optimized_program {
         r = s.result.stats.reason;
     return r;
   }
+  /// True when a search ran out of budget (reason() is not `exhausted`): the plan is the best
+  /// found within it.
+  bool cut() const { return reason() != stop_reason::exhausted; }
   /// One line without timings (the same program gives the same line), e.g.
   /// `2 of 3 subprograms searched: 405 states, 941 pruned, depth 2, stop: exhausted`.
   std::string summary() const {
@@ -327,6 +330,15 @@ inline bool fuse_one(const ir::program& p, std::vector<entry>& defs, const cost:
   return false;
 }
 
+// The plan of `s` as written, its only candidate.
+inline optimized as_written(const ir::scope_ptr& s, const cost::model& model, const std::string& model_text) {
+  optimized r;
+  r.baseline = r.best = instantiate(s, model);
+  r.candidates.push_back({r.best, "as written", {}});
+  r.model = model_text;
+  return r;
+}
+
 inline bool runs_as_library(const kernel& k, const library_support& runs) {
   return k.library() && k.op->kind != match::op_kind::elementwise && (!runs || runs(k));
 }
@@ -435,7 +447,9 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
 ///     non-linear function (relu, sigmoid, tanh, exp) is applied to, which becomes a definition
 ///     `d_s1`, `d_s2`, ... that the activation (a cheap elementwise eOperator) reads;
 ///  2. searches every subprogram that has a summation with optimize(source, rules, model, opts),
-///     on up to hardware_concurrency() threads (subprograms are independent), and takes the
+///     on up to search_threads(opts.threads) threads (subprograms are independent; the result
+///     does not depend on the number), within what is left of `opts.limits.time` for all of
+///     them (a subprogram whose search would start after it is taken as written), and takes the
 ///     candidate that is cheapest as the backend runs it (`runs`: library kernels it does not
 ///     call are priced as eOperators), a plan with a compute-bound eOperator only where no
 ///     other is left; the others are instantiated as written;
@@ -486,13 +500,10 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
   for (std::size_t i = 0; i < out.subprograms.size(); ++i) {
     auto& s = out.subprograms[i];
     s.searched = detail::has_summation(*s.source);
-    if (s.searched) {
+    if (s.searched)
       work.push_back(i);
-      continue;
-    }
-    s.result.baseline = s.result.best = instantiate(s.source, model);
-    s.result.candidates.push_back({s.result.best, "as written", {}});
-    s.result.model = out.model;
+    else
+      s.result = detail::as_written(s.source, model, out.model);
   }
   std::mutex report_lock;
   progress_fn serialized;
@@ -503,17 +514,29 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
     };
   std::atomic<std::size_t> next{0};
   std::vector<std::exception_ptr> errors(work.size());
+  // The time budget bounds the subprograms together: each search gets what is left of it, and
+  // one that would start after it is taken as written (its search cut).
+  const auto deadline = start + opts.limits.time;
   auto worker = [&] {
     for (std::size_t w = next++; w < work.size(); w = next++) {
       try {
         auto& s = out.subprograms[work[w]];
-        s.result = optimize(s.source, rules, model, opts, serialized);
+        auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+        if (left.count() <= 0) {
+          s.result = detail::as_written(s.source, model, out.model);
+          s.result.stats.reason = stop_reason::time;
+          continue;
+        }
+        auto within = opts;
+        within.limits.time = left;
+        s.result = optimize(s.source, rules, model, within, serialized);
       } catch (...) {
         errors[w] = std::current_exception();
       }
     }
   };
-  out.threads = static_cast<unsigned>(std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, std::max<std::size_t>(work.size(), 1)));
+  out.threads = static_cast<unsigned>(
+      std::clamp<std::size_t>(search_threads(opts.threads), 1, std::max<std::size_t>(work.size(), 1)));
   {
     std::vector<std::jthread> pool;
     for (unsigned t = 1; t < out.threads; ++t) pool.emplace_back(worker);
