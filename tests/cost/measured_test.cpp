@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
@@ -187,6 +188,7 @@ TEST_CASE("measured: a cache of another setup, ein version or format, or a corru
   auto path = temp_path("ein_cost_cache_ignored");
   cost::environment here{"9.0", "12040", "12040", "12.4.5", "90100"};
   auto write_valid = [&] {
+    std::filesystem::remove(path);
     cost::measurement_cache c(path);
     c.expect("GPU", here);
     c.store("GPU", "k", {1e-5, 3});
@@ -379,6 +381,20 @@ TEST_CASE("measured: each kernel is timed once, then cached; the fallback prices
     CHECK(m.counts().fallback == 1);
   }
   std::filesystem::remove(path);
+}
+
+TEST_CASE("measured: a time the cache could not hold is no measurement: the fallback prices the kernel") {
+  auto gemm = gemm_of(matmul(64, 128, 256));
+  auto lib = workload::library(gemm);
+  for (double bad : {0.0, -1e-3, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), 2e6}) {
+    CAPTURE(bad);
+    cost::measurement_cache cache;
+    fake_timer t([&](const workload&) -> std::optional<double> { return bad; });
+    cost::measured m(cache, &t, h100());
+    CHECK(m.seconds(lib) == h100().seconds(lib));
+    CHECK(!cache.find("Fake GPU", cost::kernel_key(lib)));
+    CHECK(m.counts().fallback == 1);
+  }
 }
 
 TEST_CASE("measured: a timer on another setup times again what the cache holds") {

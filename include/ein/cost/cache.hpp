@@ -111,6 +111,9 @@ class measurement_cache {
   /// Receives the warnings of a cache (an ignored file, dropped entries).
   using warning_fn = std::function<void(const std::string&)>;
 
+  /// The longest kernel time a cache holds, in seconds (times must be positive).
+  static constexpr double max_seconds = 1e6;
+
   /// An empty cache kept in memory only (save() is then an error).
   measurement_cache() = default;
   /// The cache of file `path`: empty when the file does not exist, and, with a warning to
@@ -274,19 +277,20 @@ class measurement_cache {
       for (auto& [key, v] : file.object(d, dp).items())
         if (key != "environment" && key != "kernels") file.fail(json_input::at(dp, key), "unknown field");
       auto ep = json_input::at(dp, "environment");
-      for (auto& [key, v] : file.object(file.field(d, "environment", dp), ep).items()) {
+      auto& env = file.object(file.field(d, "environment", dp), ep);
+      for (auto& [key, v] : env.items()) {
         auto* field = environment_field(entry.env, key);
         if (!field) file.fail(json_input::at(ep, key), "unknown field");
         *field = file.text(v, json_input::at(ep, key));
       }
-      for (auto* key : environment_fields) file.field(d["environment"], key, ep);
+      for (auto* key : environment_fields) file.field(env, key, ep);
       auto kp = json_input::at(dp, "kernels");
       for (auto& [key, m] : file.object(file.field(d, "kernels", dp), kp).items()) {
         auto mp = json_input::at(kp, key);
         if (key.empty()) file.fail(mp, "a kernel needs a key");
         for (auto& [field, v] : file.object(m, mp).items())
           if (field != "seconds" && field != "runs") file.fail(json_input::at(mp, field), "unknown field");
-        double seconds = file.number(file.field(m, "seconds", mp), json_input::at(mp, "seconds"), 0, 1e6);
+        double seconds = file.number(file.field(m, "seconds", mp), json_input::at(mp, "seconds"), 0, max_seconds);
         auto runs = file.integer(file.field(m, "runs", mp), json_input::at(mp, "runs"), 1'000'000);
         if (runs < 1) file.fail(json_input::at(mp, "runs"), "a measurement needs one run at least");
         entry.kernels[key] = {seconds, static_cast<int>(runs)};

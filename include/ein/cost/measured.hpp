@@ -225,7 +225,8 @@ class measured final : public model {
     if (auto t = lookup(key)) return *t;
     if (untimeable(key)) return fallback_.seconds(w);
     auto t = timer_->seconds(w);
-    if (!t) return priced_by_fallback(key, w);
+    // A time the cache could not hold (not positive, not finite) is no measurement.
+    if (!t || !(*t > 0 && *t <= measurement_cache::max_seconds)) return priced_by_fallback(key, w);
     cache_.store(device_, key, {*t, timer_->runs()});
     std::lock_guard lock(mutex_);
     timed_.insert(key);
