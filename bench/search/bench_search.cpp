@@ -198,6 +198,7 @@ json without_converge(const search_bench::bench_case& bc, const ir::scope_ptr& s
     if (left <= 0) break;
     search::options o;
     o.explore_depth = d;
+    o.limits.max_depth = d;
     o.converge = false;
     // optimize instantiates every explorative state here, those kept when the state budget
     // cut the level included, until the time left runs out
@@ -377,6 +378,7 @@ int main(int argc, char** argv) {
       search::options o;
       o.explore_depth = e;
       o.converge_depth = s.depth - e;
+      o.limits.max_depth = s.depth;
       o.limits.max_states = s.states;
       o.limits.time = std::chrono::milliseconds(static_cast<std::int64_t>(s.search_seconds * 1000));
       c["search"].push_back(full_search(bc, source, o, s));

@@ -194,6 +194,33 @@ TEST_CASE("optimize: baseline first, never worse, deterministic, within budget")
   CHECK(late.candidates.size() == 1);
 }
 
+TEST_CASE("optimize: limits.max_depth bounds the rule steps of every candidate, over both stages") {
+  auto src = conv(4, 4, 4, 3, 1);
+  // rule steps from the source: those before how the operator matched
+  auto depth = [](const search::candidate_plan& c) {
+    std::size_t d = 0;
+    while (d < c.steps.size() && c.steps[d].rule != "match" && c.steps[d].rule != "bridge" &&
+           c.steps[d].rule != "bridgeable")
+      ++d;
+    return d;
+  };
+  search::options o;
+  auto full = search::optimize(src, derive::intra_rules(), h100(), o);
+  std::size_t deepest = 0;
+  for (auto& c : full.candidates) deepest = std::max(deepest, depth(c));
+  REQUIRE(deepest > 2);  // explorative and converging steps beyond the bound below
+  o.limits.max_depth = 2;
+  auto bounded = search::optimize(src, derive::intra_rules(), h100(), o);
+  for (auto& c : bounded.candidates) CHECK(depth(c) <= 2);
+  CHECK(bounded.stats.converge.states < full.stats.converge.states);
+  CHECK(bounded.stats.explore.depth == 2);
+  // below the explorative depth, exploration stops there too
+  o.limits.max_depth = 1;
+  auto shallow = search::optimize(src, derive::intra_rules(), h100(), o);
+  CHECK(shallow.stats.explore.depth == 1);
+  for (auto& c : shallow.candidates) CHECK(depth(c) <= 1);
+}
+
 TEST_CASE("optimize: a plain Matmul stays one Matmul") {
   auto src = make_scope({{"i", 0, 64}, {"j", 0, 64}}, {{"k", 0, 64}},
                         make_access(input("A", {64, 64}), {idx("i"), idx("k")}) *

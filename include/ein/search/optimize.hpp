@@ -22,9 +22,11 @@
 
 namespace ein::search {
 
-/// How far each stage of the search goes. `limits.time` and `limits.max_states` (explored plus
-/// converging states) bound the whole search; `limits.max_depth` is not used (the depths are
-/// below).
+/// How far each stage of the search goes. `limits` bounds the whole search: `time`,
+/// `max_states` (explored plus converging states) and `max_depth`, the derivation steps from the
+/// source (explorative plus converging; EinNet's MaxDepth counted over both stages): exploration
+/// stops at min(explore_depth, max_depth), and a state explored at depth d converges for at most
+/// min(converge_depth, max_depth − d) steps. With the defaults (2 + 3 ≤ 7) the stage depths bind.
 struct options {
   int explore_depth = 2;   // explorative steps (EinNet's MaxDepth, kept small)
   int converge_depth = 3;  // converging steps after them
@@ -150,7 +152,8 @@ inline bool better(const plan& a, const plan& b) {
 /// Searches for the cheapest instantiation of `source` under `model` (EinNet §6.1):
 ///  1. explorative derivation with `rules` to `opts.explore_depth`;
 ///  2. from every state, converging derivation toward each compute-heavy operator
-///     (compute_targets()) for at most `opts.converge_depth` steps;
+///     (compute_targets()) for at most `opts.converge_depth` steps, and at most
+///     `opts.limits.max_depth` steps from the source in all;
 ///  3. every expression reached is instantiated and post-optimized; plans whose every run-time
 ///     kernel is a library operator or a memory-bound eOperator, one library operator at least,
 ///     are candidates;
@@ -190,7 +193,7 @@ inline optimized optimize(const ir::scope_ptr& source, std::span<const derive::r
   };
 
   budget explore_limits = opts.limits;
-  explore_limits.max_depth = opts.explore_depth;
+  explore_limits.max_depth = std::min(opts.explore_depth, opts.limits.max_depth);
   auto ex = explore(source, rules, explore_limits, true, progress);
   st.explore = ex.stats;
   st.reason = ex.stats.reason == stop_reason::depth ? stop_reason::exhausted : ex.stats.reason;
@@ -224,8 +227,8 @@ inline optimized optimize(const ir::scope_ptr& source, std::span<const derive::r
     auto path = ex.path(i);
     converge_cache shared;  // the runs toward every target from this state derive the same trees
     for (std::size_t t = 0; t < targets.size(); ++t) {
-      converger c(*targets[t], rules, opts.converge_depth, deadline, visited[t], st.converge,
-                  &shared);
+      int steps_left = std::min(opts.converge_depth, opts.limits.max_depth - ex.states[i].depth);
+      converger c(*targets[t], rules, steps_left, deadline, visited[t], st.converge, &shared);
       for (auto& found : c.run(ex.states[i].expr)) {
         auto steps = path;
         steps.insert(steps.end(), found.steps.begin(), found.steps.end());
