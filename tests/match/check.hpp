@@ -12,6 +12,8 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/ir/print.hpp"
+#include "ein/match/bridge.hpp"
+#include "ein/match/distance.hpp"
 #include "ein/match/match.hpp"
 #include "ein/match/reference.hpp"
 #include "ein/match/repack.hpp"

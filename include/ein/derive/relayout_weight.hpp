@@ -52,7 +52,7 @@ inline bool same_access(const ir::access& a, const ir::access& b) {
 /// when the code is generated: the relayout is free at run time. It lets an operator read a
 /// weight that it could not read through strides — EinNet Figure 6's padded and regrouped filter
 /// `K'[r1, s1, f, r2, s2, c] = K[3·r1 + r2, 3·s1 + s2, f, c]`, zero where 3·r1 + r2 = 5 leaves
-/// the 5×5 kernel — as the GEMM bridges (match/match.hpp) do for activations at a run-time cost.
+/// the 5×5 kernel — as the GEMM bridges (match/bridge.hpp) do for activations at a run-time cost.
 /// Exact: the nested scope holds W[τ(z)] (padding included) on the box of z's ranges, and the
 /// reader reads it at z, inside that box.
 /// @pre the access reads a weight tensor and is not plain (detail::plain_read: a coefficient

@@ -15,6 +15,8 @@
 #include "ein/derive/positions.hpp"
 #include "ein/derive/rule.hpp"
 #include "ein/ir/canonical.hpp"
+#include "ein/match/bridge.hpp"
+#include "ein/match/distance.hpp"
 #include "ein/match/match.hpp"
 
 namespace ein::search {
