@@ -64,7 +64,7 @@ inline double semantic_error(const ir::scope& s, const instance& op, std::uint64
   for (auto& b : buffers) ptrs.push_back(b.data());
   auto ref = eval::evaluate(s, env);
   std::vector<double> out(ref.data.size(), 1e300);
-  execute<double>(op, ptrs, out.data());
+  execute(op, ptrs, out.data());
   return eval::max_rel_error(std::span<const double>(out), ref);
 }
 
