@@ -198,6 +198,6 @@ TEST_CASE("Figure 3(a) from the plain program: Conv3x3 and Conv1x1 over one inpu
     MESSAGE(r.report());
     CHECK(run_time_matmuls(r) == 1);
     CHECK(std::any_of(r.post_steps.begin(), r.post_steps.end(),
-                      [](const std::string& s) { return s.rfind("merge_shared_operand", 0) == 0; }));
+                      [](const derive::step& s) { return s.rule == "merge_shared_operand"; }));
   }
 }

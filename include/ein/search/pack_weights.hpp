@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ein/derive/positions.hpp"
+#include "ein/match/distance.hpp"
 #include "ein/match/match.hpp"
 #include "ein/search/instantiate.hpp"
 

@@ -45,7 +45,7 @@ struct optimized_program {
   /// for its kernels, the last one keeping the name `d`.
   ir::program program;
   std::vector<subprogram> subprograms;  // in program order
-  std::vector<std::string> post_steps;  // program-level post-optimization, in order
+  std::vector<derive::step> post_steps;  // program-level post-optimization, in order
   std::vector<std::string> weight_transforms;  // definitions that read weights only
   std::string model;                    // the cost model's description
   unsigned threads = 1;                 // searches run at once
@@ -97,7 +97,7 @@ struct optimized_program {
         r += "as written (no summation)\n";
       for (auto& line : split_lines(s.result.best.str())) r += "  " + line + "\n";
     }
-    for (auto& p : post_steps) r += "post-optimization: " + p + "\n";
+    for (auto& p : post_steps) r += "post-optimization: " + derive::to_string(p) + "\n";
     for (auto& d : program.definitions)
       r += "  " + d.name + " = " + ir::to_string(*d.value) +
            (std::count(weight_transforms.begin(), weight_transforms.end(), d.name) ? "  [weight transform]" : "") + "\n";
@@ -247,8 +247,7 @@ inline std::optional<ir::scope_ptr> inline_definition(const ir::scope_ptr& reade
   while (nested(s)) {
     std::optional<ir::scope_ptr> next;
     for (auto& c : derive::merge_traversal(s))
-      if (c.detail.rfind("at /: inline /", 0) == 0 &&
-          c.detail.find('/', std::string("at /: inline /").size()) == std::string::npos) {
+      if (auto* inlined = c.how.get<derive::path>("inline"); inlined && inlined->size() == 1) {
         next = c.result;
         break;
       }
@@ -259,7 +258,7 @@ inline std::optional<ir::scope_ptr> inline_definition(const ir::scope_ptr& reade
 }
 
 // Removes definitions that copy a tensor unchanged (the identity index over the same box).
-inline bool remove_identity(const ir::program& p, std::vector<entry>& defs, std::vector<std::string>& log) {
+inline bool remove_identity(const ir::program& p, std::vector<entry>& defs, std::vector<derive::step>& log) {
   std::set<std::string> outputs(p.outputs.begin(), p.outputs.end());
   for (std::size_t i = 0; i < defs.size(); ++i) {
     auto& d = defs[i].def;
@@ -280,7 +279,7 @@ inline bool remove_identity(const ir::program& p, std::vector<entry>& defs, std:
       ir::tensor to = t;
       to.type = type;
       for (auto& e : defs) e.def.value = rename_reads(e.def.value, {{d.name, to}});
-      log.push_back("removed the identity copy " + d.name + " of " + t.name);
+      log.push_back({"remove_identity", std::nullopt, {{"definition", d.name}, {"copy of", t.name}}});
       defs.erase(defs.begin() + static_cast<std::ptrdiff_t>(i));
       return true;
     }
@@ -292,7 +291,7 @@ inline bool remove_identity(const ir::program& p, std::vector<entry>& defs, std:
       readers += static_cast<std::size_t>(std::count(reads.begin(), reads.end(), t.name));
     }
     if (readers != 1) continue;
-    log.push_back("removed the identity copy " + d.name + " of " + t.name + " (" + t.name + " renamed " + d.name + ")");
+    log.push_back({"remove_identity", std::nullopt, {{"definition", d.name}, {"copy of", t.name}, {"source renamed to", d.name}}});
     source->def.name = d.name;
     defs.erase(defs.begin() + static_cast<std::ptrdiff_t>(i));
     return true;
@@ -303,7 +302,7 @@ inline bool remove_identity(const ir::program& p, std::vector<entry>& defs, std:
 // Fuses an eOperator definition into the one eOperator that reads it, where that is exact and
 // cheaper under `model`; weight transforms are fused only with weight transforms.
 inline bool fuse_one(const ir::program& p, std::vector<entry>& defs, const cost::model& model,
-                     std::vector<std::string>& log) {
+                     std::vector<derive::step>& log) {
   std::set<std::string> outputs(p.outputs.begin(), p.outputs.end());
   auto only = weight_only(p, defs);
   std::map<std::string, std::vector<std::size_t>> readers;
@@ -321,7 +320,7 @@ inline bool fuse_one(const ir::program& p, std::vector<entry>& defs, const cost:
       if (!fused) continue;
       double before = eoperator_seconds(*defs[a].def.value, model) + eoperator_seconds(*defs[b].def.value, model);
       if (eoperator_seconds(**fused, model) > before) continue;
-      log.push_back("fused " + name + " into " + defs[b].def.name);
+      log.push_back({"fuse_expression", std::nullopt, {{"definition", name}, {"into", defs[b].def.name}}});
       defs[b].def.value = *fused;
       defs.erase(defs.begin() + static_cast<std::ptrdiff_t>(a));
       return true;
