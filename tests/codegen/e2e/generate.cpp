@@ -1,6 +1,7 @@
 // Writes the generated headers of the hand-built test programs (host and cuda backends, with the
 // CUDA sources of the latter): the first stage of the two-stage codegen test, as ein_generate's
-// driver does for a model. The paper's cases (paper_programs.hpp) go through the search.
+// driver does for a model. The paper's cases (paper_programs.hpp) and a generated family
+// (searched_family.hpp) go through the search.
 #include <cstdio>
 #include <future>
 #include <string>
@@ -10,6 +11,7 @@
 #include "codegen/e2e/generator_support.hpp"
 #include "codegen/e2e/paper_programs.hpp"
 #include "codegen/e2e/programs.hpp"
+#include "codegen/e2e/searched_family.hpp"
 #include "ein/ein_search.hpp"
 
 namespace {
@@ -90,6 +92,32 @@ void generate_searched_all(const std::string& dir, std::integer_sequence<int, K.
   (generate_searched<K>(dir, std::get<K>(searches).get()), ...);
 }
 
+// The generated family: each searched quickly (one explorative and two converging steps) for
+// a host build with the test's libraries, its plan written as a host header.
+template <int K>
+void generate_family(const std::string& dir, const ein::cost::model& model) {
+  constexpr int id = ein_test::family_base + K;
+  auto caps = ein_test::generated_capabilities(ein::codegen::backend::host);
+  ein::search::options quick;
+  quick.explore_depth = 1;
+  quick.converge_depth = 2;
+  auto r = ein::search::optimize_program(ein::reify(ein_test::hand_program<id>{}), ein::derive::intra_rules(), model,
+                                         quick, {}, caps);
+  ein::codegen::options o;
+  o.name = "hand_family_" + std::to_string(K);
+  o.model_header = "codegen/e2e/searched_family.hpp";
+  o.object = "ein_test::family_program<" + std::to_string(K) + ">";
+  o.key = ein::program_key(ein_test::hand_program<id>{});
+  o.search = "optimize_program, explore depth 1, converge depth 2, roofline h100_sxm5.json; " + r.summary();
+  write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(ein::search::make_plan(r, caps), o));
+}
+
+template <int... K>
+void generate_family_all(const std::string& dir, std::integer_sequence<int, K...>) {
+  ein::cost::roofline h100(ein::cost::load_profile(std::string(EIN_PROFILE_DIR) + "/h100_sxm5.json"));
+  (generate_family<K>(dir, h100), ...);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -101,6 +129,7 @@ int main(int argc, char** argv) {
     generate_all(argv[1], std::make_integer_sequence<int, ein_test::program_count>{});
     generate_fuzz_all(argv[1], std::make_integer_sequence<int, ein_test::fuzz_count>{});
     generate_searched_all(argv[1], std::make_integer_sequence<int, ein_test::searched_count>{});
+    generate_family_all(argv[1], std::make_integer_sequence<int, ein_test::family_count>{});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;
