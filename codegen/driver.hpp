@@ -106,29 +106,28 @@ inline cost_choice choose_cost(const std::string& cost, const std::string& profi
   return c;
 }
 
-// The library calls plans for `target` make with what this driver was built with: CBLAS on the
-// host where found (EIN_HAVE_CBLAS), cuBLAS on cuda, cuDNN on cuda where found (EIN_HAVE_CUDNN).
-inline options library_options(options o, backend target) {
-  o.target = target;
+// The library calls plans for `target` make with what this driver was built with: a CBLAS where
+// found (EIN_HAVE_CBLAS), cuDNN where found (EIN_HAVE_CUDNN); capabilities_of says which.
+inline ein::plan::capabilities build_capabilities(backend target) {
 #if defined(EIN_HAVE_CBLAS)
-  o.library_calls = true;
+  constexpr bool cblas = true;
 #else
-  o.library_calls = target == backend::cuda;
+  constexpr bool cblas = false;
 #endif
 #if defined(EIN_HAVE_CUDNN)
-  o.cudnn_calls = target == backend::cuda;
+  constexpr bool cudnn = true;
 #else
-  o.cudnn_calls = false;
+  constexpr bool cudnn = false;
 #endif
-  return o;
+  return capabilities_of(target, cblas, cudnn);
 }
 
 // Searches `p` under the model `--cost` chooses (progress on stderr for searches over a second),
 // pricing kernels as plans for `plan_for` run them, records the model and why in `o`, prints
-// them and the search report, and returns the optimized program. Kernels the measured model
-// timed are saved to its cache, even when the search fails.
-inline ir::program search_plan(const ir::program& p, const std::string& profile_path, const std::string& cost,
-                               const std::string& cache_path, backend plan_for, options& o) {
+// them and the search report, and returns the plan for `o.target`'s build. Kernels the measured
+// model timed are saved to its cache, even when the search fails.
+inline ein::plan::program_plan search_plan(const ir::program& p, const std::string& profile_path, const std::string& cost,
+                                      const std::string& cache_path, backend plan_for, options& o) {
   auto choice = choose_cost(cost, profile_path, cache_path, plan_for);
   const cost::model& model = choice.model();
   std::printf("cost model: %s: %s\n", model.describe().c_str(), choice.why.c_str());
@@ -139,14 +138,12 @@ inline ir::program search_plan(const ir::program& p, const std::string& profile_
   };
   // Library kernels the backend does not call (a CPU BLAS has no convolutions) are priced as
   // the eOperators they become.
-  auto priced = library_options(o, plan_for);
-  auto runs = [&](const search::kernel& k) { return runs_as_library_call(*k.op, priced); };
   auto save = [&] {
     if (choice.measured && choice.measured->counts().timed > 0) choice.cache->save();
   };
   search::optimized_program r;
   try {
-    r = search::optimize_program(p, derive::intra_rules(), model, {}, progress, runs);
+    r = search::optimize_program(p, derive::intra_rules(), model, {}, progress, build_capabilities(plan_for));
   } catch (...) {
     save();
     throw;
@@ -171,7 +168,7 @@ inline ir::program search_plan(const ir::program& p, const std::string& profile_
   o.statistics = search_summary{r.states(), r.pruned(), r.depth(), r.seconds, search::name(r.reason()),
                                 r.model, r.report(), r.cut()};
   std::printf("%s", r.report().c_str());
-  return std::move(r.program);
+  return search::make_plan(r, build_capabilities(o.target));
 }
 
 }  // namespace detail
@@ -238,15 +235,15 @@ int driver_main(const Program& object, const char* object_name, const char* mode
                  "the search prices, by default --backend)\n", argv[0]);
     return 2;
   }
-  o = detail::library_options(o, o.target);
   try {
     o.key = ein::program_key(object);
     ir::program p = ein::reify(object, o.name);
-    if (search) p = detail::search_plan(p, profile, cost, cost_cache, plan_for.value_or(o.target), o);
-    detail::write_file(header, emit_header(p, o));
-    if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(p, o));
-    detail::write_file(report_path, report(p, o).dump(2) + "\n");
-    std::printf("%s", describe(p, o).c_str());
+    auto chosen = search ? detail::search_plan(p, profile, cost, cost_cache, plan_for.value_or(o.target), o)
+                         : ein::plan::make_plan(p, detail::build_capabilities(o.target));
+    detail::write_file(header, emit_header(chosen, o));
+    if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(chosen, o));
+    detail::write_file(report_path, report(chosen, o).dump(2) + "\n");
+    std::printf("%s", describe(chosen, o).c_str());
     return 0;
   } catch (const user_error& e) {
     std::fprintf(stderr, "ein_generate(%s): %s\n", o.object.c_str(), e.what());

@@ -25,6 +25,7 @@
 #include "ein/cost/gpu_environment.hpp"
 #include "ein/cost/measured.hpp"
 #include "ein/eval/random.hpp"
+#include "ein/plan/capabilities.hpp"
 #include "ein/runtime/cublas.hpp"
 #include "ein/runtime/cuda.hpp"
 #include "ein/runtime/cuda_check.hpp"
@@ -270,9 +271,9 @@ class gpu_timer final : public timer {
   std::optional<double> time_library(const match::instance& op) {
     bool gemm = op.kind == match::op_kind::matmul || op.kind == match::op_kind::batch_matmul;
     bool conv = op.kind == match::op_kind::conv2d || op.kind == match::op_kind::conv_transpose2d;
-    if (gemm && !codegen::detail::blas_accepts(op.gemm())) return std::nullopt;
+    if (gemm && !plan::blas_accepts(op.gemm())) return std::nullopt;
 #if defined(EIN_HAVE_CUDNN)
-    if (conv && !codegen::detail::cudnn_accepts(op)) return std::nullopt;
+    if (conv && !plan::cudnn_accepts(op)) return std::nullopt;
 #else
     if (conv) return std::nullopt;
 #endif

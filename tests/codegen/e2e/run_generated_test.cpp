@@ -9,6 +9,7 @@
 #include "codegen/e2e/harness.hpp"
 #include "codegen/e2e/hostile_bindings.hpp"
 #include "codegen/e2e/prepared_harness.hpp"
+#include "codegen/e2e/generator_support.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein_generated/hand_batch_gemm.hpp"
 #include "ein_generated/hand_conv_cudnn.hpp"
@@ -27,12 +28,6 @@
 
 namespace {
 
-// The generator enables library calls where the test links a CBLAS.
-#if defined(EIN_HAVE_CBLAS)
-constexpr bool have_cblas = true;
-#else
-constexpr bool have_cblas = false;
-#endif
 
 template <int Id>
 void check_generated(double tolerance = ein_test::tolerance(Id)) {
@@ -47,8 +42,10 @@ void check_generated(double tolerance = ein_test::tolerance(Id)) {
   o.object = Id < ein_test::fuzz_base
                  ? std::string("ein_test::") + ein_test::object_names[Id]
                  : "ein_test::fuzz<" + std::to_string(Id - ein_test::fuzz_base) + ">";
-  o.library_calls = have_cblas;
-  REQUIRE(plan::description == ein::codegen::describe(ein::reify(object), o));
+  REQUIRE(plan::description ==
+          ein::codegen::describe(ein::plan::make_plan(ein::reify(object),
+                                                      ein_test::generated_capabilities(ein::codegen::backend::host)),
+                                 o));
   for (std::uint64_t seed : {1, 2, 3}) {
     ein_test::check_against_interpreter(object, seed, tolerance);
     ein_test::check_against_interpreter(object, seed, tolerance, true);
@@ -93,7 +90,7 @@ TEST_CASE("compute-bound matrix products are library calls in the plan, small on
   CAPTURE(chain::description);
   CAPTURE(batch::description);
   CAPTURE(f64::description);
-  if (have_cblas) {
+  if (ein_test::have_cblas) {
     CHECK(chain::description.find("t = library matmul(A=A+0, B=B+0) batch=1 m=40 n=48 k=36 A^T B^T") !=
           std::string_view::npos);
     CHECK(chain::description.find("out = library matmul(A=t+0, B=D+0) batch=1 m=40 n=32 k=48") !=

@@ -14,6 +14,7 @@
 #include "codegen/e2e/hostile_bindings.hpp"
 #include "codegen/e2e/prepared_programs.hpp"
 #include "codegen/e2e/prepared_harness.hpp"
+#include "codegen/e2e/generator_support.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein_generated/hand_elementwise.hpp"
 #include "ein_generated/hand_matmul.hpp"
@@ -36,11 +37,6 @@
 
 namespace {
 
-#if defined(EIN_HAVE_CBLAS)
-constexpr bool have_cblas = true;
-#else
-constexpr bool have_cblas = false;
-#endif
 
 template <int K>
 using prepared_plan = ein::runtime::plan<ein_test::hand_program<ein_test::prepared_base + K>>;
@@ -62,8 +58,9 @@ std::string host_header() {
   o.name = std::string("hand_") + ein_test::prepared_names[K];
   o.model_header = "codegen/e2e/prepared_programs.hpp";
   o.object = std::string("ein_test::") + ein_test::prepared_names[K];
-  o.library_calls = have_cblas;
-  return ein::codegen::emit_header(ein::reify(ein_test::hand_program<ein_test::prepared_base + K>{}), o);
+  return ein::codegen::emit_header(ein::plan::make_plan(ein::reify(ein_test::hand_program<ein_test::prepared_base + K>{}),
+                                                        ein_test::generated_capabilities(ein::codegen::backend::host)),
+                                   o);
 }
 
 // Random non-zero values, as the interpreter draws them (uniform in [-1, 1)).
