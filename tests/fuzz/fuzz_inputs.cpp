@@ -38,6 +38,7 @@
 #include "ein/cost/roofline.hpp"
 #include "ein/eval/generate.hpp"
 #include "ein/eval/interpret.hpp"
+#include "ein/plan/build.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/ir/json.hpp"
 #include "ein/ir/print.hpp"
@@ -180,7 +181,7 @@ corpus make_corpus() {
     small.max_work = 4000;
     auto p = eval::generate_program(seed, small);
     c.programs.push_back(ir::to_json(p));
-    auto report = codegen::report(p, o);
+    auto report = codegen::report(ein::plan::make_plan(p, {}), o);
     for (auto& step : report["plan"]) c.scopes.push_back(json::parse(step["ir"].dump()));
   }
   for (const char* file : {"h100_sxm5.json", "a100_sxm4_40gb.json"}) {
