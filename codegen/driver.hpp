@@ -1,6 +1,7 @@
-// The stage-1 driver of ein_generate: reifies a program object, searches for its plan (or takes
-// it as written), and writes the generated header and the JSON report; driver.cpp.in
-// instantiates it for one model.
+// ein's search program (search.cpp), the second step of ein_generate's stage 1: reads the model
+// file a model's program wrote (model_file.hpp), searches for its plan (or takes it as written),
+// and writes the generated header and the JSON report. Built once per build tree, whatever the
+// number of models.
 #pragma once
 
 #include <chrono>
@@ -13,6 +14,7 @@
 
 #include "ein/cost/measured.hpp"
 #include "ein/ein_search.hpp"
+#include "model_file.hpp"
 #if defined(EIN_HAVE_CUDA_TIMER)
 #include "ein/cost/gpu_timer.hpp"
 #endif
@@ -173,11 +175,10 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
 
 }  // namespace detail
 
-/// `driver --name N --backend host|cuda --header H --report R [--source S] [--search on|off]
-/// [--profile P] [--cost auto|measured|roofline] [--cost-cache C] [--plan-for host|cuda]`: writes
-/// header H, report R and
-/// for the cuda backend the CUDA source S, for `object` (written `object_name` in C++, declared in
-/// `model_header`), and prints the plan.
+/// `search --model M --name N --backend host|cuda --header H --report R [--source S]
+/// [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]
+/// [--plan-for host|cuda]`: writes header H, report R and for the cuda backend the CUDA source S,
+/// for the program object of model file M (model_file.hpp), and prints the plan.
 /// With `--search on` (the default) the plan is the one optimize_program finds under the cost
 /// model `--cost` chooses, printed first (`cost model: roofline (...): no CUDA device found`) and
 /// recorded in the report: `auto` (the default) takes the measured model (cost/measured.hpp,
@@ -196,18 +197,15 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
 /// (ein_generate found cuDNN and links it into cuda consumers).
 /// Returns the process exit status: 0, 1 on a user error (or a failed CUDA call), 2 on bad
 /// arguments.
-template <class Program>
-int driver_main(const Program& object, const char* object_name, const char* model_header,
-                int argc, char** argv) {
+inline int driver_main(int argc, char** argv) {
   options o;
-  o.object = object_name;
-  o.model_header = model_header;
-  std::string header, report_path, source, profile, cost = "auto", cost_cache;
+  std::string model, header, report_path, source, profile, cost = "auto", cost_cache;
   std::optional<backend> plan_for;
   bool search = true, bad = argc % 2 == 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--name") o.name = value;
+    if (flag == "--model") model = value;
+    else if (flag == "--name") o.name = value;
     else if (flag == "--header") header = value;
     else if (flag == "--report") report_path = value;
     else if (flag == "--source") source = value;
@@ -220,24 +218,29 @@ int driver_main(const Program& object, const char* object_name, const char* mode
     else if (flag == "--plan-for" && (value == "host" || value == "cuda"))
       plan_for = value == "host" ? backend::host : backend::cuda;
     else {
-      std::fprintf(stderr, "ein_generate driver: unexpected argument %s %s\n", flag.c_str(), value.c_str());
+      std::fprintf(stderr, "ein_generate search: unexpected argument %s %s\n", flag.c_str(), value.c_str());
       return 2;
     }
   }
-  if (bad || o.name.empty() || header.empty() || report_path.empty() ||
+  if (bad || model.empty() || o.name.empty() || header.empty() || report_path.empty() ||
       (o.target == backend::cuda) == source.empty() || (search && profile.empty())) {
-    std::fprintf(stderr, "usage: %s --name N --backend host|cuda --header H --report R [--source S]\n"
+    std::fprintf(stderr, "usage: %s --model M --name N --backend host|cuda --header H --report R [--source S]\n"
                  "       [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]\n"
                  "       [--plan-for host|cuda]\n"
-                 "(--source, the CUDA source, with the cuda backend only; --profile, a device\n"
-                 "profile JSON file, with --search on, the default; --cost-cache, the measured\n"
-                 "model's JSON cache of kernel times; --plan-for, the backend whose library calls\n"
-                 "the search prices, by default --backend)\n", argv[0]);
+                 "(--model, the model file the model's stage-1 program wrote; --source, the CUDA\n"
+                 "source, with the cuda backend only; --profile, a device profile JSON file, with\n"
+                 "--search on, the default; --cost-cache, the measured model's JSON cache of kernel\n"
+                 "times; --plan-for, the backend whose library calls the search prices, by default\n"
+                 "--backend)\n", argv[0]);
     return 2;
   }
   try {
-    o.key = ein::program_key(object);
-    ir::program p = ein::reify(object, o.name);
+    model_file m = read_model_file(model);
+    o.object = m.object;
+    o.model_header = m.model;
+    o.key = m.key;
+    ir::program p = std::move(m.program);
+    p.name = o.name;
     auto chosen = search ? detail::search_plan(p, profile, cost, cost_cache, plan_for.value_or(o.target), o)
                          : ein::plan::make_plan(p, detail::build_capabilities(o.target));
     detail::write_file(header, emit_header(chosen, o));
@@ -246,10 +249,10 @@ int driver_main(const Program& object, const char* object_name, const char* mode
     std::printf("%s", describe(chosen, o).c_str());
     return 0;
   } catch (const user_error& e) {
-    std::fprintf(stderr, "ein_generate(%s): %s\n", o.object.c_str(), e.what());
+    std::fprintf(stderr, "ein_generate(%s): %s\n", (o.object.empty() ? model : o.object).c_str(), e.what());
     return 1;
   } catch (const std::runtime_error& e) {  // a failed CUDA, cuBLAS or cuDNN call of the GPU timer
-    std::fprintf(stderr, "ein_generate(%s): %s\n", o.object.c_str(), e.what());
+    std::fprintf(stderr, "ein_generate(%s): %s\n", (o.object.empty() ? model : o.object).c_str(), e.what());
     return 1;
   }
 }

@@ -1,10 +1,10 @@
-# Generates one model's header in separate processes of the stage-1 driver with EIN_THREADS=1, 2
-# and 8, and fails unless the three headers are byte for byte the same:
-#   cmake -DDRIVER=<driver> -DPROFILE=<profile json> -DWORK=<dir> -P same_header.cmake
+# Generates one model's header in separate processes of the search program (ein_search) with
+# EIN_THREADS=1, 2 and 8, and fails unless the three headers are byte for byte the same:
+#   cmake -DDRIVER=<ein_search> -DMODEL=<model file> -DPROFILE=<profile json> -DWORK=<dir> -P same_header.cmake
 foreach(threads 1 2 8)
   execute_process(
     COMMAND ${CMAKE_COMMAND} -E env EIN_THREADS=${threads}
-            ${DRIVER} --name same_header --backend host --header ${WORK}/threads_${threads}.hpp
+            ${DRIVER} --model ${MODEL} --name same_header --backend host --header ${WORK}/threads_${threads}.hpp
             --report ${WORK}/threads_${threads}.json --profile ${PROFILE} --cost roofline --plan-for cuda
     RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE err)
   if(NOT status EQUAL 0)
