@@ -26,9 +26,10 @@ inline std::string double_text(double v) {
   return v < 0 ? "(" + s + ")" : s;
 }
 
-/// The read `source[index...]` as C++: `static_cast<double>(t_A[off])`, guarded by
-/// `cond ? ... : 0.0` for each dimension whose index range leaves the source's box.
-inline std::string access_text(const ir::access& a, const layout& plan, const iterator_box& box) {
+/// The condition under which `source[index...]` reads inside the source's box, as C++: empty
+/// when the index ranges say it always does, `false` when they say it never does, else a
+/// conjunction over the dimensions whose range leaves the box.
+inline std::string inside_text(const ir::access& a, const layout& plan, const iterator_box& box) {
   const buffer& src = plan.buffers[plan.source_of(a)];
   if (a.index.size() != src.shape.size())
     throw user_error("access to `" + src.name + "` has " + std::to_string(a.index.size()) +
@@ -37,7 +38,7 @@ inline std::string access_text(const ir::access& a, const layout& plan, const it
   for (std::size_t d = 0; d < a.index.size(); ++d) {
     interval r = bounds(a.index[d], box);
     std::int64_t lo = src.lower[d], hi = src.lower[d] + src.shape[d] - 1;
-    if (r.hi < lo || r.lo > hi) return "0.0";  // never inside: the read is the constant 0
+    if (r.hi < lo || r.lo > hi) return "false";
     bool below = r.lo < lo, above = r.hi > hi;
     if (!below && !above) continue;
     std::string e = index_text(a.index[d], box);
@@ -47,6 +48,15 @@ inline std::string access_text(const ir::access& a, const layout& plan, const it
                             : e + " <= " + int_text(hi);
     cond += (cond.empty() ? "" : " && ") + c;
   }
+  return cond;
+}
+
+/// The read `source[index...]` as C++: `static_cast<double>(t_A[off])`, guarded by
+/// `cond ? ... : 0.0` for each dimension whose index range leaves the source's box.
+inline std::string access_text(const ir::access& a, const layout& plan, const iterator_box& box) {
+  const buffer& src = plan.buffers[plan.source_of(a)];
+  std::string cond = inside_text(a, plan, box);
+  if (cond == "false") return "0.0";  // never inside: the read is the constant 0
   std::string read = "static_cast<double>(" + src.variable + "[" +
                      index_text(offset(a.index, src.lower, src.shape), box) + "])";
   return cond.empty() ? read : "(" + cond + " ? " + read + " : 0.0)";
@@ -67,12 +77,40 @@ inline std::string body_text(const ir::expr& e, const layout& plan, const iterat
         } else if constexpr (std::is_same_v<T, ir::unary>) {
           return std::string("ein::runtime::fn::") + ir::name(n.fn) + "(" +
                  body_text(n.arg, plan, box) + ")";
+        } else if (!ir::is_infix(n.op)) {
+          return std::string("ein::runtime::fn::") + ir::symbol(n.op) + "(" + body_text(n.lhs, plan, box) +
+                 ", " + body_text(n.rhs, plan, box) + ")";
         } else {
           return "(" + body_text(n.lhs, plan, box) + " " + ir::symbol(n.op) + " " +
                  body_text(n.rhs, plan, box) + ")";
         }
       },
       static_cast<const ir::node::variant&>(*e));
+}
+
+/// The condition under which every access of `e` reads inside its box, as C++ (`true` when the
+/// index ranges say they always do): where a max or min scope keeps a point
+/// (docs/decisions/0008).
+inline std::string all_inside_text(const ir::expr& e, const layout& plan, const iterator_box& box) {
+  std::string cond;
+  auto visit = [&](auto& self, const ir::expr& x) -> void {
+    std::visit(
+        [&](const auto& n) {
+          using T = std::decay_t<decltype(n)>;
+          if constexpr (std::is_same_v<T, ir::access>) {
+            std::string c = inside_text(n, plan, box);
+            if (!c.empty()) cond += (cond.empty() ? "" : " && ") + ("(" + c + ")");
+          } else if constexpr (std::is_same_v<T, ir::unary>) {
+            self(self, n.arg);
+          } else if constexpr (std::is_same_v<T, ir::binary>) {
+            self(self, n.lhs);
+            self(self, n.rhs);
+          }
+        },
+        static_cast<const ir::node::variant&>(*x));
+  };
+  visit(visit, e);
+  return cond.empty() ? "true" : cond;
 }
 
 }  // namespace ein::codegen

@@ -55,12 +55,37 @@ inline bool empty_box(const std::vector<ir::iterator>& v) {
   return false;
 }
 
+/// Computes element `target` of a max or min scope: the points whose body reads outside a box are
+/// left out, and an element with none left is -inf (max) or +inf (min), as the interpreter does.
+inline void emit_extremum(writer& w, const ir::scope& s, const layout& plan,
+                          const iterator_box& box, const std::string& target,
+                          const std::string& type) {
+  const char* combine = s.reduce == ir::reduction::max ? "max" : "min";
+  std::string empty = s.reduce == ir::reduction::max ? "-ein::runtime::fn::infinity()" : "ein::runtime::fn::infinity()";
+  w.line("double acc = " + empty + ";");
+  if (!empty_box(s.summation)) {
+    for (auto& it : s.summation) {
+      auto& v = box.variable.at(it.name);
+      w.open("for (std::int64_t " + v + " = " + int_text(it.lo) + "; " + v + " < " +
+             int_text(it.hi) + "; ++" + v + ")");
+    }
+    w.line("if (" + all_inside_text(s.body, plan, box) + ") acc = ein::runtime::fn::" + combine + "(acc, " +
+           body_text(s.body, plan, box) + ");");
+    for (std::size_t k = 0; k < s.summation.size(); ++k) w.close();
+  }
+  w.line(target + " = static_cast<" + type + ">(acc);");
+}
+
 /// Computes element `target` from the traversal variables already in scope: the summation
 /// loops accumulate the body in double (an f32 program then rounds once, at the store, which
 /// keeps eOperators within float rounding of the double interpreter).
 inline void emit_element(writer& w, const ir::scope& s, const layout& plan,
                          const iterator_box& box, const std::string& target,
                          const std::string& type) {
+  if (s.reduce != ir::reduction::sum) {
+    emit_extremum(w, s, plan, box, target, type);
+    return;
+  }
   if (empty_box(s.summation)) {  // an empty sum is 0
     w.line(target + " = " + type + "(0);");
     return;
