@@ -10,6 +10,7 @@
 #include <exception>
 #include <fstream>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "ein/cost/measured.hpp"
@@ -202,8 +203,13 @@ inline int driver_main(int argc, char** argv) {
   std::string model, header, report_path, source, profile, cost = "auto", cost_cache;
   std::optional<backend> plan_for;
   bool search = true, bad = argc % 2 == 0;
+  std::set<std::string> given;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
+    if (!given.insert(flag).second) {  // the later value would silently win
+      std::fprintf(stderr, "ein_generate search: %s given twice\n", flag.c_str());
+      return 2;
+    }
     if (flag == "--model") model = value;
     else if (flag == "--name") o.name = value;
     else if (flag == "--header") header = value;
@@ -232,6 +238,11 @@ inline int driver_main(int argc, char** argv) {
                  "--search on, the default; --cost-cache, the measured model's JSON cache of kernel\n"
                  "times; --plan-for, the backend whose library calls the search prices, by default\n"
                  "--backend)\n", argv[0]);
+    return 2;
+  }
+  if (!is_qualified_name(o.name) || o.name.find(':') != std::string::npos) {
+    std::fprintf(stderr, "ein_generate search: --name `%s` must be a C++ identifier (it names the plan's namespace)\n",
+                 o.name.c_str());
     return 2;
   }
   try {

@@ -2,6 +2,7 @@
 // IR (ir/json.hpp), its program_key, and how the generated header names it.
 #pragma once
 
+#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
@@ -11,6 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ein/detail/error.hpp"
+#include "ein/detail/json_input.hpp"
 #include "ein/ir/json.hpp"
 
 namespace ein::codegen {
@@ -44,40 +46,48 @@ inline void write_model_file(const model_file& m, const std::string& path) {
   if (!out) throw user_error("ein_generate: cannot write " + path);
 }
 
-/// Reads what write_model_file wrote; throws user_error naming `path` and the field at fault.
+/// Whether `s` is a C++ name, qualified or not (`net`, `conv3x3::net`, `::a::b`): the generated
+/// header writes the program object's name as code.
+inline bool is_qualified_name(const std::string& s) {
+  std::size_t i = s.rfind("::", 0) == 0 ? 2 : 0;
+  if (i == s.size()) return false;
+  while (i < s.size()) {
+    if (!(std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_')) return false;
+    while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+    if (i == s.size()) return true;
+    if (s.compare(i, 2, "::") != 0) return false;
+    i += 2;
+    if (i == s.size()) return false;
+  }
+  return true;
+}
+
+/// Reads what write_model_file wrote; throws user_error naming `path`, the JSON path of the
+/// field at fault and why, e.g. `ein model file /b/net.json: at /key: expected 0x and 16 hex
+/// digits, got "0x12"`.
 inline model_file read_model_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw user_error("ein_generate: cannot read " + path);
   std::stringstream content;
   content << in.rdbuf();
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(content.str());
-  } catch (const nlohmann::json::parse_error& e) {
-    throw user_error("ein_generate: " + path + " is not valid JSON (at byte " + std::to_string(e.byte) + ")");
-  }
-  auto text = [&](const char* name) {
-    if (!j.is_object() || !j.contains(name) || !j[name].is_string())
-      throw user_error("ein_generate: " + path + ": missing or malformed `" + name + "`");
-    return j[name].get<std::string>();
-  };
+  ein::detail::json_input input("ein model file " + path);
+  const nlohmann::json j = input.parse(content.str());
+  auto text = [&](const char* name) { return input.text(input.field(j, name, ""), std::string("/") + name); };
   if (std::string format = text("format"); format != model_file_format)
-    throw user_error("ein_generate: " + path + ": format `" + format + "`, not `" + model_file_format +
-                     "` (written by another version of ein?)");
+    input.fail("/format", "`" + format + "`, not `" + model_file_format + "` (written by another version of ein?)");
   model_file m;
   m.object = text("object");
+  if (!is_qualified_name(m.object)) input.fail("/object", "`" + m.object + "` is not a C++ name");
   m.model = text("model");
+  // The generated header writes it as `#include "<model>"`.
+  if (m.model.empty() || m.model.find_first_of("\"\n\r") != std::string::npos)
+    input.fail("/model", "not a header path that #include can name: " + nlohmann::json(m.model).dump());
   std::string key = text("key");
-  std::size_t used = 0;
-  try {
-    m.key = std::stoull(key, &used, 16);
-  } catch (const std::exception&) {
-    used = 0;
-  }
-  if (key.size() != 18 || key.rfind("0x", 0) != 0 || used != key.size())
-    throw user_error("ein_generate: " + path + ": `key` is not a 64-bit hex number: " + key);
-  if (!j.contains("program")) throw user_error("ein_generate: " + path + ": missing `program`");
-  m.program = ir::from_json<ir::program>(j["program"]);
+  bool hex = key.size() == 18 && key.rfind("0x", 0) == 0 &&
+             key.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos;
+  if (!hex) input.fail("/key", "expected 0x and 16 hex digits, got " + nlohmann::json(key).dump());
+  m.key = std::stoull(key.substr(2), nullptr, 16);
+  m.program = ir::from_json<ir::program>(input.field(j, "program", ""), path + "#/program");
   return m;
 }
 

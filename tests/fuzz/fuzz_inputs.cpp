@@ -1,10 +1,11 @@
 // The input fuzzer: mutants of every kind of file ein reads, each of which must be refused with
 // an ein::user_error naming the file and the field, or accepted only when it is still valid.
 //
-//   fuzz_inputs [--kind program|scope|profile|cache|all] [--mutants N] [--seed S]
+//   fuzz_inputs [--kind program|scope|profile|cache|model|all] [--mutants N] [--seed S]
 //
 // Kinds and their readers: `program`, IR programs (ir::from_json_text<program>, generated
-// programs); `scope`, the IR of the steps of ein's JSON reports (ir::from_json_text<scope>, as
+// programs); `model`, the model files that a model's stage-1 program hands to the search program
+// (codegen/model_file.hpp); `scope`, the IR of the steps of ein's JSON reports (ir::from_json_text<scope>, as
 // the report is read back); `profile`, device profiles (cost::read_profile_text, the shipped
 // profiles); `cache`, the measured model's cost cache file (cost::measurement_cache, which warns
 // and ignores instead of refusing). Mutants (tests/fuzz/mutate.hpp) remove, retype, duplicate,
@@ -32,6 +33,7 @@
 
 #include <unistd.h>
 
+#include "model_file.hpp"
 #include "ein/codegen/report.hpp"
 #include "ein/cost/measured.hpp"
 #include "ein/cost/profile.hpp"
@@ -167,7 +169,7 @@ outcome check_profile(const cost::device_profile& p) {
 }
 
 struct corpus {
-  std::vector<json> programs, scopes, profiles, caches;
+  std::vector<json> programs, scopes, profiles, caches, models;
 };
 
 corpus make_corpus() {
@@ -181,6 +183,11 @@ corpus make_corpus() {
     small.max_work = 4000;
     auto p = eval::generate_program(seed, small);
     c.programs.push_back(ir::to_json(p));
+    c.models.push_back({{"format", codegen::model_file_format},
+                        {"object", "fuzz::net" + std::to_string(seed)},
+                        {"model", "models/fuzz.hpp"},
+                        {"key", "0x00000000deadbeef"},
+                        {"program", c.programs.back()}});
     auto report = codegen::report(ein::plan::make_plan(p, {}), o);
     for (auto& step : report["plan"]) c.scopes.push_back(json::parse(step["ir"].dump()));
   }
@@ -243,7 +250,7 @@ int main(int argc, char** argv) {
     else if (flag == "--seed")
       seed = std::strtoull(value.c_str(), nullptr, 10);
     else {
-      std::fprintf(stderr, "usage: fuzz_inputs [--kind program|scope|profile|cache|all] [--mutants N] [--seed S]\n");
+      std::fprintf(stderr, "usage: fuzz_inputs [--kind program|scope|profile|cache|model|all] [--mutants N] [--seed S]\n");
       return 2;
     }
   }
@@ -312,6 +319,22 @@ int main(int argc, char** argv) {
             return fails("a saved cache does not load back as itself");
         }
         return {};
+      });
+    });
+  };
+
+  const std::string model_file = (dir / "model.json").string();
+  kinds["model"] = [&] {
+    return fuzz("model", c.models, count, seed, [&](const ein_fuzz::mutant& m) {
+      {
+        std::ofstream out(model_file, std::ios::binary | std::ios::trunc);
+        out << m.text;
+      }
+      return classify(model_file, [&]() -> outcome {
+        auto read = codegen::read_model_file(model_file);
+        if (!codegen::is_qualified_name(read.object) || read.model.find('"') != std::string::npos)
+          return fails("accepted a name the generated header cannot write");
+        return check_program(read.program);
       });
     });
   };

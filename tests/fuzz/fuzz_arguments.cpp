@@ -1,0 +1,264 @@
+// The argument fuzzer of ein's search program (codegen/driver.hpp's driver_main, what
+// ein_generate runs in stage 1): mutants of valid command lines, each of which must end with
+// status 0 and the files it was asked for, or status 1 or 2 and a message on stderr; never an
+// escaping exception, a crash or a header that names what C++ cannot.
+//
+//   fuzz_arguments [--mutants N] [--seed S]
+//
+// Mutants drop, duplicate, swap and retype flags and values: values become empty, words of the
+// wrong option, paths to nothing, to a folder, or to a mutated model file or device profile
+// (tests/fuzz/mutate.hpp). Every file a mutant may name lies in a fresh temporary folder, the
+// working directory while it runs, emptied and rewritten before each run, so that a mutant that
+// writes its header over the model harms only itself. It ends with `fuzz_arguments: N mutants, A accepted, R refused, F failed`.
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "driver.hpp"
+#include "ein/eval/generate.hpp"
+#include "fuzz/mutate.hpp"
+
+namespace {
+
+using namespace ein;
+namespace fs = std::filesystem;
+using ein_fuzz::json;
+
+// The content of file `p`; empty where it is no file.
+std::string read_text(const fs::path& p) {
+  std::error_code ec;
+  if (!fs::is_regular_file(p, ec)) return {};
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), {}};
+}
+
+void write_text(const fs::path& p, const std::string& text) {
+  std::ofstream out(p, std::ios::binary | std::ios::trunc);
+  out << text;
+}
+
+// The folder every mutant works in, and the valid files it starts from.
+struct fixture {
+  fs::path dir;
+  json model, profile;
+
+  std::string path(const char* name) const { return (dir / name).string(); }
+
+  // Rewrites the model file and the profile as valid, and removes what a previous run wrote.
+  void reset() const {
+    for (auto& entry : fs::directory_iterator(dir)) fs::remove_all(entry.path());
+    write_text(path("model.json"), model.dump(1));
+    write_text(path("profile.json"), profile.dump(1));
+  }
+};
+
+// The command lines ein_generate writes, one per way of calling the search program.
+std::vector<std::vector<std::string>> valid_command_lines(const fixture& f) {
+  std::vector<std::string> common = {"--model", f.path("model.json"), "--name", "net", "--header",
+                                     f.path("net.hpp"), "--report", f.path("net.json")};
+  auto with = [&](std::vector<std::string> more) {
+    auto line = common;
+    line.insert(line.end(), more.begin(), more.end());
+    return line;
+  };
+  return {with({"--backend", "host", "--profile", f.path("profile.json")}),
+          with({"--backend", "host", "--search", "off"}),
+          with({"--backend", "cuda", "--source", f.path("net.cu"), "--profile", f.path("profile.json")}),
+          with({"--backend", "host", "--plan-for", "cuda", "--cost", "roofline", "--profile", f.path("profile.json")}),
+          with({"--backend", "cuda", "--source", f.path("net.cu"), "--cost", "measured", "--cost-cache",
+                f.path("cache.json"), "--profile", f.path("profile.json")})};
+}
+
+const std::vector<std::string> flags = {"--model",  "--name",   "--header",    "--report",     "--source", "--profile",
+                                        "--cost",   "--search", "--backend",   "--plan-for",   "--cost-cache"};
+
+// One mutant command line: 1 to 3 mutations (three in ten a mutated model file or profile) of `line`, each described in `steps`. Files it
+// names in the fixture's folder (a mutated model or profile) are written here.
+std::vector<std::string> mutate(std::vector<std::string> line, std::uint64_t seed, const fixture& f,
+                                std::vector<std::string>& steps) {
+  eval::random_stream rng(seed);
+  auto below = [&](std::size_t n) { return static_cast<std::size_t>(rng.next() % n); };
+  // Mostly one mutation, so that most mutants get past the parsing of the command line.
+  int count = below(4) == 0 ? 2 + static_cast<int>(below(2)) : 1;
+  for (int k = 0; k < count && !line.empty(); ++k) {
+    std::size_t at = below(line.size());
+    std::size_t pair = at - at % 2;  // the flag of the pair `at` lies in
+    switch (std::size_t kind = below(10); kind < 6 ? kind : kind < 7 ? 5 : 6) {
+      case 0:
+        steps.push_back("remove " + line[at]);
+        line.erase(line.begin() + static_cast<std::ptrdiff_t>(at));
+        break;
+      case 1:
+        steps.push_back("remove pair " + line[pair]);
+        line.erase(line.begin() + static_cast<std::ptrdiff_t>(pair),
+                   line.begin() + static_cast<std::ptrdiff_t>(std::min(pair + 2, line.size())));
+        break;
+      case 2:
+        steps.push_back("duplicate pair " + line[pair]);
+        line.insert(line.end(), line.begin() + static_cast<std::ptrdiff_t>(pair),
+                    line.begin() + static_cast<std::ptrdiff_t>(std::min(pair + 2, line.size())));
+        break;
+      case 3: {
+        std::size_t other = below(line.size());
+        steps.push_back("swap " + line[at] + " " + line[other]);
+        std::swap(line[at], line[other]);
+        break;
+      }
+      case 4:
+        line[pair] = below(5) == 0 ? "--unknown" : flags[below(flags.size())];
+        steps.push_back("flag " + line[pair]);
+        break;
+      case 5: {  // a value of the wrong kind
+        static const std::vector<std::string> words = {"",    "x",    "on",   "off",      "host",     "cuda",
+                                                       "auto", "1 2", "a-b", "bad name", "::x",      "measured",
+                                                       "roofline", "/dev/null", "-", "--model", "net\"; int x;"};
+        std::string value = below(3) == 0 ? f.dir.string() : below(2) ? f.path("missing.json") : words[below(words.size())];
+        if (pair + 1 < line.size()) line[pair + 1] = value;
+        steps.push_back("value " + line[pair] + " " + value);
+        break;
+      }
+      case 6: {  // a mutated model file or profile
+        bool model = below(2) == 0;
+        auto m = ein_fuzz::mutator(seed * 31 + static_cast<std::uint64_t>(k))(model ? f.model : f.profile);
+        std::string file = f.path(model ? "mutated_model.json" : "mutated_profile.json");
+        write_text(file, m.text);
+        if (pair + 1 < line.size()) line[pair + 1] = file;
+        steps.push_back(std::string("mutated ") + (model ? "model" : "profile") + " as " + line[pair]);
+        break;
+      }
+    }
+  }
+  return line;
+}
+
+// Runs driver_main with stdout and stderr captured in files of the fixture's folder.
+struct run_result {
+  int status = 0;
+  std::string error, exception;
+};
+
+run_result run_driver(std::vector<std::string> line, const fixture& f) {
+  line.insert(line.begin(), "ein_search");
+  std::vector<char*> argv;
+  for (auto& a : line) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  std::fflush(stdout);
+  std::fflush(stderr);
+  int saved_out = ::dup(1), saved_err = ::dup(2);
+  std::string err_file = (f.dir / "stderr.txt").string();
+  int out = ::open("/dev/null", O_WRONLY), err = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  ::dup2(out, 1);
+  ::dup2(err, 2);
+  run_result r;
+  try {
+    r.status = codegen::driver_main(static_cast<int>(line.size()), argv.data());
+  } catch (const std::exception& e) {
+    r.exception = e.what();
+  } catch (...) {
+    r.exception = "an exception of no std type";
+  }
+  std::fflush(stdout);
+  std::fflush(stderr);
+  ::dup2(saved_out, 1);
+  ::dup2(saved_err, 2);
+  for (int fd : {out, err, saved_out, saved_err}) ::close(fd);
+  r.error = read_text(err_file);
+  return r;
+}
+
+// What a run that succeeded must have written, given its command line.
+std::string check_outputs(const std::vector<std::string>& line) {
+  auto value = [&](const std::string& flag) -> std::string {
+    for (std::size_t i = 0; i + 1 < line.size(); i += 2)
+      if (line[i] == flag) return line[i + 1];
+    return {};
+  };
+  if (!std::regex_match(value("--name"), std::regex("[A-Za-z_][A-Za-z0-9_]*")))
+    return "accepted a name that is no C++ identifier: " + value("--name");
+  for (const char* flag : {"--header", "--report"})
+    if (value(flag) != "/dev/null" && read_text(value(flag)).empty()) return std::string("wrote no ") + flag;
+  if (value("--report") != "/dev/null" && !json::accept(read_text(value("--report"))))
+    return "the report is not JSON";
+  return {};
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::uint64_t count = 200, seed = 1;
+  for (int i = 1; i + 1 < argc; i += 2) {
+    std::string flag = argv[i], value = argv[i + 1];
+    if (flag == "--mutants")
+      count = std::strtoull(value.c_str(), nullptr, 10);
+    else if (flag == "--seed")
+      seed = std::strtoull(value.c_str(), nullptr, 10);
+    else {
+      std::fprintf(stderr, "usage: fuzz_arguments [--mutants N] [--seed S]\n");
+      return 2;
+    }
+  }
+  fixture f;
+  f.dir = fs::temp_directory_path() / ("ein_fuzz_arguments_" + std::to_string(::getpid()));
+  fs::create_directories(f.dir);
+  auto home = fs::current_path();
+  fs::current_path(f.dir);  // a mutant's output named by a bare word is written there
+  eval::generate_options small;
+  small.max_work = 4000;
+  f.model = {{"format", codegen::model_file_format},
+             {"object", "fuzz::net"},
+             {"model", "fuzz.hpp"},
+             {"key", "0x00000000deadbeef"},
+             // One small program whatever the seed: what is fuzzed is the command line, and a
+             // search over it takes milliseconds.
+             {"program", ir::to_json(eval::generate_program(1, small))}};
+  f.profile = json::parse(read_text(std::string(EIN_PROFILE_DIR) + "/h100_sxm5.json"));
+  auto lines = valid_command_lines(f);
+
+  auto start = std::chrono::steady_clock::now();
+  std::uint64_t accepted = 0, refused = 0, failed = 0;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    f.reset();
+    std::uint64_t mutant_seed = seed * 1000003 + i;
+    std::vector<std::string> steps;
+    auto line = mutate(lines[i % lines.size()], mutant_seed, f, steps);
+    auto r = run_driver(line, f);
+    std::string why;
+    if (!r.exception.empty())
+      why = "an exception escaped: " + r.exception;
+    else if (r.status == 0)
+      why = check_outputs(line);
+    else if (r.status != 1 && r.status != 2)
+      why = "exit status " + std::to_string(r.status);
+    else if (r.error.find("ein_generate") == std::string::npos && r.error.find("usage:") == std::string::npos)
+      why = "a refusal without a message: " + r.error;
+    (r.status == 0 ? accepted : refused) += why.empty();
+    if (why.empty()) continue;
+    if (++failed <= 10) {
+      std::printf("FAIL mutant %llu (seed %llu): %s\n  mutations:", static_cast<unsigned long long>(i),
+                  static_cast<unsigned long long>(mutant_seed), why.c_str());
+      for (auto& s : steps) std::printf(" [%s]", s.c_str());
+      std::printf("\n  command line:");
+      for (auto& a : line) std::printf(" '%s'", a.c_str());
+      std::printf("\n");
+    }
+  }
+  double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::printf("fuzz_arguments: %llu mutants, %llu accepted, %llu refused, %llu failed (%.1f s)\n",
+              static_cast<unsigned long long>(count), static_cast<unsigned long long>(accepted),
+              static_cast<unsigned long long>(refused), static_cast<unsigned long long>(failed), s);
+  fs::current_path(home);
+  std::error_code ec;
+  fs::remove_all(f.dir, ec);
+  return failed ? 1 : 0;
+}
