@@ -49,6 +49,11 @@ struct options {
   /// With library_calls on the cuda backend: compute-bound conv2d / conv_transpose2d definitions
   /// that cuDNN runs as matched become cuDNN calls (the consumer then links cuDNN).
   bool cudnn_calls = false;
+  /// How eOperators compute (precision.hpp): in their element type, or in double.
+  accumulation accumulate = accumulation::element;
+  /// Float library calls may round their operands to TF32 (cuBLAS and cuDNN on tensor cores);
+  /// otherwise they run in full float (cuDNN with CUDNN_FMA_MATH).
+  bool tf32 = false;
 };
 
 /// Whether plans generated under `o` can run operator instance `op` as a library call: the
@@ -72,7 +77,22 @@ inline bool runs_as_library_call(const match::instance& op, const options& o) {
 
 /// The library call of each step of `plan` under `o` (nothing for an eOperator).
 inline std::vector<std::optional<library_call>> library_calls(const layout& plan, const options& o) {
-  return find_library_calls(plan, o.library_calls, o.target == backend::cuda && o.cudnn_calls);
+  auto calls = find_library_calls(plan, o.library_calls, o.target == backend::cuda && o.cudnn_calls);
+  for (auto& c : calls)
+    if (c) c->tf32 = o.tf32 && o.target == backend::cuda;
+  return calls;
+}
+
+/// The error a check of the plan's run() should allow against the interpreter (codegen::tolerance
+/// of its steps as `calls` runs them and `o` computes its eOperators).
+inline double tolerance(const layout& plan, const std::vector<std::optional<library_call>>& calls, const options& o) {
+  std::vector<ir::dtype> types;
+  std::vector<bool> library;
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    types.push_back(calls[k] ? calls[k]->op.type : compute_type(plan.steps[k], plan, o.accumulate));
+    library.push_back(calls[k].has_value());
+  }
+  return tolerance(plan, types, library, o.tf32 && o.target == backend::cuda);
 }
 
 /// The plan in words, one line per step, e.g.
@@ -193,7 +213,7 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
       std::string to = "static_cast<std::byte*>(storage) + " + at(id);
       std::string bytes = int_text(b.count() * element_bytes(b.type));
       w.line(cuda ? "EIN_CUDA_CHECK(cudaMemcpyAsync(" + to + ", " + b.variable + ", " + bytes +
-                        ", cudaMemcpyDeviceToDevice, s));"
+                        ", cudaMemcpyDefault, s));"
                   : "std::memcpy(" + to + ", " + b.variable + ", " + bytes + ");");
     }
   std::vector<std::optional<library_call>> running(calls.size());
@@ -346,7 +366,7 @@ inline std::string emit_header(const ir::program& p, const options& o) {
     if (calls[k])
       emit_cblas_function(w, s, plan, *calls[k]);
     else
-      emit_host_function(w, s, plan);
+      emit_host_function(w, s, plan, o.accumulate);
   }
   if (cuda) {
     w.line();
@@ -368,6 +388,8 @@ inline std::string emit_header(const ir::program& p, const options& o) {
   w.line("static constexpr std::string_view name = " + detail::string_literal(o.name) + ";");
   w.line("static constexpr std::string_view description =");
   w.line("    " + detail::string_literal(describe(p, o)) + ";");
+  w.comment("The largest max_rel_err against the interpreter that a check of run() should allow.");
+  w.line("static constexpr double tolerance = " + double_text(tolerance(plan, library_calls(plan, o), o)) + ";");
   w.line();
   if (cuda) {
     w.comment("Device pointers; asynchronous on stream s.");
@@ -439,7 +461,7 @@ inline std::string emit_cuda_source(const ir::program& p, const options& o) {
       w.line();
       w.comment(plan.buffers[s.target].name + " = " + calls[k]->str() +
                 ": descriptors, algorithm and workspace, chosen on the first run.");
-      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle()");
+      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle()", calls[k]->tf32);
     }
   }
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
@@ -447,7 +469,7 @@ inline std::string emit_cuda_source(const ir::program& p, const options& o) {
     if (calls[k]) continue;  // a library call: no kernel
     w.line();
     w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value));
-    emit_cuda_kernel(w, s, plan);
+    emit_cuda_kernel(w, s, plan, o.accumulate);
   }
   const preparation prep = make_preparation(plan);
   const std::string unused = prep.bytes ? "" : "[[maybe_unused]] ";

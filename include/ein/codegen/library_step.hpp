@@ -23,6 +23,7 @@ namespace ein::codegen {
 struct library_call {
   match::instance op;
   std::vector<std::size_t> inputs;
+  bool tf32 = false;  // a float call may round its operands to TF32 (options::tf32)
 
   /// `library matmul(A=x+0, B=W+0) batch=1 m=64 ...`: the plan's words for the step.
   std::string str() const { return "library " + op.str(); }
@@ -172,7 +173,7 @@ inline void emit_cublas_call(writer& w, const step& s, const layout& plan,
   std::vector<std::string> inputs;
   for (auto id : call.inputs) inputs.push_back(plan.buffers[id].variable);
   library::emit_cublas(w, call.op, inputs, plan.buffers[s.target].variable,
-                       {handle, "EIN_CUBLAS_CHECK", "EIN_CUDA_CHECK"});
+                       {handle, "EIN_CUBLAS_CHECK", "EIN_CUDA_CHECK"}, call.tf32);
 }
 
 /// The cuDNN call of a convolution step on the plan's handle `handle` (its stream already set),
