@@ -1,6 +1,9 @@
 # ein_generate: the two-stage build. Stage 1 builds and runs a small host program that reifies a
-# model's program object and writes its generated header and JSON report; stage 2 is every target
-# that links the INTERFACE target made here and includes that header.
+# model's program object and writes it (its IR and program_key) as a model file, then runs ein's
+# search program, built once per build tree, which writes the generated header and JSON report;
+# stage 2 is every target that links the target made here and includes that header. A model's
+# program costs about what a user's translation unit does; the search program (the target
+# ein_search, made by the first call) is compiled once, whatever the number of models.
 #
 #   ein_generate(<target> MODEL <header> OBJECT <qualified::name> BACKEND host|cuda [NAME <name>]
 #                [SEARCH ON|OFF] [PROFILE <device profile JSON>] [COST auto|measured|roofline]
@@ -36,7 +39,7 @@ include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/ein_find_cudnn.cmake)
 
 if(NOT EIN_CODEGEN_DIR)
-  message(FATAL_ERROR "ein_generate: EIN_CODEGEN_DIR (the folder of ein's stage-1 driver) is not set")
+  message(FATAL_ERROR "ein_generate: EIN_CODEGEN_DIR (the folder of ein's stage-1 programs) is not set")
 endif()
 set_property(GLOBAL PROPERTY EIN_CODEGEN_DIR "${EIN_CODEGEN_DIR}")
 
@@ -48,6 +51,34 @@ function(ein_cuda_cxx20 target scope)
   else()
     target_compile_options(${target} ${scope} $<$<COMPILE_LANGUAGE:CUDA>:-std=c++20>)
   endif()
+endfunction()
+
+# ein's search program (codegen/search.cpp), made by the first ein_generate call of a build tree
+# and run by all of them: it includes the whole search, so it is compiled once, not per model. It
+# calls CBLAS, cuDNN and the GPU timer where the first call found them (cblas, cudnn, cuda_timer).
+function(ein_search_program codegen_dir cblas cudnn cuda_timer)
+  if(TARGET ein_search)
+    return()
+  endif()
+  add_executable(ein_search ${codegen_dir}/search.cpp)
+  # The search runs its subprograms on all cores.
+  find_package(Threads REQUIRED)
+  target_link_libraries(ein_search PRIVATE ein::ein Threads::Threads)
+  if(cblas)
+    target_compile_definitions(ein_search PRIVATE EIN_HAVE_CBLAS)
+  endif()
+  if(cudnn)
+    target_compile_definitions(ein_search PRIVATE EIN_HAVE_CUDNN)
+  endif()
+  if(cuda_timer)
+    target_compile_definitions(ein_search PRIVATE EIN_HAVE_CUDA_TIMER)
+    target_link_libraries(ein_search PRIVATE CUDA::cudart CUDA::cublas CUDA::nvrtc)
+    if(cudnn)
+      target_include_directories(ein_search PRIVATE ${EIN_CUDNN_INCLUDE_DIR})
+      target_link_libraries(ein_search PRIVATE ${EIN_CUDNN_LIBRARY})
+    endif()
+  endif()
+  set_target_properties(ein_search PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/ein_generate)
 endfunction()
 
 function(ein_generate target)
@@ -96,7 +127,7 @@ function(ein_generate target)
     elseif(EIN_PROFILE)
       get_filename_component(profile "${EIN_PROFILE}" ABSOLUTE)
     else()
-      # The profiles sit beside the driver's folder, in the source tree and once installed.
+      # The profiles sit beside the codegen folder, in the source tree and once installed.
       get_filename_component(profile "${codegen_dir}/../cost/profiles/h100_sxm5.json" ABSOLUTE)
     endif()
     if(NOT EXISTS "${profile}")
@@ -149,47 +180,37 @@ function(ein_generate target)
     set(cudnn TRUE)
   endif()
   # The measured cost model's GPU timer (cost/gpu_timer.hpp). It reaches the driver API through
-  # cudart, so the driver needs no libcuda and still runs (with the roofline model) where the
+  # cudart, so the search program needs no libcuda and still runs (with the roofline model) where the
   # toolkit is installed without a GPU driver.
   set(cuda_timer FALSE)
   if("CUDA" IN_LIST languages AND TARGET CUDA::cudart AND TARGET CUDA::cublas AND TARGET CUDA::nvrtc)
     set(cuda_timer TRUE)
   endif()
 
-  # Stage 1: the driver, one small TU that includes the model and the search umbrella; one
-  # driver serves every ein_generate call on the same MODEL and OBJECT (host and cuda, say).
-  string(MD5 driver_key "${model}|${arg_OBJECT}")
-  get_property(driver GLOBAL PROPERTY EIN_DRIVER_${driver_key})
-  if(NOT driver)
-    set(driver ${target}_ein_driver)
+  # Stage 1, first step: the model's program, one small TU that includes the model and the front
+  # end and writes the model file (the program's IR and key); one serves every ein_generate call
+  # on the same MODEL and OBJECT (host and cuda, say).
+  string(MD5 model_key "${model}|${arg_OBJECT}")
+  get_property(model_program GLOBAL PROPERTY EIN_MODEL_PROGRAM_${model_key})
+  if(NOT model_program)
+    set(model_program ${target}_ein_model)
     set(work ${CMAKE_CURRENT_BINARY_DIR}/ein_generate/${target})
     set(EIN_MODEL ${model})
     set(EIN_OBJECT ${arg_OBJECT})
-    set(EIN_DRIVER_HEADER ${codegen_dir}/driver.hpp)
-    configure_file(${codegen_dir}/driver.cpp.in ${work}/driver.cpp @ONLY)
-    add_executable(${driver} ${work}/driver.cpp)
-    # The search runs its subprograms on all cores.
-    find_package(Threads REQUIRED)
-    target_link_libraries(${driver} PRIVATE ein::ein Threads::Threads)
-    if(cblas)
-      target_compile_definitions(${driver} PRIVATE EIN_HAVE_CBLAS)
-    endif()
-    if(cudnn)
-      target_compile_definitions(${driver} PRIVATE EIN_HAVE_CUDNN)
-    endif()
-    if(cuda_timer)
-      target_compile_definitions(${driver} PRIVATE EIN_HAVE_CUDA_TIMER)
-      target_link_libraries(${driver} PRIVATE CUDA::cudart CUDA::cublas CUDA::nvrtc)
-      if(cudnn)
-        target_include_directories(${driver} PRIVATE ${EIN_CUDNN_INCLUDE_DIR})
-        target_link_libraries(${driver} PRIVATE ${EIN_CUDNN_LIBRARY})
-      endif()
-    endif()
-    set_target_properties(${driver} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${work})
-    set_property(GLOBAL PROPERTY EIN_DRIVER_${driver_key} ${driver})
+    set(EIN_MODEL_PROGRAM_HEADER ${codegen_dir}/model.hpp)
+    configure_file(${codegen_dir}/model.cpp.in ${work}/model.cpp @ONLY)
+    add_executable(${model_program} ${work}/model.cpp)
+    target_link_libraries(${model_program} PRIVATE ein::ein)
+    set_target_properties(${model_program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${work})
+    set_property(GLOBAL PROPERTY EIN_MODEL_PROGRAM_${model_key} ${model_program})
   endif()
+  # Second step: ein's search program, built once per build tree.
+  ein_search_program("${codegen_dir}" "${cblas}" "${cudnn}" "${cuda_timer}")
 
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/ein_generated)
+  # One model file per call: calls that share a model's program may run at once.
+  set(model_dir ${CMAKE_CURRENT_BINARY_DIR}/ein_generate/${target})
+  set(model_file ${model_dir}/model.json)
   set(header ${out_dir}/${arg_NAME}.hpp)
   set(report ${out_dir}/${arg_NAME}.json)
   set(outputs ${header} ${report})
@@ -201,10 +222,12 @@ function(ein_generate target)
   endif()
   add_custom_command(
     OUTPUT ${outputs}
-    COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir}
-    COMMAND ${driver} --name ${arg_NAME} --backend ${arg_BACKEND}
+    BYPRODUCTS ${model_file}
+    COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir} ${model_dir}
+    COMMAND ${model_program} --out ${model_file}
+    COMMAND ein_search --model ${model_file} --name ${arg_NAME} --backend ${arg_BACKEND}
             --header ${header} --report ${report} ${source_args} ${search_args} --accumulate ${arg_ACCUMULATE}
-    DEPENDS ${driver} ${model} ${profile}
+    DEPENDS ${model_program} ein_search ${model} ${profile}
     COMMENT "ein: generating the ${arg_BACKEND} plan of ${arg_OBJECT} (${arg_NAME}.hpp)"
     VERBATIM)
   add_custom_target(${target}_ein_generate DEPENDS ${outputs})
@@ -231,5 +254,6 @@ function(ein_generate target)
     endif()
   endif()
   add_dependencies(${target} ${target}_ein_generate)
-  set_target_properties(${target} PROPERTIES EIN_GENERATED_HEADER ${header} EIN_GENERATED_REPORT ${report})
+  set_target_properties(${target} PROPERTIES EIN_GENERATED_HEADER ${header} EIN_GENERATED_REPORT ${report}
+                                             EIN_GENERATED_MODEL ${model_file})
 endfunction()

@@ -1,6 +1,7 @@
-// The stage-1 driver of ein_generate: reifies a program object, searches for its plan (or takes
-// it as written), and writes the generated header and the JSON report; driver.cpp.in
-// instantiates it for one model.
+// ein's search program (search.cpp), the second step of ein_generate's stage 1: reads the model
+// file a model's program wrote (model_file.hpp), searches for its plan (or takes it as written),
+// and writes the generated header and the JSON report. Built once per build tree, whatever the
+// number of models.
 #pragma once
 
 #include <chrono>
@@ -13,6 +14,7 @@
 
 #include "ein/cost/measured.hpp"
 #include "ein/ein_search.hpp"
+#include "model_file.hpp"
 #if defined(EIN_HAVE_CUDA_TIMER)
 #include "ein/cost/gpu_timer.hpp"
 #endif
@@ -106,29 +108,28 @@ inline cost_choice choose_cost(const std::string& cost, const std::string& profi
   return c;
 }
 
-// The library calls plans for `target` make with what this driver was built with: CBLAS on the
-// host where found (EIN_HAVE_CBLAS), cuBLAS on cuda, cuDNN on cuda where found (EIN_HAVE_CUDNN).
-inline options library_options(options o, backend target) {
-  o.target = target;
+// The library calls plans for `target` make with what this driver was built with: a CBLAS where
+// found (EIN_HAVE_CBLAS), cuDNN where found (EIN_HAVE_CUDNN); capabilities_of says which.
+inline ein::plan::capabilities build_capabilities(backend target) {
 #if defined(EIN_HAVE_CBLAS)
-  o.library_calls = true;
+  constexpr bool cblas = true;
 #else
-  o.library_calls = target == backend::cuda;
+  constexpr bool cblas = false;
 #endif
 #if defined(EIN_HAVE_CUDNN)
-  o.cudnn_calls = target == backend::cuda;
+  constexpr bool cudnn = true;
 #else
-  o.cudnn_calls = false;
+  constexpr bool cudnn = false;
 #endif
-  return o;
+  return capabilities_of(target, cblas, cudnn);
 }
 
 // Searches `p` under the model `--cost` chooses (progress on stderr for searches over a second),
 // pricing kernels as plans for `plan_for` run them, records the model and why in `o`, prints
-// them and the search report, and returns the optimized program. Kernels the measured model
-// timed are saved to its cache, even when the search fails.
-inline ir::program search_plan(const ir::program& p, const std::string& profile_path, const std::string& cost,
-                               const std::string& cache_path, backend plan_for, options& o) {
+// them and the search report, and returns the plan for `o.target`'s build. Kernels the measured
+// model timed are saved to its cache, even when the search fails.
+inline ein::plan::program_plan search_plan(const ir::program& p, const std::string& profile_path, const std::string& cost,
+                                      const std::string& cache_path, backend plan_for, options& o) {
   auto choice = choose_cost(cost, profile_path, cache_path, plan_for);
   const cost::model& model = choice.model();
   std::printf("cost model: %s: %s\n", model.describe().c_str(), choice.why.c_str());
@@ -139,14 +140,12 @@ inline ir::program search_plan(const ir::program& p, const std::string& profile_
   };
   // Library kernels the backend does not call (a CPU BLAS has no convolutions) are priced as
   // the eOperators they become.
-  auto priced = library_options(o, plan_for);
-  auto runs = [&](const search::kernel& k) { return runs_as_library_call(*k.op, priced); };
   auto save = [&] {
     if (choice.measured && choice.measured->counts().timed > 0) choice.cache->save();
   };
   search::optimized_program r;
   try {
-    r = search::optimize_program(p, derive::intra_rules(), model, {}, progress, runs);
+    r = search::optimize_program(p, derive::intra_rules(), model, {}, progress, build_capabilities(plan_for));
   } catch (...) {
     save();
     throw;
@@ -171,19 +170,18 @@ inline ir::program search_plan(const ir::program& p, const std::string& profile_
   o.search = "optimize_program, " + model_name + "; " + r.summary();
   if (plan_for != o.target) o.search += std::string("; planned for the ") + name(plan_for) + " backend";
   o.statistics = search_summary{r.states(), r.pruned(), r.depth(), r.seconds, search::name(r.reason()),
-                                r.model, r.report()};
+                                r.model, r.report(), r.cut()};
   std::printf("%s", r.report().c_str());
-  return std::move(r.program);
+  return search::make_plan(r, build_capabilities(o.target));
 }
 
 }  // namespace detail
 
-/// `driver --name N --backend host|cuda --header H --report R [--source S] [--search on|off]
-/// [--profile P] [--cost auto|measured|roofline] [--cost-cache C] [--plan-for host|cuda]
-/// [--accumulate element|double]`: writes
-/// header H, report R and
-/// for the cuda backend the CUDA source S, for `object` (written `object_name` in C++, declared in
-/// `model_header`), and prints the plan.
+/// `search --model M --name N --backend host|cuda --header H --report R [--source S]
+/// [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]
+/// [--plan-for host|cuda] [--accumulate element|double]`: writes header H, report R and for the
+/// cuda backend the CUDA source S, for the program object of model file M (model_file.hpp), and
+/// prints the plan.
 /// With `--search on` (the default) the plan is the one optimize_program finds under the cost
 /// model `--cost` chooses, printed first (`cost model: roofline (...): no CUDA device found`) and
 /// recorded in the report: `auto` (the default) takes the measured model (cost/measured.hpp,
@@ -203,18 +201,15 @@ inline ir::program search_plan(const ir::program& p, const std::string& profile_
 /// (ein_generate found cuDNN and links it into cuda consumers).
 /// Returns the process exit status: 0, 1 on a user error (or a failed CUDA call), 2 on bad
 /// arguments.
-template <class Program>
-int driver_main(const Program& object, const char* object_name, const char* model_header,
-                int argc, char** argv) {
+inline int driver_main(int argc, char** argv) {
   options o;
-  o.object = object_name;
-  o.model_header = model_header;
-  std::string header, report_path, source, profile, cost = "auto", cost_cache;
+  std::string model, header, report_path, source, profile, cost = "auto", cost_cache;
   std::optional<backend> plan_for;
   bool search = true, bad = argc % 2 == 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
-    if (flag == "--name") o.name = value;
+    if (flag == "--model") model = value;
+    else if (flag == "--name") o.name = value;
     else if (flag == "--header") header = value;
     else if (flag == "--report") report_path = value;
     else if (flag == "--source") source = value;
@@ -229,36 +224,41 @@ int driver_main(const Program& object, const char* object_name, const char* mode
     else if (flag == "--accumulate" && (value == "element" || value == "double"))
       o.accumulate = value == "element" ? accumulation::element : accumulation::f64;
     else {
-      std::fprintf(stderr, "ein_generate driver: unexpected argument %s %s\n", flag.c_str(), value.c_str());
+      std::fprintf(stderr, "ein_generate search: unexpected argument %s %s\n", flag.c_str(), value.c_str());
       return 2;
     }
   }
-  if (bad || o.name.empty() || header.empty() || report_path.empty() ||
+  if (bad || model.empty() || o.name.empty() || header.empty() || report_path.empty() ||
       (o.target == backend::cuda) == source.empty() || (search && profile.empty())) {
-    std::fprintf(stderr, "usage: %s --name N --backend host|cuda --header H --report R [--source S]\n"
+    std::fprintf(stderr, "usage: %s --model M --name N --backend host|cuda --header H --report R [--source S]\n"
                  "       [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]\n"
                  "       [--plan-for host|cuda] [--accumulate element|double]\n"
-                 "(--source, the CUDA source, with the cuda backend only; --profile, a device\n"
-                 "profile JSON file, with --search on, the default; --cost-cache, the measured\n"
-                 "model's JSON cache of kernel times; --plan-for, the backend whose library calls\n"
-                 "the search prices, by default --backend)\n", argv[0]);
+                 "(--model, the model file the model's stage-1 program wrote; --source, the CUDA\n"
+                 "source, with the cuda backend only; --profile, a device profile JSON file, with\n"
+                 "--search on, the default; --cost-cache, the measured model's JSON cache of kernel\n"
+                 "times; --plan-for, the backend whose library calls the search prices, by default\n"
+                 "--backend)\n", argv[0]);
     return 2;
   }
-  o = detail::library_options(o, o.target);
   try {
-    o.key = ein::program_key(object);
-    ir::program p = ein::reify(object, o.name);
-    if (search) p = detail::search_plan(p, profile, cost, cost_cache, plan_for.value_or(o.target), o);
-    detail::write_file(header, emit_header(p, o));
-    if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(p, o));
-    detail::write_file(report_path, report(p, o).dump(2) + "\n");
-    std::printf("%s", describe(p, o).c_str());
+    model_file m = read_model_file(model);
+    o.object = m.object;
+    o.model_header = m.model;
+    o.key = m.key;
+    ir::program p = std::move(m.program);
+    p.name = o.name;
+    auto chosen = search ? detail::search_plan(p, profile, cost, cost_cache, plan_for.value_or(o.target), o)
+                         : ein::plan::make_plan(p, detail::build_capabilities(o.target));
+    detail::write_file(header, emit_header(chosen, o));
+    if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(chosen, o));
+    detail::write_file(report_path, report(chosen, o).dump(2) + "\n");
+    std::printf("%s", describe(chosen, o).c_str());
     return 0;
   } catch (const user_error& e) {
-    std::fprintf(stderr, "ein_generate(%s): %s\n", o.object.c_str(), e.what());
+    std::fprintf(stderr, "ein_generate(%s): %s\n", (o.object.empty() ? model : o.object).c_str(), e.what());
     return 1;
   } catch (const std::runtime_error& e) {  // a failed CUDA, cuBLAS or cuDNN call of the GPU timer
-    std::fprintf(stderr, "ein_generate(%s): %s\n", o.object.c_str(), e.what());
+    std::fprintf(stderr, "ein_generate(%s): %s\n", (o.object.empty() ? model : o.object).c_str(), e.what());
     return 1;
   }
 }

@@ -115,7 +115,7 @@ configure_args=(-S "$repo" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Rele
 [[ -n $kit_prefix ]] && configure_args+=(-DCMAKE_PREFIX_PATH="$kit_prefix"
                                          -DCMAKE_LIBRARY_PATH="$kit_prefix/lib/x86_64-linux-gnu/openblas-pthread")
 step configure 120 cmake "${configure_args[@]}" || { note "configure failed: see logs/configure.log"; repack; exit 1; }
-targets=(codegen_cuda codegen_cuda_prepared test_cost_cuda conv3x3_cuda paper_cases_cuda conv3x3_plan_ein_driver
+targets=(codegen_cuda codegen_cuda_prepared test_cost_cuda conv3x3_cuda paper_cases_cuda ein_search
          test_codegen_kernels bench_gpu_bandwidth bench_gpu_paper_cases)
 step build 420 cmake --build "$build" -j "$jobs" --target "${targets[@]}" || { note "build failed: see logs/build.log"; repack; exit 1; }
 
@@ -155,9 +155,8 @@ step paper_cases_torch 300 torch_baseline "$work" && tail -8 "$logs/paper_cases_
 # prints is the log, its report and cache are kept.
 measured() {
   needs_gpu true || return 77
-  local driver
-  driver=$(find "$build/examples/02_conv3x3" -name 'conv3x3_plan_ein_driver' -type f -perm -u+x | head -n 1)
-  "$driver" --name conv3x3_measured --backend cuda --header "$results/conv3x3_measured.hpp" \
+  "$build/ein_generate/ein_search" --model "$build/examples/02_conv3x3/ein_generate/conv3x3_cuda_plan/model.json" \
+    --name conv3x3_measured --backend cuda --header "$results/conv3x3_measured.hpp" \
     --report "$results/conv3x3_measured.json" --source "$results/conv3x3_measured.cu" \
     --profile "$repo/cost/profiles/h100_sxm5.json" --cost measured --cost-cache "$results/ein_cost_cache.json"
 }

@@ -125,15 +125,21 @@ json explore_curve(const ir::scope_ptr& source, const settings& s, bool prune) {
 // matched (post-optimization steps come after it and are not derivation depth).
 int derivation_depth(const search::candidate_plan& c) {
   for (std::size_t i = 0; i < c.steps.size(); ++i) {
-    auto& s = c.steps[i];
-    if (s.rfind("matches at", 0) == 0 || s.rfind("bridge at", 0) == 0 || s.rfind("bridgeable", 0) == 0)
-      return static_cast<int>(i);
+    auto rule = c.steps[i].rule;
+    if (rule == "match" || rule == "bridge" || rule == "bridgeable") return static_cast<int>(i);
   }
   return static_cast<int>(c.steps.size());
 }
 
+// The steps as printed (derive::to_string).
+std::vector<std::string> texts(const std::vector<derive::step>& steps) {
+  std::vector<std::string> r;
+  for (auto& s : steps) r.push_back(derive::to_string(s));
+  return r;
+}
+
 json plan_json(const search::candidate_plan& c, bool with_depth) {
-  json r{{"shape", c.p.shape()}, {"ms", c.p.seconds * 1e3}, {"target", c.target}, {"steps", c.steps}};
+  json r{{"shape", c.p.shape()}, {"ms", c.p.seconds * 1e3}, {"target", c.target}, {"steps", texts(c.steps)}};
   if (with_depth) r["depth"] = derivation_depth(c);
   return r;
 }
@@ -192,6 +198,7 @@ json without_converge(const search_bench::bench_case& bc, const ir::scope_ptr& s
     if (left <= 0) break;
     search::options o;
     o.explore_depth = d;
+    o.limits.max_depth = d;
     o.converge = false;
     // optimize instantiates every explorative state here, those kept when the state budget
     // cut the level included, until the time left runs out
@@ -236,7 +243,7 @@ json program_case() {
           {"target_found", readers == 1},
           {"seconds", seconds},
           {"states", r.states()},
-          {"post_steps", r.post_steps},
+          {"post_steps", texts(r.post_steps)},
           {"predicted_speedup", search::program_seconds(p, model) / search::program_seconds(r.program, model)}};
 }
 
@@ -371,6 +378,7 @@ int main(int argc, char** argv) {
       search::options o;
       o.explore_depth = e;
       o.converge_depth = s.depth - e;
+      o.limits.max_depth = s.depth;
       o.limits.max_states = s.states;
       o.limits.time = std::chrono::milliseconds(static_cast<std::int64_t>(s.search_seconds * 1000));
       c["search"].push_back(full_search(bc, source, o, s));

@@ -1,7 +1,8 @@
 // The stage-1 umbrella: everything the search program of ein_generate uses (IR, interpreter,
-// rules, search, cost models, emitters). User code includes ein.hpp instead.
+// rules, search, cost models, plans, emitters). User code includes ein.hpp instead.
 #pragma once
 
+#include "ein/codegen/cuda_source.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/report.hpp"
 #include "ein/cost/profile.hpp"
@@ -13,4 +14,5 @@
 #include "ein/ir/affine.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/print.hpp"
+#include "ein/plan/build.hpp"
 #include "ein/search/program.hpp"

@@ -1,17 +1,25 @@
-// Library steps: which definitions become CBLAS / cuBLAS calls, the code and the report for them,
-// and the cases that stay eOperators.
+// Library steps: the CBLAS, cuBLAS and cuDNN code of a plan's library calls, the report of them,
+// and that the emitters write the calls the plan binds, not others (tests/plan says which
+// kernels a build binds to which library).
 #include <doctest/doctest.h>
 
+#include <optional>
 #include <regex>
 #include <sstream>
 
 #include "codegen/e2e/programs.hpp"
+#include "ein/codegen/cuda_source.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/library_step.hpp"
 #include "ein/codegen/report.hpp"
+#include "ein/match/match.hpp"
+#include "plan/conv_programs.hpp"
 
 using namespace ein;
 using ir::idx;
+using plan_test::conv;
+using plan_test::conv_transpose;
+using plan_test::f32;
 
 namespace {
 
@@ -22,21 +30,18 @@ codegen::options library_options(codegen::backend b = codegen::backend::host) {
   o.object = "model::net";
   o.key = 0x1234;
   o.target = b;
-  o.library_calls = true;
   return o;
 }
 
-ir::tensor f32(std::string name, std::vector<std::int64_t> shape) {
-  return {std::move(name), ir::dtype::f32, std::move(shape), ir::tensor_role::input};
+// The plan of `p` for a build of `b` that links a CBLAS (host) and, with `cudnn`, cuDNN (cuda).
+ein::plan::program_plan bound(const ir::program& p, codegen::backend b = codegen::backend::host, bool cudnn = false) {
+  return ein::plan::make_plan(p, codegen::capabilities_of(b, true, cudnn));
 }
 
-// Which steps of `p` are library calls: their kinds, in step order ("-" for an eOperator).
-std::vector<std::string> kinds(const ir::program& p) {
-  auto plan = codegen::make_layout(p);
-  std::vector<std::string> r;
-  for (auto& c : codegen::find_library_calls(plan, true))
-    r.push_back(c ? match::name(c->op.kind) : "-");
-  return r;
+std::size_t count(const std::string& text, const std::string& piece) {
+  std::size_t n = 0;
+  for (auto at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1)) ++n;
+  return n;
 }
 
 }  // namespace
@@ -44,120 +49,68 @@ std::vector<std::string> kinds(const ir::program& p) {
 TEST_CASE("library steps: the host header calls CBLAS where enabled, else keeps the loops") {
   auto p = ein::reify(ein_test::gemm_chain);
   auto o = library_options();
-  std::string h = codegen::emit_header(p, o);
-  CHECK(h == codegen::emit_header(ein::reify(ein_test::gemm_chain), o));
+  std::string h = codegen::emit_header(bound(p), o);
+  CHECK(h == codegen::emit_header(bound(ein::reify(ein_test::gemm_chain)), o));
   CHECK(h.find("#include <cblas.h>") != std::string::npos);
   CHECK(h.find("cblas_sgemm(CblasRowMajor, CblasTrans, CblasTrans, 40, 48, 36, static_cast<float>(1.0), "
                "t_A, 40, t_B, 36, static_cast<float>(0.0), t_t, 48);") != std::string::npos);
   CHECK(h.find("cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 40, 32, 48,") != std::string::npos);
   CHECK(h.find("double acc") == std::string::npos);
   CHECK(h.find("  t = library matmul(A=A+0, B=B+0) batch=1 m=40 n=48 k=36 A^T B^T") != std::string::npos);
-  o.library_calls = false;
-  std::string loops = codegen::emit_header(p, o);
+  auto unlinked = ein::plan::make_plan(p, codegen::capabilities_of(codegen::backend::host, false, false));
+  std::string loops = codegen::emit_header(unlinked, o);
   CHECK(loops.find("cblas") == std::string::npos);
   CHECK(loops.find("float acc") != std::string::npos);
-  CHECK(codegen::describe(p, o).find("library") == std::string::npos);
+  CHECK(codegen::describe(unlinked, o).find("library") == std::string::npos);
 }
 
 TEST_CASE("library steps: the batch matmul is one CBLAS call per batch, the f64 one dgemm") {
-  std::string b = codegen::emit_header(ein::reify(ein_test::batch_gemm), library_options());
+  std::string b = codegen::emit_header(bound(ein::reify(ein_test::batch_gemm)), library_options());
   CHECK(b.find("for (long long ein_q = 0; ein_q < 3; ++ein_q) {") != std::string::npos);
   CHECK(b.find("t_X + ein_q * 1152, 36, t_Y + ein_q * 1440, 40") != std::string::npos);
-  std::string d = codegen::emit_header(ein::reify(ein_test::gemm_f64), library_options());
+  std::string d = codegen::emit_header(bound(ein::reify(ein_test::gemm_f64)), library_options());
   CHECK(d.find("cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 56, 64, 60, 0.5,") != std::string::npos);
 }
 
 TEST_CASE("library steps: the CUDA source calls cuBLAS on one handle, the header keeps host loops") {
-  auto p = ein::reify(ein_test::gemm_chain);
+  auto p = bound(ein::reify(ein_test::gemm_chain), codegen::backend::cuda);
   auto o = library_options(codegen::backend::cuda);
   std::string cu = codegen::emit_cuda_source(p, o);
-  CHECK(cu == codegen::emit_cuda_source(ein::reify(ein_test::gemm_chain), o));
+  CHECK(cu == codegen::emit_cuda_source(bound(ein::reify(ein_test::gemm_chain), codegen::backend::cuda), o));
   CHECK(cu.find("#include \"ein/runtime/cublas.hpp\"") != std::string::npos);
   CHECK(cu.find("static cublasHandle_t cublas_handle() {\n  static const ein::runtime::cublas_handle handle;") !=
         std::string::npos);
   CHECK(cu.find("EIN_CUBLAS_CHECK(cublasSetStream(ein_cublas, s));") != std::string::npos);
   CHECK(cu.find("ein_cublas, CUBLAS_OP_T, CUBLAS_OP_T, 48, 40, 36, &ein_alpha,") != std::string::npos);
   CHECK(cu.find("__global__") == std::string::npos);
+  // full float, unless the options choose TF32: in run() and run_prepared() alike
+  CHECK(count(cu, "CUBLAS_COMPUTE_32F,") == count(cu, "cublasGemmStridedBatchedEx("));
+  CHECK(cu.find("FAST_TF32") == std::string::npos);
+  auto tf32 = o;
+  tf32.tf32 = true;
+  std::string fast = codegen::emit_cuda_source(p, tf32);
+  CHECK(count(fast, "CUBLAS_COMPUTE_32F_FAST_TF32,") == count(fast, "cublasGemmStridedBatchedEx("));
+  CHECK(count(fast, "CUBLAS_COMPUTE_32F_FAST_TF32,") > 0);
   std::string h = codegen::emit_header(p, o);
   CHECK(h.find("cblas") == std::string::npos);
   CHECK(h.find("float acc") != std::string::npos);
   CHECK(h.find("  out = library matmul(A=t+0, B=D+0)") != std::string::npos);
   // a plan without library steps has no handle
-  std::string conv = codegen::emit_cuda_source(ein::reify(ein_test::conv_nhwc), o);
+  std::string conv = codegen::emit_cuda_source(bound(ein::reify(ein_test::conv_nhwc), codegen::backend::cuda), o);
   CHECK(conv.find("cublas") == std::string::npos);
 }
 
 TEST_CASE("library steps: the report names the library operator") {
-  auto r = codegen::report(ein::reify(ein_test::gemm_chain), library_options());
+  auto r = codegen::report(bound(ein::reify(ein_test::gemm_chain)), library_options());
   REQUIRE(r["plan"].size() == 2);
   CHECK(r["plan"][0]["kind"] == "library");
   CHECK(r["plan"][0]["library"].get<std::string>().rfind("matmul(A=A+0, B=B+0) batch=1 m=40", 0) == 0);
-  auto e = codegen::report(ein::reify(ein_test::conv_nhwc), library_options());
+  auto e = codegen::report(bound(ein::reify(ein_test::conv_nhwc)), library_options());
   CHECK(e["plan"][0]["kind"] == "eoperator");
   CHECK(e["plan"][0]["library"].is_null());
 }
 
-TEST_CASE("library steps: small, nested, shifted and non-GEMM definitions stay eOperators") {
-  CHECK(kinds(ein::reify(ein_test::matmul)) == std::vector<std::string>{"-"});  // memory-bound
-  CHECK(kinds(ein::reify(ein_test::conv_nhwc)) == std::vector<std::string>{"-"});
-  CHECK(kinds(ein::reify(ein_test::g2bmm)) == std::vector<std::string>{"-"});
-  CHECK(kinds(ein::reify(ein_test::gemm_chain)) == std::vector<std::string>{"matmul", "matmul"});
-  CHECK(kinds(ein::reify(ein_test::batch_gemm)) == std::vector<std::string>{"batch_matmul"});
-  auto A = f32("A", {41, 36}), B = f32("B", {36, 48});
-  auto product = [&](ir::expr a) {
-    return ir::make_scope({{"i", 0, 40}, {"j", 0, 48}}, {{"k", 0, 36}},
-                          a * ir::make_access(B, {idx("k"), idx("j")}));
-  };
-  // an operand read from an offset is still a library call
-  ir::program shifted{"shifted", {A, B}, {{"out", product(ir::make_access(A, {idx("i") + 1, idx("k")})), ir::dtype::f32}}, {"out"}};
-  CHECK(kinds(shifted) == std::vector<std::string>{"matmul"});
-  // an operand that is a nested scope is not
-  auto inner = ir::make_scope({{"a", 0, 41}, {"b", 0, 36}}, {},
-                              ir::make_access(A, {idx("a"), idx("b")}) + ir::make_constant(1));
-  ir::program nested{"nested", {A, B}, {{"out", product(ir::make_access(inner, {idx("i"), idx("k")})), ir::dtype::f32}}, {"out"}};
-  CHECK(kinds(nested) == std::vector<std::string>{"-", "-"});
-  // nor one that reads a definition whose box does not start at 0
-  auto h = ir::make_scope({{"a", -1, 40}, {"b", 0, 36}}, {}, ir::make_access(A, {idx("a") + 1, idx("b")}));
-  ir::tensor ht{"h", ir::dtype::f32, {41, 36}, ir::tensor_role::definition};
-  ir::program shifted_box{"shifted_box", {A, B},
-                          {{"h", h, ir::dtype::f32}, {"out", product(ir::make_access(ht, {idx("i"), idx("k")})), ir::dtype::f32}},
-                          {"out"}};
-  CHECK(kinds(shifted_box) == std::vector<std::string>{"-", "-"});
-}
-
 namespace {
-
-codegen::options cudnn_options(codegen::backend b = codegen::backend::cuda) {
-  auto o = library_options(b);
-  o.cudnn_calls = true;
-  return o;
-}
-
-// out[n, h, w, f] = Σ_{r,s,c} X[n, h+r-pad, w+s-pad, c] · filter: NHWC, an r×r kernel read at
-// [f, r, s, c] (KRSC) or, with `rsfc`, at [r, s, f, c] (no cuDNN format).
-ir::program conv(std::int64_t r, std::int64_t pad, bool rsfc = false) {
-  auto X = f32("X", {2, 16, 16, 8});
-  auto K = rsfc ? f32("K", {r, r, 16, 8}) : f32("K", {16, r, r, 8});
-  auto kr = rsfc ? std::vector<ir::affine>{idx("r"), idx("s"), idx("f"), idx("c")}
-                 : std::vector<ir::affine>{idx("f"), idx("r"), idx("s"), idx("c")};
-  auto body = ir::make_scope({{"n", 0, 2}, {"h", 0, 16}, {"w", 0, 16}, {"f", 0, 16}},
-                             {{"r", 0, r}, {"s", 0, r}, {"c", 0, 8}},
-                             ir::make_access(X, {idx("n"), idx("h") + idx("r") - pad,
-                                                 idx("w") + idx("s") - pad, idx("c")}) *
-                                 ir::make_access(K, kr));
-  return {"conv", {X, K}, {{"out", body, ir::dtype::f32}}, {"out"}};
-}
-
-// InfoGAN-style transposed convolution: NCHW dy A, (c, f, r, s) filter, stride 2, padding 1.
-ir::program conv_transpose() {
-  auto A = f32("A", {2, 16, 8, 8}), K = f32("K", {16, 8, 4, 4});
-  auto body = ir::make_scope({{"n", 0, 2}, {"f", 0, 8}, {"h", 0, 16}, {"w", 0, 16}},
-                             {{"i", 0, 8}, {"j", 0, 8}, {"c", 0, 16}},
-                             ir::make_access(A, {idx("n"), idx("c"), idx("i"), idx("j")}) *
-                                 ir::make_access(K, {idx("c"), idx("f"), idx("h") - idx("i") * 2 + 1,
-                                                     idx("w") - idx("j") * 2 + 1}));
-  return {"deconv", {A, K}, {{"out", body, ir::dtype::f32}}, {"out"}};
-}
 
 // Whether every line of `text` that calls cuDNN (`cudnnX(`) checks the status.
 bool cudnn_calls_checked(const std::string& text) {
@@ -166,12 +119,6 @@ bool cudnn_calls_checked(const std::string& text) {
   for (std::string l; std::getline(lines, l);)
     if (std::regex_search(l, call) && l.find_first_not_of(' ') != l.find("EIN_CUDNN_CHECK(")) return false;
   return true;
-}
-
-std::size_t count(const std::string& text, const std::string& piece) {
-  std::size_t n = 0;
-  for (auto at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1)) ++n;
-  return n;
 }
 
 // The text of `text` from `from` up to the next occurrence of `to` after it.
@@ -185,10 +132,10 @@ std::string between(const std::string& text, const std::string& from, const std:
 }  // namespace
 
 TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up once") {
-  auto p = conv(3, 1);
-  auto o = cudnn_options();
+  auto p = bound(conv(3, 1), codegen::backend::cuda, true);
+  auto o = library_options(codegen::backend::cuda);
   std::string cu = codegen::emit_cuda_source(p, o);
-  CHECK(cu == codegen::emit_cuda_source(conv(3, 1), o));
+  CHECK(cu == codegen::emit_cuda_source(bound(conv(3, 1), codegen::backend::cuda, true), o));
   CHECK(cu.find("#include \"ein/runtime/cudnn.hpp\"") != std::string::npos);
   CHECK(cu.find("cublas") == std::string::npos);
   CHECK(cu.find("__global__") == std::string::npos);
@@ -235,7 +182,8 @@ TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up on
 }
 
 TEST_CASE("library steps: a cuda conv_transpose2d is a cuDNN backward-data call") {
-  std::string cu = codegen::emit_cuda_source(conv_transpose(), cudnn_options());
+  std::string cu = codegen::emit_cuda_source(bound(conv_transpose(), codegen::backend::cuda, true),
+                                             library_options(codegen::backend::cuda));
   CHECK(cu.find("ein::runtime::convolution_geometry{.forward = false, .f64 = false, .krsc = false, "
                 ".x_dims = {2, 8, 16, 16}, .x_strides = {2048, 256, 16, 1}, .y_dims = {2, 16, 8, 8}, "
                 ".y_strides = {1024, 64, 8, 1}, .filter = {16, 8, 4, 4}, .pad = {1, 1}, .stride = {2, 2}, "
@@ -247,31 +195,55 @@ TEST_CASE("library steps: a cuda conv_transpose2d is a cuDNN backward-data call"
   CHECK(cu.find("__global__") == std::string::npos);
 }
 
-TEST_CASE("library steps: convolutions cuDNN cannot run as matched, and host plans, keep loops") {
-  auto o = cudnn_options();
-  auto steps = [&](const ir::program& p, const codegen::options& opt) {
-    return codegen::library_calls(codegen::make_layout(p), opt);
-  };
-  CHECK(steps(conv(3, 1), o)[0]);
-  CHECK(steps(conv_transpose(), o)[0]);
+TEST_CASE("library steps: convolutions bound to no call keep their loops") {
+  auto o = library_options(codegen::backend::cuda);
   // asymmetric padding (a 2×2 kernel padded before only), a filter in no cuDNN format
   for (auto& p : {conv(2, 1), conv(3, 1, true)}) {
-    CHECK_FALSE(steps(p, o)[0]);
-    std::string cu = codegen::emit_cuda_source(p, o);
+    std::string cu = codegen::emit_cuda_source(bound(p, codegen::backend::cuda, true), o);
     CHECK(cu.find("cudnn") == std::string::npos);
     CHECK(cu.find("__global__") != std::string::npos);
   }
-  // the host backend has no convolution library; a cuda plan built without cuDNN neither
-  CHECK_FALSE(steps(conv(3, 1), cudnn_options(codegen::backend::host))[0]);
-  CHECK(codegen::emit_header(conv(3, 1), cudnn_options(codegen::backend::host)).find("cblas") == std::string::npos);
-  auto plain = library_options(codegen::backend::cuda);
-  CHECK_FALSE(steps(conv(3, 1), plain)[0]);
-  CHECK(codegen::emit_cuda_source(conv(3, 1), plain).find("cudnn") == std::string::npos);
-  // a small convolution is memory-bound
-  CHECK_FALSE(steps(ein::reify(ein_test::conv_nhwc), o)[0]);
-  // a matrix product that also matches as a degenerate convolution stays a GEMM
-  auto gemms = steps(ein::reify(ein_test::gemm_chain), o);
-  REQUIRE(gemms[0]);
-  CHECK(gemms[0]->op.kind == match::op_kind::matmul);
-  CHECK(codegen::emit_cuda_source(ein::reify(ein_test::gemm_chain), o).find("cudnn") == std::string::npos);
+  // a cuda build without cuDNN, and the host build
+  CHECK(codegen::emit_cuda_source(bound(conv(3, 1), codegen::backend::cuda), o).find("cudnn") == std::string::npos);
+  CHECK(codegen::emit_header(bound(conv(3, 1)), library_options()).find("cblas") == std::string::npos);
+  // a matrix product that also matches as a degenerate convolution is bound as a GEMM
+  CHECK(codegen::emit_cuda_source(bound(ein::reify(ein_test::gemm_chain), codegen::backend::cuda, true), o)
+            .find("cudnn") == std::string::npos);
+}
+
+TEST_CASE("library steps: the emitters write the call the plan binds, not the one matching would pick") {
+  // a 1×1 convolution, NHWC: the scope is a matmul (the call a build binds first: a GEMM) and a
+  // conv2d that cuDNN runs
+  auto X = f32("X", {2, 16, 16, 32}), K = f32("K", {64, 32});
+  auto body = ir::make_scope({{"n", 0, 2}, {"h", 0, 16}, {"w", 0, 16}, {"f", 0, 64}}, {{"c", 0, 32}},
+                             ir::make_access(X, {idx("n"), idx("h"), idx("w"), idx("c")}) *
+                                 ir::make_access(K, {idx("f"), idx("c")}));
+  ir::program p{"pointwise", {X, K}, {{"out", body, ir::dtype::f32}}, {"out"}};
+  auto gemm = bound(p, codegen::backend::cuda, true);
+  REQUIRE(gemm.kernels.size() == 1);
+  REQUIRE(gemm.kernels[0].call);
+  CHECK(gemm.kernels[0].call->op.kind == match::op_kind::matmul);
+  std::optional<match::instance> conv;
+  for (auto& i : match::match(*gemm.kernels[0].value))
+    if (i.kind == match::op_kind::conv2d && ein::plan::cudnn.runs(i)) conv = i;
+  REQUIRE(conv);
+  auto o = library_options(codegen::backend::cuda);
+  std::string as_gemm = codegen::emit_cuda_source(gemm, o);
+  CHECK(as_gemm.find("cublasGemmStridedBatchedEx") != std::string::npos);
+  CHECK(as_gemm.find("cudnn") == std::string::npos);
+  // the same plan with the kernel bound to the conv2d instance: the cuDNN call, no cuBLAS
+  auto as_conv = gemm;
+  as_conv.kernels[0].call = ein::plan::library_call{ein::plan::cudnn, *conv, gemm.kernels[0].call->inputs};
+  std::string cu = codegen::emit_cuda_source(as_conv, o);
+  CHECK(cu.find("cudnnConvolutionForward(") != std::string::npos);
+  CHECK(cu.find("cublas") == std::string::npos);
+  CHECK(codegen::describe(as_conv, o).find("  out = library conv2d(") != std::string::npos);
+  // and bound to no call: its loops, on the host too
+  auto loops = gemm;
+  loops.kernels[0].call.reset();
+  CHECK(codegen::emit_cuda_source(loops, o).find("__global__") != std::string::npos);
+  CHECK(codegen::emit_header(loops, library_options()).find("cblas") == std::string::npos);
+  // a call the backend does not emit is an error naming the library and the step
+  CHECK_THROWS_WITH_AS(codegen::emit_header(as_conv, library_options()),
+                       doctest::Contains("calls cudnn for `out`, which the host backend does not emit"), user_error);
 }

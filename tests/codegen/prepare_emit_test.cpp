@@ -5,6 +5,7 @@
 #include <string>
 
 #include "codegen/e2e/prepared_programs.hpp"
+#include "ein/codegen/cuda_source.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/report.hpp"
 
@@ -60,7 +61,7 @@ TEST_CASE("the report says which steps ein::prepare runs and how much storage it
   auto p = ein::reify(ein_test::prepared_chain);
   auto plan = codegen::make_layout(p);
   auto prep = codegen::make_preparation(plan);
-  auto r = codegen::report(p, cuda_options("prepared_chain"));
+  auto r = codegen::report(ein::plan::make_plan(p, {}), cuda_options("prepared_chain"));
   CHECK(r["prepared_bytes"] == prep.bytes);
   REQUIRE(r["plan"].size() == plan.steps.size());
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
@@ -85,7 +86,7 @@ TEST_CASE("make_preparation: a plan without transforms keeps the weights it read
 
 TEST_CASE("the cuda backend: the header declares the prepared entry points, the source defines them") {
   auto o = cuda_options("prepared_relayout");
-  auto p = ein::reify(ein_test::prepared_relayout);
+  auto p = ein::plan::make_plan(ein::reify(ein_test::prepared_relayout), {});
   std::string h = codegen::emit_header(p, o), cu = codegen::emit_cuda_source(p, o);
   for (auto* entry : {"void prepare_cuda_0000000000005678(const ein::runtime::bindings& b, void* storage, "
                       "ein::runtime::stream s)",
@@ -116,7 +117,7 @@ TEST_CASE("the cuda backend: the header declares the prepared entry points, the 
 
 TEST_CASE("a plan without storage marks the storage parameters of its cuda entry points unused") {
   auto o = cuda_options("elementwise");
-  std::string cu = codegen::emit_cuda_source(ein::reify(ein_test::elementwise), o);
+  std::string cu = codegen::emit_cuda_source(ein::plan::make_plan(ein::reify(ein_test::elementwise), {}), o);
   CHECK(cu.find("void prepare_cuda_0000000000005678(const ein::runtime::bindings& b, [[maybe_unused]] void* storage") !=
         std::string::npos);
   CHECK(cu.find("b.expect_weights_only({}, {\"A\", \"B\", \"out\"});") != std::string::npos);

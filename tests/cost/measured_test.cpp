@@ -6,16 +6,22 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <set>
 #include <thread>
+#include <tuple>
+
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "ein/cost/measured.hpp"
 #include "ein/cost/roofline.hpp"
 #include "ein/derive/all.hpp"
 #include "ein/match/match.hpp"
 #include "ein/search/optimize.hpp"
+#include "ein/version.hpp"
 #include "search/rediscover_support.hpp"
 
 using namespace ein;
@@ -77,6 +83,8 @@ class fake_timer final : public cost::timer {
   }
   std::string device() const override { return "Fake GPU"; }
   int runs() const override { return 7; }
+  cost::environment setup() const override { return setup_; }
+  void set_setup(cost::environment e) { setup_ = std::move(e); }
 
   std::map<std::string, int> calls() const {
     std::lock_guard lock(mutex_);
@@ -91,6 +99,7 @@ class fake_timer final : public cost::timer {
 
  private:
   rule rule_;
+  cost::environment setup_;
   mutable std::mutex mutex_;
   std::map<std::string, int> calls_;
   std::atomic<bool> inside_{false}, overlapped_{false};
@@ -130,31 +139,39 @@ TEST_CASE("measured: kernel keys name shapes and attributes, not tensor or itera
   CHECK(cost::kernel_key(workload{workload::engine::library, match::op_kind::matmul, 1e9, 1e6}).empty());
 }
 
-TEST_CASE("measured: the cache file round-trips, deterministically, and rejects malformed files") {
+TEST_CASE("measured: the cache file round-trips, deterministically, and merges what others saved") {
   auto path = temp_path("ein_cost_cache_roundtrip");
+  cost::environment b_setup{"8.0", "12040", "12040", "12.4.5", ""};
   {
     cost::measurement_cache c(path);  // a missing file is an empty cache
     CHECK(c.devices().empty());
+    c.expect("GPU B", b_setup);
     c.store("GPU B", "library matmul k2", {2e-5, 10});
     c.store("GPU A", "eoperator z", {3.5e-6, 10});
-    c.store("GPU A", "eoperator a", {1e-3, 5});
+    c.store("GPU A", "eoperator a/b~c", {1e-3, 5});
     c.save();
   }
-  cost::measurement_cache back(path);
+  std::vector<std::string> warnings;
+  auto collect = [&](const std::string& w) { warnings.push_back(w); };
+  cost::measurement_cache back(path, collect);
+  CHECK(warnings.empty());
   CHECK(back.devices() == std::vector<std::string>{"GPU A", "GPU B"});
   CHECK(back.size("GPU A") == 2);
   CHECK(back.find("GPU A", "eoperator z") == cost::measurement{3.5e-6, 10});
   CHECK(back.find("GPU B", "library matmul k2") == cost::measurement{2e-5, 10});
+  CHECK(back.environment_of("GPU B") == b_setup);
   CHECK(!back.find("GPU B", "eoperator z"));
   // the same entries stored in another order give the same bytes
   cost::measurement_cache other;
-  other.store("GPU A", "eoperator a", {1e-3, 5});
+  other.store("GPU A", "eoperator a/b~c", {1e-3, 5});
+  other.expect("GPU B", b_setup);
   other.store("GPU B", "library matmul k2", {2e-5, 10});
   other.store("GPU A", "eoperator z", {3.5e-6, 10});
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text == other.dump());
-  CHECK(text.find("\"format\": 1") != std::string::npos);
+  CHECK(text.find("\"format\": 2") != std::string::npos);
+  CHECK(text.find(std::string("\"ein\": \"") + ein::version + "\"") != std::string::npos);
   // saving merges what another process wrote to the file meanwhile
   cost::measurement_cache mine(path), theirs(path);
   theirs.store("GPU C", "k", {1, 1});
@@ -164,19 +181,137 @@ TEST_CASE("measured: the cache file round-trips, deterministically, and rejects 
   cost::measurement_cache merged(path);
   CHECK(merged.find("GPU C", "k"));
   CHECK(merged.find("GPU A", "k"));
+  std::filesystem::remove(path);
+}
 
-  for (std::string bad : {"{not json", "[1, 2]", "{\"format\": 2, \"devices\": {}}",
-                          "{\"format\": 1, \"devices\": {\"G\": {\"k\": {\"seconds\": \"fast\", \"runs\": 1}}}}"}) {
-    std::ofstream(path) << bad;
-    CAPTURE(bad);
-    try {
-      cost::measurement_cache c(path);
-      FAIL("a malformed cache loaded");
-    } catch (const user_error& e) {
-      CHECK(std::string(e.what()).find(path) != std::string::npos);
-    }
+TEST_CASE("measured: a cache of another setup, ein version or format, or a corrupt one, is ignored and rewritten") {
+  auto path = temp_path("ein_cost_cache_ignored");
+  cost::environment here{"9.0", "12040", "12040", "12.4.5", "90100"};
+  auto write_valid = [&] {
+    std::filesystem::remove(path);
+    cost::measurement_cache c(path);
+    c.expect("GPU", here);
+    c.store("GPU", "k", {1e-5, 3});
+    c.save();
+  };
+  std::vector<std::string> warnings;
+  auto collect = [&](const std::string& w) { warnings.push_back(w); };
+
+  // another driver: the device's entries are dropped, with a warning naming both setups
+  write_valid();
+  {
+    cost::measurement_cache c(path, collect);
+    REQUIRE(c.find("GPU", "k"));
+    auto newer = here;
+    newer.driver = "12080";
+    c.expect("GPU", newer);
+    CHECK(!c.find("GPU", "k"));
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find(path) != std::string::npos);
+    CHECK(warnings[0].find("driver 12040") != std::string::npos);
+    CHECK(warnings[0].find("driver 12080") != std::string::npos);
+    // saving rewrites the device under the new setup: the old entry is gone from the file
+    c.store("GPU", "k2", {2e-5, 3});
+    c.save();
+    cost::measurement_cache again(path);
+    CHECK(!again.find("GPU", "k"));
+    CHECK(again.find("GPU", "k2"));
+    CHECK(again.environment_of("GPU") == newer);
+  }
+  // the same setup: nothing dropped
+  warnings.clear();
+  write_valid();
+  {
+    cost::measurement_cache c(path, collect);
+    c.expect("GPU", here);
+    CHECK(c.find("GPU", "k"));
+    CHECK(warnings.empty());
+  }
+  // whole files that cannot be used: ignored with a warning naming the file and the field, and
+  // replaced by the next save
+  std::string current = std::string("\"ein\": \"") + ein::version + "\"";
+  struct bad_file {
+    std::string text, field;
+  };
+  std::vector<bad_file> bad = {
+      {"{not json", "at byte"},
+      {"[1, 2]", "at /: expected an object"},
+      {"{\"format\": 1, \"devices\": {}}", "at /format"},
+      {"{\"format\": 2, \"ein\": \"0.0.1\", \"devices\": {}}", "at /ein: written by ein 0.0.1"},
+      {"{\"format\": 2, " + current + ", \"devices\": {\"G\": {\"environment\": {}, \"kernels\": {}}}}",
+       "at /devices/G/environment: missing field"},
+      {"{\"format\": 2, " + current + ", \"devices\": {\"G\": {\"environment\": {\"compute_capability\": \"\", "
+       "\"cublas\": \"\", \"cudnn\": \"\", \"driver\": \"\", \"runtime\": \"\"}, \"kernels\": {\"a/k\": "
+       "{\"seconds\": -1, \"runs\": 1}}}}}",
+       "at /devices/G/kernels/a~1k/seconds"},
+      {"{\"format\": 2, " + current + ", \"devices\": {}, \"extra\": 1}", "at /extra: unknown field"},
+      {"{\"format\": 2, " + current + ", \"devices\": {}", "at byte"},
+      {"{\"format\": 2, " + current + ", \"devices\": {\"G\": 1e999}}", "not valid JSON"},
+  };
+  for (auto& [text, field] : bad) {
+    CAPTURE(text);
+    std::ofstream(path, std::ios::trunc) << text;
+    warnings.clear();
+    cost::measurement_cache c(path, collect);
+    CHECK(c.devices().empty());
+    REQUIRE(warnings.size() == 1);
+    CHECK(warnings[0].find("cost cache `" + path + "`") != std::string::npos);
+    CHECK(warnings[0].find(field) != std::string::npos);
+    CHECK(warnings[0].find("ignored and will be rewritten") != std::string::npos);
+    c.store("G", "k", {1e-6, 1});
+    c.save();
+    warnings.clear();
+    cost::measurement_cache rewritten(path, collect);
+    CHECK(warnings.empty());
+    CHECK(rewritten.find("G", "k") == cost::measurement{1e-6, 1});
   }
   std::filesystem::remove(path);
+}
+
+TEST_CASE("measured: writers saving one cache at once leave a valid file with every entry") {
+  auto path = temp_path("ein_cost_cache_hammered");
+  constexpr int writers = 4, rounds = 25;
+  auto hammer = [&](int w) {
+    for (int r = 0; r < rounds; ++r) {
+      cost::measurement_cache c(path);
+      c.store("GPU", "writer " + std::to_string(w) + " round " + std::to_string(r), {1e-6 * (r + 1), 1});
+      c.save();
+    }
+  };
+  // threads of one process (each save opens the lock anew, so they exclude each other too) ...
+  {
+    std::vector<std::thread> threads;
+    for (int w = 0; w < writers; ++w) threads.emplace_back(hammer, w);
+    for (auto& t : threads) t.join();
+  }
+  // ... and processes
+  std::vector<pid_t> children;
+  for (int w = writers; w < 2 * writers; ++w) {
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+      try {
+        hammer(w);
+      } catch (...) {
+        _exit(1);
+      }
+      _exit(0);
+    }
+    children.push_back(pid);
+  }
+  for (auto pid : children) {
+    int status = 0;
+    REQUIRE(waitpid(pid, &status, 0) == pid);
+    CHECK((WIFEXITED(status) && WEXITSTATUS(status) == 0));
+  }
+  std::vector<std::string> warnings;
+  cost::measurement_cache c(path, [&](const std::string& w) { warnings.push_back(w); });
+  CHECK(warnings.empty());
+  CHECK(c.size("GPU") == std::size_t(2 * writers * rounds));
+  for (auto& entry : std::filesystem::directory_iterator(std::filesystem::path(path).parent_path()))
+    CHECK(entry.path().string().rfind(path + ".tmp", 0) != 0);
+  std::filesystem::remove(path);
+  std::filesystem::remove(path + ".lock");
 }
 
 TEST_CASE("measured: each kernel is timed once, then cached; the fallback prices the rest") {
@@ -246,6 +381,47 @@ TEST_CASE("measured: each kernel is timed once, then cached; the fallback prices
     CHECK(m.counts().fallback == 1);
   }
   std::filesystem::remove(path);
+}
+
+TEST_CASE("measured: a time the cache could not hold is no measurement: the fallback prices the kernel") {
+  auto gemm = gemm_of(matmul(64, 128, 256));
+  auto lib = workload::library(gemm);
+  for (double bad : {0.0, -1e-3, std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(), 2e6}) {
+    CAPTURE(bad);
+    cost::measurement_cache cache;
+    fake_timer t([&](const workload&) -> std::optional<double> { return bad; });
+    cost::measured m(cache, &t, h100());
+    CHECK(m.seconds(lib) == h100().seconds(lib));
+    CHECK(!cache.find("Fake GPU", cost::kernel_key(lib)));
+    CHECK(m.counts().fallback == 1);
+  }
+}
+
+TEST_CASE("measured: a timer on another setup times again what the cache holds") {
+  auto path = temp_path("ein_cost_cache_setup");
+  auto gemm = gemm_of(matmul(64, 128, 256));
+  auto lib = workload::library(gemm);
+  cost::environment old_driver{"9.0", "12040", "12040", "12.4.5", ""}, new_driver = old_driver;
+  new_driver.driver = "12080";
+  for (auto& [then, now, timed] : {std::tuple{old_driver, old_driver, 0}, std::tuple{old_driver, new_driver, 1}}) {
+    {
+      cost::measurement_cache cache(path);
+      fake_timer t([](const workload&) -> std::optional<double> { return 1e-3; });
+      t.set_setup(then);
+      cost::measured m(cache, &t, h100());
+      CHECK(m.seconds(lib) == 1e-3);
+      cache.save();
+    }
+    std::vector<std::string> warnings;
+    cost::measurement_cache cache(path, [&](const std::string& w) { warnings.push_back(w); });
+    fake_timer t([](const workload&) -> std::optional<double> { return 2e-3; });
+    t.set_setup(now);
+    cost::measured m(cache, &t, h100());
+    CHECK(m.seconds(lib) == (timed ? 2e-3 : 1e-3));
+    CHECK(t.total() == timed);
+    CHECK(warnings.size() == std::size_t(timed));
+    std::filesystem::remove(path);
+  }
 }
 
 TEST_CASE("measured: concurrent callers time each kernel once, one at a time") {

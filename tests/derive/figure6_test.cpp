@@ -34,18 +34,19 @@ std::vector<match::instance> derive_figure6(std::int64_t n, std::int64_t hw, std
                                             int d) {
   auto e1 = conv5x5(n, hw, c, f);
   std::string k = std::to_string(d);
-  auto e2 = pick(run_rule("split_variable", e1), "at /: Σ r = " + k + "*r1 + r2 (r [0,5) → [0,6)), s = " + k +
-                                                     "*s1 + s2 (s [0,5) → [0,6))");
+  auto e2 = pick(run_rule("split_variable", e1), "split_variable(at /: Σ r = " + k + "*r1 + r2, s = " + k +
+                                                     "*s1 + s2, relaxed r [0,5) → [0,6), s [0,5) → [0,6))");
   CHECK(same_values(e1, e2));
   bool by3 = d == 3;
   auto e3 = pick(run_rule("split_summation", e2),
-                 by3 ? "at /: inner Σ{r2,s2,c}, outer Σ{r1,s1}" : "at /: inner Σ{r1,s1,c}, outer Σ{r2,s2}");
+                 by3 ? "split_summation(at /: inner Σ {r2,s2,c}, outer Σ {r1,s1})" : "split_summation(at /: inner Σ {r1,s1,c}, outer Σ {r2,s2})");
   auto e4 = pick(run_rule("substitute_variable", e3),
-                 by3 ? "at /0: t1 = h + 3*r1, t2 = 3*s1 + w for h, w" : "at /0: t1 = h + r2, t2 = s2 + w for h, w");
-  auto e5 = pick(run_rule("relayout_weight", e4), "at /0/0: K[" + k + "*r1 + r2, " + k + "*s1 + s2, f, c] over " +
-                                                      (by3 ? "r1, s1, f, r2, s2, c" : "r2, s2, f, r1, s1, c"));
+                 by3 ? "substitute_variable(at /0: t1 = h + 3*r1, t2 = 3*s1 + w, for {h,w})" : "substitute_variable(at /0: t1 = h + r2, t2 = s2 + w, for {h,w})");
+  auto e5 = pick(run_rule("relayout_weight", e4), "relayout_weight(at /0/0: K[" + k + "*r1 + r2, " + k +
+                                                      "*s1 + s2, f, c], over " +
+                                                      (by3 ? "{r1,s1,f,r2,s2,c})" : "{r2,s2,f,r1,s1,c})"));
   auto e6 = pick(run_rule("merge_traversal", e5),
-                 by3 ? "at /: inline /0 read at [r1, s1, n, h, w, f]" : "at /: inline /0 read at [r2, s2, n, h, w, f]");
+                 by3 ? "merge_traversal(at /: inline /0, read at [r1, s1, n, h, w, f])" : "merge_traversal(at /: inline /0, read at [r2, s2, n, h, w, f])");
   CHECK(same_values(e1, e6));
   auto inner = at(e6, "/0");
   std::vector<match::instance> convs;
@@ -64,14 +65,14 @@ TEST_CASE("EinNet Figure 6: Conv5x5 → Conv6x6 → Conv3x3 with 4× output chan
         "A[n, h + r - 2, s + w - 2, c] * K[r, s, f, c]");
   // relaxed to 6×6 over K's padding and split by 3 in one step
   auto e2 = step("E2", e1, "split_variable",
-                 "at /: Σ r = 3*r1 + r2 (r [0,5) → [0,6)), s = 3*s1 + s2 (s [0,5) → [0,6))");
+                 "split_variable(at /: Σ r = 3*r1 + r2, s = 3*s1 + s2, relaxed r [0,5) → [0,6), s [0,5) → [0,6))");
   CHECK(to_string(*e2) ==
         "L_{n:[0,2), h:[0,6), w:[0,6), f:[0,3)} Σ_{r1:[0,2), r2:[0,3), s1:[0,2), s2:[0,3), c:[0,2)} "
         "A[n, h + 3*r1 + r2 - 2, 3*s1 + s2 + w - 2, c] * K[3*r1 + r2, 3*s1 + s2, f, c]");
-  auto e3 = step("E3", e2, "split_summation", "at /: inner Σ{r2,s2,c}, outer Σ{r1,s1}");
-  auto e4 = step("E4", e3, "substitute_variable", "at /0: t1 = h + 3*r1, t2 = 3*s1 + w for h, w");
-  auto e5 = step("E5", e4, "relayout_weight", "at /0/0: K[3*r1 + r2, 3*s1 + s2, f, c] over r1, s1, f, r2, s2, c");
-  auto e6 = step("E6", e5, "merge_traversal", "at /: inline /0 read at [r1, s1, n, h, w, f]");
+  auto e3 = step("E3", e2, "split_summation", "split_summation(at /: inner Σ {r2,s2,c}, outer Σ {r1,s1})");
+  auto e4 = step("E4", e3, "substitute_variable", "substitute_variable(at /0: t1 = h + 3*r1, t2 = 3*s1 + w, for {h,w})");
+  auto e5 = step("E5", e4, "relayout_weight", "relayout_weight(at /0/0: K[3*r1 + r2, 3*s1 + s2, f, c], over {r1,s1,f,r2,s2,c})");
+  auto e6 = step("E6", e5, "merge_traversal", "merge_traversal(at /: inline /0, read at [r1, s1, n, h, w, f])");
   // a Conv3x3 over A and the relaid-out 6×6 kernel, output channels (r1, s1, f), read by an
   // OffsetReduce at h + 3·r1, w + 3·s1
   CHECK(to_string(*e6) ==

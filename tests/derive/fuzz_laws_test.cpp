@@ -1,5 +1,6 @@
 // Laws every listed rule obeys on generated expressions: its candidates verify, equal the
-// source under the interpreter, are no silent no-ops, and come out the same on every call.
+// source under the interpreter, are no silent no-ops, name their rule (and, for intra-expression
+// rules, a position of the source) and come out the same on every call.
 #include <doctest/doctest.h>
 
 #include <optional>
@@ -22,6 +23,13 @@ namespace {
 
 constexpr double tolerance = 1e-9;
 
+// Whether `at` is a position of a scope in `root`.
+bool at_position(const ir::scope_ptr& root, const derive::path& at) {
+  bool found = false;
+  derive::for_each_position(root, [&](const ir::scope_ptr&, const derive::path& p) { found = found || p == at; });
+  return found;
+}
+
 // The first law `rule` breaks on `source`, or nothing.
 std::optional<std::string> violation(const derive::rule& rule, const ir::scope_ptr& source,
                                      const eval::bindings& env) {
@@ -34,15 +42,17 @@ std::optional<std::string> violation(const derive::rule& rule, const ir::scope_p
     if (again.size() != candidates.size()) return "not deterministic: candidate counts differ";
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       auto& c = candidates[i];
-      std::string what = c.rule + "(" + c.detail + ") -> " + ir::to_string(*c.result);
-      if (c.rule != rule.name) return "provenance names `" + c.rule + "`: " + what;
+      std::string what = derive::to_string(c.how) + " -> " + ir::to_string(*c.result);
+      if (c.how.rule != rule.name) return "provenance names `" + std::string(c.how.rule) + "`: " + what;
+      if (!c.how.at || !at_position(source, *c.how.at)) return "provenance names no position of the source: " + what;
       ir::verify(*c.result);
       auto value = eval::evaluate(*c.result, env);
       double err = eval::max_rel_error(value, reference);
       if (!(err <= tolerance)) return "not equal (relative error " + std::to_string(err) + "): " + what;
       if (ir::fingerprint(*c.result) == fingerprint && ir::canonical_string(*c.result) == canonical)
         return "a silent no-op: " + what;
-      if (again[i].detail != c.detail || ir::to_string(*again[i].result) != ir::to_string(*c.result))
+      if (derive::to_string(again[i].how) != derive::to_string(c.how) ||
+          ir::to_string(*again[i].result) != ir::to_string(*c.result))
         return "not deterministic at candidate " + std::to_string(i) + ": " + what;
     }
   } catch (const std::exception& e) {
@@ -61,7 +71,8 @@ std::optional<std::string> violation(const derive::program_rule& rule, const ir:
     if (again.size() != candidates.size()) return "not deterministic: candidate counts differ";
     for (std::size_t i = 0; i < candidates.size(); ++i) {
       auto& c = candidates[i];
-      std::string what = c.rule + "(" + c.detail + ") ->\n" + ir::to_string(c.result);
+      std::string what = derive::to_string(c.how) + " ->\n" + ir::to_string(c.result);
+      if (c.how.rule != rule.name) return "provenance names `" + std::string(c.how.rule) + "`: " + what;
       ir::verify(c.result);
       if (c.result.outputs != source.outputs) return "outputs changed: " + what;
       auto values = eval::evaluate(c.result, inputs);
@@ -70,7 +81,8 @@ std::optional<std::string> violation(const derive::program_rule& rule, const ir:
         if (!(err <= tolerance)) return "output " + o + " not equal (" + std::to_string(err) + "): " + what;
       }
       if (ir::fingerprint(c.result) == fingerprint) return "a silent no-op: " + what;
-      if (again[i].detail != c.detail || ir::to_string(again[i].result) != ir::to_string(c.result))
+      if (derive::to_string(again[i].how) != derive::to_string(c.how) ||
+          ir::to_string(again[i].result) != ir::to_string(c.result))
         return "not deterministic at candidate " + std::to_string(i) + ": " + what;
     }
   } catch (const std::exception& e) {
@@ -124,8 +136,7 @@ TEST_CASE("laws: every intra-expression rule on generated expressions and on the
       if (candidates.empty()) continue;
       for (auto& next : rules)
         if (auto v = violation(next, candidates.front().result, env))
-          FAIL("rule " << next.name << " after " << candidates.front().rule << "(" << candidates.front().detail
-                       << "), seed " << seed << "\n  " << ir::to_string(*candidates.front().result) << "\n  " << *v);
+          FAIL("rule " << next.name << " after " << derive::to_string(candidates.front().how) << ", seed " << seed << "\n  " << ir::to_string(*candidates.front().result) << "\n  " << *v);
     }
   }
   for (std::size_t r = 0; r < rules.size(); ++r) {

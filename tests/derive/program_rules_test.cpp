@@ -38,7 +38,7 @@ void check_equal(const program& before, const program& after, std::uint64_t seed
 
 void check_all(const std::vector<derive::program_candidate>& candidates, const program& source) {
   for (auto& c : candidates) {
-    INFO(c.rule << " " << c.detail);
+    INFO(derive::to_string(c.how));
     check_equal(source, c.result, 7);
   }
 }

@@ -46,7 +46,7 @@ TEST_CASE("tighten_boundary: a nested traversal shrinks to where the body can be
   auto cs = derive::tighten_boundary(s);
   check_all(s, cs, "tighten_boundary");
   REQUIRE(cs.size() == 1);
-  CHECK(cs[0].detail == "at /0: t [-1,6) → [0,5)");
+  CHECK(derive::to_string(cs[0].how) == "tighten_boundary(at /0: t [-1,6) → [0,5))");
   CHECK(to_string(*cs[0].result) == "L_{i:[0,7)} {L_{t:[0,5)} relu(A[t])}[i - 1]");
 }
 
@@ -56,7 +56,7 @@ TEST_CASE("tighten_boundary: summation ranges, at the top level too") {
                       make_access(input("A", {6}), {idx("i") + idx("r")}) * make_access(input("W", {3}), {idx("r")}));
   auto cs = derive::tighten_boundary(s);
   check_all(s, cs, "tighten_boundary");
-  CHECK(to_string(*pick(cs, "at /: Σ r [0,5) → [0,3)")) ==
+  CHECK(to_string(*pick(cs, "tighten_boundary(at /: Σ r [0,5) → [0,3))")) ==
         "L_{i:[0,4)} Σ_{r:[0,3)} A[i + r] * W[r]");
 }
 
@@ -79,7 +79,7 @@ TEST_CASE("relax_boundary: a nested traversal grows to its readers' box over zer
   auto cs = derive::relax_boundary(s);
   check_all(s, cs, "relax_boundary");
   REQUIRE(cs.size() == 1);
-  CHECK(cs[0].detail == "at /0: t [0,5) → [-1,6)");
+  CHECK(derive::to_string(cs[0].how) == "relax_boundary(at /0: t [0,5) → [-1,6))");
   CHECK(to_string(*cs[0].result) == "L_{i:[0,7)} {L_{t:[-1,6)} relu(A[t])}[i - 1]");
 }
 
@@ -87,7 +87,7 @@ TEST_CASE("relax_boundary: a summation of prime extent grows by one over padding
   auto e = conv(6, 2, 2, 5, 2);
   auto cs = derive::relax_boundary(e);
   check_all(e, cs, "relax_boundary");
-  CHECK(to_string(*pick(cs, "at /: Σ r [0,5) → [0,6), s [0,5) → [0,6)")) ==
+  CHECK(to_string(*pick(cs, "relax_boundary(at /: Σ r [0,5) → [0,6), s [0,5) → [0,6))")) ==
         "L_{h:[0,6), w:[0,6), f:[0,2)} Σ_{r:[0,6), s:[0,6), c:[0,2)} "
         "A[h + r - 2, s + w - 2, c] * K[r, s, f, c]");
   CHECK(cs.size() == 3);
@@ -107,7 +107,7 @@ TEST_CASE("relax_boundary: precondition: the added points would not be zero") {
 TEST_CASE("relax_boundary: precondition: only prime sums from 5 to 13 grow, to the next size with a divisor") {
   auto sums = [](const std::vector<derive::candidate>& cs) {
     std::size_t n = 0;
-    for (auto& c : cs) n += c.detail.find("Σ") != std::string::npos;
+    for (auto& c : cs) n += c.how.get<std::vector<derive::range_change>>("Σ") != nullptr;
     return n;
   };
   CHECK(sums(derive::relax_boundary(conv(5, 2, 2, 3, 1))) == 0);  // 3 → 4: 78% more products
@@ -116,7 +116,7 @@ TEST_CASE("relax_boundary: precondition: only prime sums from 5 to 13 grow, to t
   auto seven = conv(7, 2, 2, 7, 3);
   auto cs = derive::relax_boundary(seven);
   check_all(seven, cs, "relax_boundary");
-  CHECK(pick(cs, "at /: Σ r [0,7) → [0,8)"));
+  CHECK(pick(cs, "relax_boundary(at /: Σ r [0,7) → [0,8))"));
   CHECK(sums(cs) == 3);
 }
 

@@ -30,7 +30,7 @@ TEST_CASE("relayout_weight: a split filter becomes a weight-only scope over the 
   auto cs = derive::relayout_weight(s);
   check_all(s, cs, "relayout_weight");
   REQUIRE(cs.size() == 1);
-  CHECK(to_string(*pick(cs, "at /: K[3*r1 + r2] over r1, r2")) ==
+  CHECK(to_string(*pick(cs, "relayout_weight(at /: K[3*r1 + r2], over {r1,r2})")) ==
         "L_{i:[0,4)} Σ_{r1:[0,2), r2:[0,3)} A[i + 3*r1 + r2] * {L_{r1:[0,2), r2:[0,3)} K[3*r1 + r2]}[r1, r2]");
 }
 
@@ -39,11 +39,11 @@ TEST_CASE("relayout_weight: reads outside the filter's box (a relaxed kernel) gi
   auto relaxed = make_scope(c->traversal, {{"r", 0, 6}, {"s", 0, 6}, {"c", 0, 2}}, c->body);
   auto cs = derive::relayout_weight(relaxed);
   check_all(relaxed, cs, "relayout_weight");
-  CHECK(to_string(*pick(cs, "at /: K[r, s, f, c] over f, r, s, c")) ==
+  CHECK(to_string(*pick(cs, "relayout_weight(at /: K[r, s, f, c], over {f,r,s,c})")) ==
         "L_{h:[0,5), w:[0,5), f:[0,2)} Σ_{r:[0,6), s:[0,6), c:[0,2)} A[h + r - 2, s + w - 2, c] * "
         "{L_{f:[0,2), r:[0,6), s:[0,6), c:[0,2)} K[r, s, f, c]}[f, r, s, c]");
   // the copy is the end: nothing to relay out inside it, and the plain read of it is not a weight
-  for (auto& d : derive::relayout_weight(cs.front().result)) FAIL("relaid out again: " << d.detail);
+  for (auto& d : derive::relayout_weight(cs.front().result)) FAIL("relaid out again: " << derive::to_string(d.how));
 }
 
 TEST_CASE("relayout_weight: families of split convolutions, relaid out at every position") {
@@ -54,7 +54,7 @@ TEST_CASE("relayout_weight: families of split convolutions, relaid out at every 
       CHECK(derive::relayout_weight(c).empty());  // K[r, s, f, c] is plain
       for (auto& split : derive::split_variable(c)) {
         auto cs = derive::relayout_weight(split.result);
-        INFO("k = ", k, ", pad = ", pad, ", after ", split.detail);
+        INFO("k = ", k, ", pad = ", pad, ", after ", derive::to_string(split.how));
         check_all(c, cs, "relayout_weight");
         CHECK(cs.size() == 1);
         checked += cs.size();
@@ -68,7 +68,7 @@ TEST_CASE("relayout_weight: families of split convolutions, relaid out at every 
   auto outer = make_scope({{"i", 0, 2}}, {{"j", 0, 3}}, make_access(inner, {idx("i"), idx("j")}));
   auto cs = derive::relayout_weight(outer);
   check_all(outer, cs, "relayout_weight");
-  CHECK(to_string(*pick(cs, "at /0: W[2*p + q, j] over p, j, q")) ==
+  CHECK(to_string(*pick(cs, "relayout_weight(at /0: W[2*p + q, j], over {p,j,q})")) ==
         "L_{i:[0,2)} Σ_{j:[0,3)} {L_{p:[0,2), j:[0,3)} Σ_{q:[0,2)} "
         "{L_{p:[0,2), j:[0,3), q:[0,2)} W[2*p + q, j]}[p, j, q] * B[q]}[i, j]");
 }

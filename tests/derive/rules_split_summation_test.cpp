@@ -10,7 +10,7 @@ TEST_CASE("split_summation: Σ_{r,s,c} → Σ_{r,s} {L_{r,s,h,w,f} Σ_c}") {
   auto cs = derive::split_summation(e1);
   CHECK(cs.size() == 6);  // 2^3 - 2 subsets
   check_all(e1, cs, "split_summation");
-  auto e2 = pick(cs, "at /: inner Σ{c}, outer Σ{r,s}");
+  auto e2 = pick(cs, "split_summation(at /: inner Σ {c}, outer Σ {r,s})");
   CHECK(to_string(*e2) ==
         "L_{h:[0,5), w:[0,5), f:[0,4)} Σ_{r:[0,3), s:[0,3)} "
         "{L_{r:[0,3), s:[0,3), h:[0,5), w:[0,5), f:[0,4)} Σ_{c:[0,4)} "
@@ -18,10 +18,10 @@ TEST_CASE("split_summation: Σ_{r,s,c} → Σ_{r,s} {L_{r,s,h,w,f} Σ_c}") {
 }
 
 TEST_CASE("split_summation: applies inside nested scopes") {
-  auto e2 = pick(derive::split_summation(conv(4, 2, 2, 2, 0)), "at /: inner Σ{r,c}, outer Σ{s}");
+  auto e2 = pick(derive::split_summation(conv(4, 2, 2, 2, 0)), "split_summation(at /: inner Σ {r,c}, outer Σ {s})");
   auto cs = derive::split_summation(e2);
   check_all(e2, cs, "split_summation");
-  auto inner = pick(cs, "at /0: inner Σ{c}, outer Σ{r}");
+  auto inner = pick(cs, "split_summation(at /0: inner Σ {c}, outer Σ {r})");
   CHECK(to_string(*inner) ==
         "L_{h:[0,3), w:[0,3), f:[0,2)} Σ_{s:[0,2)} {L_{s:[0,2), h:[0,3), w:[0,3), f:[0,2)} "
         "Σ_{r:[0,2)} {L_{r:[0,2), s:[0,2), h:[0,3), w:[0,3), f:[0,2)} Σ_{c:[0,2)} "
@@ -43,7 +43,7 @@ TEST_CASE("split_summation: many summation iterators are capped deterministicall
   auto s = make_scope({{"i", 0, 2}}, sum, body);
   auto cs = derive::split_summation(s);
   CHECK(cs.size() == 14);
-  CHECK(cs.front().detail == "at /: inner Σ{k0}, outer Σ{k1,k2,k3,k4,k5,k6}");
+  CHECK(derive::to_string(cs.front().how) == "split_summation(at /: inner Σ {k0}, outer Σ {k1,k2,k3,k4,k5,k6})");
 }
 
 TEST_CASE("split_summation: precondition: fewer than two summation iterators") {

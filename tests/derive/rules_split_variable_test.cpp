@@ -16,9 +16,9 @@ scope_ptr correlation(std::int64_t n, std::int64_t k) {
                     make_access(input("A", {n}), {idx("i") + idx("r")}) * make_access(input("W", {k}), {idx("r")}));
 }
 
-bool has(const std::vector<derive::candidate>& cs, const std::string& detail) {
+bool has(const std::vector<derive::candidate>& cs, const std::string& how) {
   for (auto& c : cs)
-    if (c.detail == detail) return true;
+    if (derive::to_string(c.how) == how) return true;
   return false;
 }
 
@@ -41,9 +41,9 @@ TEST_CASE("split_variable: a composite extent splits by each divisor, no relaxat
   auto cs = derive::split_variable(s);
   check_all(s, cs, "split_variable");
   REQUIRE(cs.size() == 2);
-  CHECK(to_string(*pick(cs, "at /: Σ r = 2*r1 + r2")) ==
+  CHECK(to_string(*pick(cs, "split_variable(at /: Σ r = 2*r1 + r2)")) ==
         "L_{i:[0,4)} Σ_{r1:[0,3), r2:[0,2)} A[i + 2*r1 + r2] * W[2*r1 + r2]");
-  CHECK(to_string(*pick(cs, "at /: Σ r = 3*r1 + r2")) ==
+  CHECK(to_string(*pick(cs, "split_variable(at /: Σ r = 3*r1 + r2)")) ==
         "L_{i:[0,4)} Σ_{r1:[0,2), r2:[0,3)} A[i + 3*r1 + r2] * W[3*r1 + r2]");
 }
 
@@ -51,17 +51,17 @@ TEST_CASE("split_variable: a prime extent relaxes to the next size over padding 
   auto s = correlation(4, 5);
   auto cs = derive::split_variable(s);
   check_all(s, cs, "split_variable");
-  CHECK(to_string(*pick(cs, "at /: Σ r = 3*r1 + r2 (r [0,5) → [0,6))")) ==
+  CHECK(to_string(*pick(cs, "split_variable(at /: Σ r = 3*r1 + r2, relaxed r [0,5) → [0,6))")) ==
         "L_{i:[0,4)} Σ_{r1:[0,2), r2:[0,3)} A[i + 3*r1 + r2] * W[3*r1 + r2]");
-  CHECK(has(cs, "at /: Σ r = 2*r1 + r2 (r [0,5) → [0,6))"));
+  CHECK(has(cs, "split_variable(at /: Σ r = 2*r1 + r2, relaxed r [0,5) → [0,6))"));
 
   // both kernel iterators of a 2-D convolution, together, by each common divisor
   auto c = conv(6, 2, 3, 5, 2);
   auto ds = derive::split_variable(c);
   check_all(c, ds, "split_variable");
   CHECK(ds.size() == 2);
-  CHECK(has(ds, "at /: Σ r = 2*r1 + r2 (r [0,5) → [0,6)), s = 2*s1 + s2 (s [0,5) → [0,6))"));
-  CHECK(to_string(*pick(ds, "at /: Σ r = 3*r1 + r2 (r [0,5) → [0,6)), s = 3*s1 + s2 (s [0,5) → [0,6))")) ==
+  CHECK(has(ds, "split_variable(at /: Σ r = 2*r1 + r2, s = 2*s1 + s2, relaxed r [0,5) → [0,6), s [0,5) → [0,6))"));
+  CHECK(to_string(*pick(ds, "split_variable(at /: Σ r = 3*r1 + r2, s = 3*s1 + s2, relaxed r [0,5) → [0,6), s [0,5) → [0,6))")) ==
         "L_{h:[0,6), w:[0,6), f:[0,3)} Σ_{r1:[0,2), r2:[0,3), s1:[0,2), s2:[0,3), c:[0,2)} "
         "A[h + 3*r1 + r2 - 2, 3*s1 + s2 + w - 2, c] * K[3*r1 + r2, 3*s1 + s2, f, c]");
 }
@@ -93,15 +93,15 @@ TEST_CASE("split_variable: families of convolutions and nested scopes equal thei
                               make_access(input("W", {6, 4}), {idx("r"), idx("s")}));
   auto ms = derive::split_variable(mixed);
   check_all(mixed, ms, "split_variable");
-  CHECK(to_string(*pick(ms, "at /: Σ r = 2*r1 + r2, s = 2*s1 + s2")) ==
+  CHECK(to_string(*pick(ms, "split_variable(at /: Σ r = 2*r1 + r2, s = 2*s1 + s2)")) ==
         "L_{i:[0,3)} Σ_{r1:[0,3), r2:[0,2), s1:[0,2), s2:[0,2)} A[i + 2*r1 + r2 + 2*s1 + s2] * W[2*r1 + r2, 2*s1 + s2]");
-  CHECK(has(ms, "at /: Σ r = 3*r1 + r2"));
+  CHECK(has(ms, "split_variable(at /: Σ r = 3*r1 + r2)"));
   CHECK(ms.size() == 2);
   // one step further: every split, then every split of the result
   auto c = conv(5, 2, 2, 6, 1);
   for (auto& first : derive::split_variable(c)) {
     auto second = derive::split_variable(first.result);
-    INFO("after ", first.detail);
+    INFO("after ", derive::to_string(first.how));
     check_all(c, second, "split_variable");
   }
 }
@@ -138,11 +138,11 @@ TEST_CASE("split_variable: precondition: small, large, or read alone") {
   CHECK(derive::split_variable(traversal_only).empty());      // traversal iterators are not split here
 }
 
-TEST_CASE("split_variable: every family, details distinct") {
+TEST_CASE("split_variable: every family, steps distinct") {
   for (auto& e : families()) {
     auto cs = derive::split_variable(e);
     check_all(e, cs, "split_variable");
-    std::set<std::string> details;
-    for (auto& c : cs) CHECK(details.insert(c.detail).second);
+    std::set<std::string> steps;
+    for (auto& c : cs) CHECK(steps.insert(derive::to_string(c.how)).second);
   }
 }

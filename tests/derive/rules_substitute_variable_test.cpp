@@ -21,12 +21,12 @@ TEST_CASE("substitute_variable: t1 = h + r - 1 for h, over the bounding box") {
   auto s = shifted();
   auto cs = derive::substitute_variable(s);
   check_all(s, cs, "substitute_variable");
-  CHECK(to_string(*pick(cs, "at /: t1 = h + r - 1 for h")) ==
+  CHECK(to_string(*pick(cs, "substitute_variable(at /: t1 = h + r - 1, for {h})")) ==
         "L_{r:[0,3), h:[0,5)} {L_{r:[0,3), t1:[-1,6)} A[t1]}[r, h + r - 1]");
-  CHECK(to_string(*pick(cs, "at /: t1 = h + r - 1 for r")) ==
+  CHECK(to_string(*pick(cs, "substitute_variable(at /: t1 = h + r - 1, for {r})")) ==
         "L_{r:[0,3), h:[0,5)} {L_{h:[0,5), t1:[-1,6)} A[t1]}[h, h + r - 1]");
   // merging the adjacent pair (r, h), read together by A
-  CHECK(to_string(*pick(cs, "at /: t1 = h + 5*r for r, h")) ==
+  CHECK(to_string(*pick(cs, "substitute_variable(at /: t1 = h + 5*r, for {r,h})")) ==
         "L_{r:[0,3), h:[0,5)} {L_{t1:[0,15)} A[(t1 / 5) + (t1 % 5) - 1]}[h + 5*r]");
 }
 
@@ -36,13 +36,13 @@ TEST_CASE("substitute_variable: merge and split of iterators with non-zero lower
                       make_access(a, {idx("i") + 1, idx("j") - 2}) + make_constant(1));
   auto cs = derive::substitute_variable(s);
   check_all(s, cs, "substitute_variable");
-  CHECK(to_string(*pick(cs, "at /: t1 = 6*i + j + 4 for i, j")) ==
+  CHECK(to_string(*pick(cs, "substitute_variable(at /: t1 = 6*i + j + 4, for {i,j})")) ==
         "L_{i:[-1,3), j:[2,8)} {L_{t1:[0,24)} A[t1 / 6, t1 % 6] + 1}[6*i + j + 4]");
   // reshaped: A[m / 3, m % 3, k] splits m into (m / 3, m % 3) and reads A[t1, t2, k]
   auto r = reshaped(2, 3, 4);
   auto rs = derive::substitute_variable(r);
   check_all(r, rs, "substitute_variable");
-  CHECK(to_string(*pick(rs, "at /: t1 = m / 3, t2 = m % 3 for m")) ==
+  CHECK(to_string(*pick(rs, "substitute_variable(at /: t1 = m / 3, t2 = m % 3, for {m})")) ==
         "L_{m:[0,6), j:[0,3)} {L_{t1:[0,2), t2:[0,3), j:[0,3)} Σ_{k:[0,4)} "
         "A[t1, t2, k] * B[k, j] + 0.5}[m / 3, m % 3, j]");
 }
@@ -52,7 +52,7 @@ TEST_CASE("substitute_variable: merging a pair an index reads as |w|·h + w") {
                       make_access(input("A", {12}), {idx("h") * 4 + idx("w")}) * make_access(input("B", {2}), {idx("f")}));
   auto cs = derive::substitute_variable(s);
   check_all(s, cs, "substitute_variable");
-  CHECK(to_string(*pick(cs, "at /: t1 = 4*h + w for h, w")) ==
+  CHECK(to_string(*pick(cs, "substitute_variable(at /: t1 = 4*h + w, for {h,w})")) ==
         "L_{h:[0,3), f:[0,2), w:[0,4)} {L_{t1:[0,12), f:[0,2)} A[t1] * B[f]}[4*h + w, f]");
 }
 
@@ -103,7 +103,7 @@ TEST_CASE("substitute_variable: fresh names avoid the scope's iterators") {
                       make_access(input("A", {6, 2}), {idx("h") + idx("t1"), idx("t2")}));
   auto cs = derive::substitute_variable(s);
   check_all(s, cs, "substitute_variable");
-  CHECK(to_string(*pick(cs, "at /: t3 = h + t1 for h")) ==
+  CHECK(to_string(*pick(cs, "substitute_variable(at /: t3 = h + t1, for {h})")) ==
         "L_{t1:[0,3), h:[0,4)} {L_{t1:[0,3), t3:[0,6)} Σ_{t2:[0,2)} A[t3, t2]}[t1, h + t1]");
 }
 
@@ -118,8 +118,8 @@ scope_ptr dilated_conv() {
                         make_access(input("K", {3, 3, 2, 2}), {idx("r"), idx("s"), idx("f"), idx("c")}));
 }
 
-bool any_detail_has(const std::vector<derive::candidate>& cs, const std::string& part) {
-  return std::any_of(cs.begin(), cs.end(), [&](auto& c) { return c.detail.find(part) != std::string::npos; });
+bool any_step_has(const std::vector<derive::candidate>& cs, const std::string& part) {
+  return std::any_of(cs.begin(), cs.end(), [&](auto& c) { return derive::to_string(c.how).find(part) != std::string::npos; });
 }
 
 }  // namespace
@@ -129,15 +129,15 @@ TEST_CASE("substitute_variable: splitting by a dilation makes the band non-dilat
   auto g = g2bmm(1, 8, 3, 2, 4);
   auto cs = derive::substitute_variable(g);
   check_all(g, cs, "substitute_variable");
-  CHECK(to_string(*pick(cs, "at /: t1 = i % 4, t2 = i / 4 for i")) ==
+  CHECK(to_string(*pick(cs, "substitute_variable(at /: t1 = i % 4, t2 = i / 4, for {i})")) ==
         "L_{b:[0,1), i:[0,8), w:[0,5)} {L_{b:[0,1), t1:[0,4), t2:[0,2), w:[0,5)} Σ_{k:[0,3)} "
         "A[b, t1 + 4*t2, k] * B[b, t1 + 4*t2 + 4*w - 8, k]}[b, i % 4, i / 4, w]");
   // a convolution of dilation 2 splits h (and w) by 2
   auto c = dilated_conv();
   auto ds = derive::substitute_variable(c);
   check_all(c, ds, "substitute_variable");
-  CHECK(pick(ds, "at /: t1 = h % 2, t2 = h / 2 for h"));
-  CHECK(pick(ds, "at /: t1 = w % 2, t2 = w / 2 for w"));
+  CHECK(pick(ds, "substitute_variable(at /: t1 = h % 2, t2 = h / 2, for {h})"));
+  CHECK(pick(ds, "substitute_variable(at /: t1 = w % 2, t2 = w / 2, for {w})"));
 }
 
 TEST_CASE("substitute_variable: precondition: no dilation split without a dividing factor") {
@@ -145,10 +145,10 @@ TEST_CASE("substitute_variable: precondition: no dilation split without a dividi
   auto g = g2bmm(1, 6, 3, 2, 4);
   auto cs = derive::substitute_variable(g);
   check_all(g, cs, "substitute_variable");
-  CHECK_FALSE(any_detail_has(cs, "% 4"));
+  CHECK_FALSE(any_step_has(cs, "% 4"));
   // no coefficient of 2 or more: no split at all
-  CHECK_FALSE(any_detail_has(derive::substitute_variable(conv(5, 3, 2, 3, 1)), "%"));
-  CHECK_FALSE(any_detail_has(derive::substitute_variable(shifted()), "%"));
+  CHECK_FALSE(any_step_has(derive::substitute_variable(conv(5, 3, 2, 3, 1)), "%"));
+  CHECK_FALSE(any_step_has(derive::substitute_variable(shifted()), "%"));
 }
 
 TEST_CASE("substitute_variable: every candidate on every family equals its source") {
@@ -176,13 +176,13 @@ TEST_CASE("substitute_variable: the traversal part of an index that also reads s
   auto cs = derive::substitute_variable(s);
   check_all(s, cs, "substitute_variable");
   // both parts at once; the layout groups each operand's iterators: A's (n, t1, t2), K's (r1, s1, f)
-  CHECK(to_string(*pick(cs, "at /: t1 = h + 3*r1, t2 = 3*s1 + w for h, w")) ==
+  CHECK(to_string(*pick(cs, "substitute_variable(at /: t1 = h + 3*r1, t2 = 3*s1 + w, for {h,w})")) ==
         "L_{r1:[0,2), s1:[0,2), n:[0,2), h:[0,4), w:[0,4), f:[0,3)} "
         "{L_{n:[0,2), t1:[0,7), t2:[0,7), r1:[0,2), s1:[0,2), f:[0,3)} Σ_{r2:[0,3), s2:[0,3), c:[0,2)} "
         "A[n, r2 + t1 - 2, s2 + t2 - 2, c] * K[3*r1 + r2, 3*s1 + s2, f, c]}[n, h + 3*r1, 3*s1 + w, r1, s1, f]");
   // each part alone
-  CHECK(pick(cs, "at /: t1 = h + 3*r1 for h"));
-  CHECK(pick(cs, "at /: t1 = 3*s1 + w for w"));
+  CHECK(pick(cs, "substitute_variable(at /: t1 = h + 3*r1, for {h})"));
+  CHECK(pick(cs, "substitute_variable(at /: t1 = 3*s1 + w, for {w})"));
   // families of sizes
   for (std::int64_t n : {1, 2})
     for (std::int64_t hw : {3, 5}) {
@@ -198,5 +198,5 @@ TEST_CASE("substitute_variable: precondition: a traversal part needs two travers
   // 2*h + 2*j + k: no traversal iterator of coefficient ±1 to replace
   auto e = make_scope({{"h", 0, 3}, {"j", 0, 2}}, {{"k", 0, 2}},
                       make_access(input("A", {12}), {idx("h") * 2 + idx("j") * 2 + idx("k")}));
-  CHECK_FALSE(any_detail_has(derive::substitute_variable(e), "2*h + 2*j"));
+  CHECK_FALSE(any_step_has(derive::substitute_variable(e), "2*h + 2*j"));
 }

@@ -58,20 +58,22 @@ inline void check_all(const scope_ptr& source, const std::vector<derive::candida
                       const char* rule) {
   for (auto& c : cs) {
     INFO("source: ", to_string(*source));
-    INFO("candidate (", c.detail, "): ", to_string(*c.result));
-    CHECK(c.rule == rule);
+    INFO("candidate (", derive::to_string(c.how), "): ", to_string(*c.result));
+    CHECK(c.how.rule == rule);
+    CHECK(c.how.at);
     CHECK_NOTHROW(verify(*c.result));
     CHECK(same_values(source, c.result));
   }
 }
 
-/// The one candidate whose detail is `detail`; fails the test when there is none.
-inline scope_ptr pick(const std::vector<derive::candidate>& cs, const std::string& detail) {
+/// The one candidate whose step prints as `how` (derive::to_string); fails the test when there is
+/// none.
+inline scope_ptr pick(const std::vector<derive::candidate>& cs, const std::string& how) {
   for (auto& c : cs)
-    if (c.detail == detail) return c.result;
+    if (derive::to_string(c.how) == how) return c.result;
   std::string all;
-  for (auto& c : cs) all += "\n  " + c.detail;
-  FAIL("no candidate `" << detail << "` among:" << all);
+  for (auto& c : cs) all += "\n  " + derive::to_string(c.how);
+  FAIL("no candidate `" << how << "` among:" << all);
   return nullptr;
 }
 

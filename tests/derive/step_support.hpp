@@ -1,5 +1,5 @@
 // Step-by-step derivations of the paper's figures: one named rule applied, one candidate picked by
-// its detail, checked against the interpreter and printed.
+// its step's text, checked against the interpreter and printed.
 #pragma once
 
 #include <string>
@@ -18,14 +18,14 @@ inline std::vector<derive::candidate> run_rule(const char* rule, const scope_ptr
   return {};
 }
 
-/// One derivation step: the candidate of `rule` with `detail`, equal to `from` under the
-/// interpreter, printed under `name`.
-inline scope_ptr step(const char* name, const scope_ptr& from, const char* rule, const std::string& detail) {
-  auto to = pick(run_rule(rule, from), detail);
+/// One derivation step: the candidate of `rule` whose step prints as `how`, equal to `from` under
+/// the interpreter, printed under `name`.
+inline scope_ptr step(const char* name, const scope_ptr& from, const char* rule, const std::string& how) {
+  auto to = pick(run_rule(rule, from), how);
   REQUIRE(to);
   CHECK_NOTHROW(verify(*to));
   CHECK(same_values(from, to));
-  MESSAGE((std::string(name) + " (" + rule + ", " + detail + "):\n    " + to_string(*to)));
+  MESSAGE((std::string(name) + " (" + how + "):\n    " + to_string(*to)));
   return to;
 }
 

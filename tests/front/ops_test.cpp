@@ -135,8 +135,8 @@ TEST_CASE("ops::add, ops::mul, ops::relu equal the loops, ranks 1 to 4, chained"
 TEST_CASE("operators chain: a conv block with a residual connection") {
   constexpr input<"X", float, 1, 5, 5, 3> x;
   constexpr weight<"K", float, 3, 3, 3, 3> k;
-  constexpr auto conv = ops::conv2d<"conv", ops::nhwc, 1, 1>(x, k);
-  constexpr auto out = ops::relu<"out">(ops::add<"res">(conv, x));
+  static constexpr auto conv = ops::conv2d<"conv", ops::nhwc, 1, 1>(x, k);
+  static constexpr auto out = ops::relu<"out">(ops::add<"res">(conv, x));
   check(program(out), "out", [](eval::bindings& env) {
     eval::dense y(shape{1, 5, 5, 3});
     for (std::int64_t h = 0; h < 5; ++h)

@@ -53,7 +53,7 @@ struct failure {
   eval::generate_options size;
   std::string family;
   std::string generated;             // the generated expression (or program)
-  std::vector<std::string> path;     // rule(detail) of each step, the failing one last
+  std::vector<std::string> path;     // each step (derive::to_string), the failing one last
   std::string source, result;        // the failing step's source and candidate
   std::string why;
   std::size_t nodes = 0;             // size of the failing step's source, for shrinking
@@ -79,10 +79,6 @@ struct tally {
 std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
   eval::random_stream r(a * 0x9e3779b97f4a7c15ULL + b);
   return r.next();
-}
-
-std::string step_text(const std::string& rule, const std::string& detail) {
-  return detail.empty() ? rule : rule + "(" + detail + ")";
 }
 
 // Verifies a scope candidate and compares it with the reference; an empty string means it passed.
@@ -141,7 +137,9 @@ class fuzzer {
                                     for (auto& c : r.apply(p.definitions[d].value)) {
                                       auto q = p;
                                       q.definitions[d].value = c.result;
-                                      out.push_back({std::move(q), c.rule, p.definitions[d].name + ": " + c.detail});
+                                      auto how = c.how;
+                                      how.parameters.insert(how.parameters.begin(), {"definition", p.definitions[d].name});
+                                      out.push_back({std::move(q), std::move(how)});
                                     }
                                   return out;
                                 }});
@@ -187,7 +185,7 @@ class fuzzer {
         }
         if (candidates.empty()) continue;
         for (auto& c : candidates) {
-          ++t.per_rule[c.rule];
+          ++t.per_rule[std::string(c.how.rule)];
           auto why = check_one(c.result);
           if (why.empty()) {
             ++t.passed;
@@ -195,7 +193,7 @@ class fuzzer {
           }
           auto f = base;
           f.path = path;
-          f.path.push_back(step_text(c.rule, c.detail));
+          f.path.push_back(derive::to_string(c.how));
           f.source = source_text;
           f.result = describe(c.result);
           f.why = why;
@@ -205,7 +203,7 @@ class fuzzer {
         if (candidates.empty()) break;
         auto& next = candidates[static_cast<std::size_t>(
             rng.integer(0, static_cast<std::int64_t>(candidates.size()) - 1))];
-        path.push_back(step_text(next.rule, next.detail));
+        path.push_back(derive::to_string(next.how));
         current = next.result;
         source_text = describe(current);
         moved = true;

@@ -153,3 +153,80 @@ TEST_CASE("json: text that is not JSON is a user error") {
     CHECK(std::string(e.what()).find("plan.json is not valid JSON") != std::string::npos);
   }
 }
+
+TEST_CASE("json: values the IR cannot hold are refused, naming the file and the field") {
+  auto good = to_json(*test::matmul(2, 3, 4));
+  auto refused = [](const json& j) {
+    try {
+      from_json_text<scope>(j.dump(), "plan.json");
+    } catch (const user_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  auto j = good;
+  j["traversal"][0]["hi"] = -3;
+  CHECK(refused(j) == "ein IR JSON: plan.json: at /traversal/0: iterator `i` has an empty range [0, -3)");
+  j = good;
+  j["body"]["lhs"]["tensor"]["shape"][1] = -4;
+  CHECK(refused(j) == "ein IR JSON: plan.json: at /body/lhs/tensor/shape/1: tensor `A` has a non-positive extent -4");
+  j = good;
+  j["body"]["lhs"]["index"].erase(1);
+  CHECK(refused(j) == "ein IR JSON: plan.json: at /body/lhs/index: 1 indices read a source of rank 2");
+  j = good;
+  j["body"]["rhs"]["index"][0]["terms"][0]["iterator"] = "q";
+  CHECK(refused(j) == "ein IR JSON: plan.json: at /body/rhs/index/0: the index reads iterator `q`, which its scope "
+                      "does not declare");
+  j = good;
+  j["summation"].push_back(j["traversal"][0]);
+  CHECK(refused(j) == "ein IR JSON: plan.json: at /summation/1/name: iterator `i` is declared twice in one scope");
+  j = good;
+  j["traversal"][1]["hi"] = std::int64_t(1) << 41;
+  CHECK(refused(j).find("at /traversal/1/hi: the integer 2199023255552 is out of range (at most 1099511627776") !=
+        std::string::npos);
+  j = good;
+  j["traversal"][1]["hi"] = std::int64_t(1) << 30;
+  j["summation"][0]["hi"] = std::int64_t(1) << 30;
+  CHECK(refused(j) == "ein IR JSON: plan.json: at /: the scope's box has more than 2^48 points");
+  j = good;  // an index whose values leave 2^61 (the coefficient times the range of i)
+  j["body"]["lhs"]["index"][0]["terms"][0]["coefficient"] = std::int64_t(1) << 40;
+  j["traversal"][0]["lo"] = -(std::int64_t(1) << 40);
+  CHECK(refused(j).find("at /body/lhs/index/0: the index `1099511627776*i` can take values beyond 2^61") !=
+        std::string::npos);
+  j = good;  // coefficients multiplied while the index is built
+  auto inner = to_json(idx("i") * (std::int64_t(1) << 40));
+  j["body"]["lhs"]["index"][0]["terms"][0] = {{"coefficient", std::int64_t(1) << 40}, {"floordiv", inner}, {"divisor", 1}};
+  CHECK(refused(j).find("at /body/lhs/index/0/terms/0/coefficient: the term's coefficients overflow") != std::string::npos);
+  j = good;  // one tensor read with two shapes
+  j["body"]["rhs"]["tensor"]["name"] = "A";
+  CHECK(refused(j).find("at /body/rhs/tensor: tensor `A` is read as input A: float[4, 3] here but as input A: float[2, 4] "
+                        "at /body/lhs/tensor") != std::string::npos);
+  j = good;  // a number JSON text cannot hold
+  auto text = good.dump();
+  text.replace(text.find("\"hi\":2"), 6, "\"hi\":1e999");
+  try {
+    from_json_text<scope>(text, "plan.json");
+    FAIL("expected an error");
+  } catch (const user_error& e) {
+    CHECK(std::string(e.what()).find("plan.json is not valid JSON") != std::string::npos);
+  }
+  // nesting a hostile file deep enough to exhaust the stack is refused
+  json deep = {{"kind", "constant"}, {"value", 1}};
+  for (int k = 0; k < 2000; ++k) deep = {{"kind", "unary"}, {"fn", "neg"}, {"arg", deep}};
+  j = good;
+  j["body"] = deep;
+  CHECK(refused(j).find("nested deeper than 1000 levels") != std::string::npos);
+  // programs: verify's checks across definitions, naming the file and the definition
+  program p;
+  p.name = "net";
+  p.tensors = {{"A", dtype::f32, {4, 2}}};
+  p.definitions.push_back({"y", make_scope({{"i", 0, 4}}, {}, make_access(p.tensors[0], {idx("i"), 0})), dtype::f32});
+  p.outputs = {"z"};
+  try {
+    from_json_text<program>(to_json(p).dump(), "net.json");
+    FAIL("expected an error");
+  } catch (const user_error& e) {
+    CHECK(std::string(e.what()) == "ein IR JSON: net.json: at /: ein::ir::verify: in program `net`: output `z` names "
+                                   "no tensor or definition");
+  }
+}

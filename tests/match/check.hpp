@@ -12,6 +12,8 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/ir/print.hpp"
+#include "ein/match/bridge.hpp"
+#include "ein/match/distance.hpp"
 #include "ein/match/match.hpp"
 #include "ein/match/reference.hpp"
 #include "ein/match/repack.hpp"
@@ -62,7 +64,7 @@ inline double semantic_error(const ir::scope& s, const instance& op, std::uint64
   for (auto& b : buffers) ptrs.push_back(b.data());
   auto ref = eval::evaluate(s, env);
   std::vector<double> out(ref.data.size(), 1e300);
-  execute<double>(op, ptrs, out.data());
+  execute(op, ptrs, out.data());
   return eval::max_rel_error(std::span<const double>(out), ref);
 }
 

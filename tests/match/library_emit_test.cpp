@@ -72,14 +72,14 @@ TEST_CASE("library emitters: cuDNN descriptors, and what they refuse") {
   auto s = match::operators::conv2d_canonical({{"n", 1}, {"h", 5}, {"w", 5}, {"f", 2}, {"c", 3}});
   auto op = expect_match(*s, match::op_kind::conv2d);
   // the canonical filter K[r, s, f, c] is neither KCRS nor KRSC
-  CHECK(!codegen::library::cudnn_supports(op));
+  CHECK(!plan::cudnn_accepts(op));
   codegen::writer w;
   CHECK_THROWS_AS(codegen::library::emit_cudnn_state(w, op, "state", "h", false), internal_error);
   CHECK_THROWS_AS(codegen::library::emit_cudnn_run(w, op, {"x", "k"}, "y", "state()", "h"), internal_error);
   CHECK_THROWS_AS(codegen::library::emit_cblas(w, op, {"x", "k"}, "y"), internal_error);
 
   auto nhwc = expect_match(*conv_case(true, true), match::op_kind::conv2d);
-  REQUIRE(codegen::library::cudnn_supports(nhwc));
+  REQUIRE(plan::cudnn_accepts(nhwc));
   codegen::library::emit_cudnn_state(w, nhwc, "conv_state", "handle()", false);
   codegen::library::emit_cudnn_run(w, nhwc, {"x", "k"}, "y", "conv_state()", "handle");
   CHECK(w.str().find("static const ein::runtime::cudnn_convolution& conv_state() {") != std::string::npos);
@@ -98,23 +98,23 @@ TEST_CASE("library emitters: cuDNN's unsupported layouts and types are refused")
     return expect_match(*conv_case(nhwc_data, krsc, type), match::op_kind::conv2d);
   };
   // forward: KCRS with any data, KRSC with packed NHWC data only
-  CHECK(codegen::library::cudnn_supports(conv(false, false)));
-  CHECK(codegen::library::cudnn_supports(conv(true, false)));
-  CHECK(codegen::library::cudnn_supports(conv(true, true)));
-  CHECK(!codegen::library::cudnn_supports(conv(false, true)));
+  CHECK(plan::cudnn_accepts(conv(false, false)));
+  CHECK(plan::cudnn_accepts(conv(true, false)));
+  CHECK(plan::cudnn_accepts(conv(true, true)));
+  CHECK(!plan::cudnn_accepts(conv(false, true)));
   // double: NCHW data and a KCRS filter only
-  CHECK(codegen::library::cudnn_supports(conv(false, false, ir::dtype::f64)));
-  CHECK(!codegen::library::cudnn_supports(conv(true, false, ir::dtype::f64)));
-  CHECK(!codegen::library::cudnn_supports(conv(true, true, ir::dtype::f64)));
+  CHECK(plan::cudnn_accepts(conv(false, false, ir::dtype::f64)));
+  CHECK(!plan::cudnn_accepts(conv(true, false, ir::dtype::f64)));
+  CHECK(!plan::cudnn_accepts(conv(true, true, ir::dtype::f64)));
   CHECK(!codegen::library::geometry(conv(false, false, ir::dtype::f64), true).tf32);
   // backward data: NCHW only
   auto nchw = expect_match(*conv_transpose_case(false), match::op_kind::conv_transpose2d);
   auto nhwc = expect_match(*conv_transpose_case(true), match::op_kind::conv_transpose2d);
   REQUIRE(nchw.conv().filter_layout == "kcrs");
-  CHECK(codegen::library::cudnn_supports(nchw));
-  CHECK(!codegen::library::cudnn_supports(nhwc));
-  CHECK(!codegen::library::cudnn_supports(match::repack_filter(nhwc, "kcrs").op));
-  CHECK(!codegen::library::cudnn_supports(match::repack_filter(nchw, "krsc").op));
+  CHECK(plan::cudnn_accepts(nchw));
+  CHECK(!plan::cudnn_accepts(nhwc));
+  CHECK(!plan::cudnn_accepts(match::repack_filter(nhwc, "kcrs").op));
+  CHECK(!plan::cudnn_accepts(match::repack_filter(nchw, "krsc").op));
   // a refused KRSC filter with NCHW data runs from a KCRS copy
-  CHECK(codegen::library::cudnn_supports(match::repack_filter(conv(false, true), "kcrs").op));
+  CHECK(plan::cudnn_accepts(match::repack_filter(conv(false, true), "kcrs").op));
 }

@@ -25,6 +25,13 @@ TEST_CASE("table: every canonical expression matches its operator") {
       CHECK(distance(*s, op) == 0);
       CHECK(found.front().flops > 0);
       CHECK(found.front().bytes > 0);
+      // a compute operator's output grid covers the scope's output once
+      if (op.body == body_kind::product) {
+        std::int64_t elements = 1;
+        for (auto e : s->shape()) elements *= e;
+        CHECK(found.front().grid.elements() == elements);
+        CHECK(found.front().grid.rows > 1);
+      }
     }
 }
 

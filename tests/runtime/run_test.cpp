@@ -5,7 +5,10 @@
 #include <vector>
 
 #include "codegen/e2e/programs.hpp"
+#include "codegen/e2e/concurrent_harness.hpp"
 #include "codegen/e2e/harness.hpp"
+#include "codegen/e2e/hostile_bindings.hpp"
+#include "ein/runtime/prepare.hpp"
 #include "ein/runtime/run.hpp"
 
 namespace {
@@ -57,6 +60,41 @@ TEST_CASE("ein::run checks names, element types, counts and shapes of its bindin
                        "ein::run: tensor `out`: the bound pointer is null", ein::user_error);
   CHECK_THROWS_AS(ein::run(ein_test::matmul, {{"A", a}, {"B", b}, {"out", std::span<float>(c).first(3)}}),
                   ein::user_error);
+}
+
+TEST_CASE("the generic path refuses null, misaligned, short and aliased buffers, naming the tensor") {
+  auto hostile = [](auto object) {
+    ein_test::check_hostile_bindings(ein_test::tensors_bound(ein::reify(object)),
+                                     [&](const ein::runtime::bindings& b) { ein::run(object, b); });
+  };
+  hostile(ein_test::hand_program<0>{});
+  hostile(ein_test::hand_program<1>{});
+  hostile(ein_test::hand_program<2>{});
+  hostile(ein_test::hand_program<3>{});
+  hostile(ein_test::hand_program<4>{});
+  hostile(ein_test::hand_program<5>{});
+  hostile(ein_test::hand_program<6>{});
+  hostile(ein_test::hand_program<7>{});
+  std::vector<float> a(30), b(42), c(35);
+  CHECK_THROWS_WITH_AS(ein::run(ein_test::matmul, {{"A", a}, {"B", b}, {"out", b.data() + 2}}),
+                       "ein::run: tensor `out` is an output but its buffer overlaps the buffer bound to `B`; bind "
+                       "outputs to memory of their own",
+                       ein::user_error);
+}
+
+TEST_CASE("the generic path runs from several threads at once, directly and prepared") {
+  auto concurrent = [](auto object) {
+    auto p = ein::reify(object);
+    ein_test::check_concurrent_runs(p, [&](const ein::runtime::bindings& b) { ein::run(object, b); }, 1e-6);
+    auto env = ein::eval::random_inputs(p, 21);
+    ein_test::host_buffers weights;
+    for (auto& t : p.tensors)
+      if (t.role == ein::ir::tensor_role::weight) weights.bind_input(t.name, t.type, env.at(t.name));
+    const auto prepared = ein::prepare(object, ein::runtime::bindings(weights.items));
+    ein_test::check_concurrent_runs(p, [&](const ein::runtime::bindings& b) { prepared.run(b); }, 1e-6, false);
+  };
+  concurrent(ein_test::hand_program<1>{});
+  concurrent(ein_test::hand_program<5>{});
 }
 
 TEST_CASE("has_plan is false for a program whose header is not included") {

@@ -16,12 +16,12 @@ std::vector<derive::candidate> run_rule(const char* rule, const scope_ptr& s) {
   return {};
 }
 
-scope_ptr pick(const std::vector<derive::candidate>& cs, const std::string& detail) {
+scope_ptr pick(const std::vector<derive::candidate>& cs, const std::string& how) {
   for (auto& c : cs)
-    if (c.detail == detail) return c.result;
+    if (derive::to_string(c.how) == how) return c.result;
   std::string all;
-  for (auto& c : cs) all += "\n  " + c.detail;
-  FAIL("no candidate `" << detail << "` among:" << all);
+  for (auto& c : cs) all += "\n  " + derive::to_string(c.how);
+  FAIL("no candidate `" << how << "` among:" << all);
   return nullptr;
 }
 
@@ -35,10 +35,10 @@ const match::operator_def& op_of(match::op_kind k) {
 struct figure5 {
   scope_ptr e1 = conv(5, 4, 4, 3, 1), e2, e4, e6;
   figure5() {
-    e2 = pick(run_rule("split_summation", e1), "at /: inner Σ{c}, outer Σ{r,s}");
-    e4 = pick(run_rule("substitute_variable", e2), "at /0: t1 = h + r - 1, t2 = s + w - 1 for h, w");
-    auto e5 = pick(run_rule("merge_traversal", e4), "at /: inline /0 read at [r, s, n, h, w, f]");
-    e6 = pick(run_rule("tighten_boundary", e5), "at /0: t1 [-1,6) → [0,5), t2 [-1,6) → [0,5)");
+    e2 = pick(run_rule("split_summation", e1), "split_summation(at /: inner Σ {c}, outer Σ {r,s})");
+    e4 = pick(run_rule("substitute_variable", e2), "substitute_variable(at /0: t1 = h + r - 1, t2 = s + w - 1, for {h,w})");
+    auto e5 = pick(run_rule("merge_traversal", e4), "merge_traversal(at /: inline /0, read at [r, s, n, h, w, f])");
+    e6 = pick(run_rule("tighten_boundary", e5), "tighten_boundary(at /0: t1 [-1,6) → [0,5), t2 [-1,6) → [0,5))");
   }
 };
 
@@ -192,6 +192,33 @@ TEST_CASE("optimize: baseline first, never worse, deterministic, within budget")
   CHECK(late.stats.reason == search::stop_reason::time);
   CHECK(late.stats.instantiated == 0);
   CHECK(late.candidates.size() == 1);
+}
+
+TEST_CASE("optimize: limits.max_depth bounds the rule steps of every candidate, over both stages") {
+  auto src = conv(4, 4, 4, 3, 1);
+  // rule steps from the source: those before how the operator matched
+  auto depth = [](const search::candidate_plan& c) {
+    std::size_t d = 0;
+    while (d < c.steps.size() && c.steps[d].rule != "match" && c.steps[d].rule != "bridge" &&
+           c.steps[d].rule != "bridgeable")
+      ++d;
+    return d;
+  };
+  search::options o;
+  auto full = search::optimize(src, derive::intra_rules(), h100(), o);
+  std::size_t deepest = 0;
+  for (auto& c : full.candidates) deepest = std::max(deepest, depth(c));
+  REQUIRE(deepest > 2);  // explorative and converging steps beyond the bound below
+  o.limits.max_depth = 2;
+  auto bounded = search::optimize(src, derive::intra_rules(), h100(), o);
+  for (auto& c : bounded.candidates) CHECK(depth(c) <= 2);
+  CHECK(bounded.stats.converge.states < full.stats.converge.states);
+  CHECK(bounded.stats.explore.depth == 2);
+  // below the explorative depth, exploration stops there too
+  o.limits.max_depth = 1;
+  auto shallow = search::optimize(src, derive::intra_rules(), h100(), o);
+  CHECK(shallow.stats.explore.depth == 1);
+  for (auto& c : shallow.candidates) CHECK(depth(c) <= 1);
 }
 
 TEST_CASE("optimize: a plain Matmul stays one Matmul") {

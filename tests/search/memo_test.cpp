@@ -79,7 +79,7 @@ TEST_CASE("instantiation and post-optimization with a kernel_memo give the plans
       auto remembered = search::instantiate(t, h100(), &memo);
       CHECK(plan_text(remembered) == plan_text(plain));
       CHECK(memo.form(t) == canonical_string(*t));
-      std::vector<std::string> a, b;
+      std::vector<derive::step> a, b;
       auto pa = search::post_optimize(plain, h100(), 8, &a);
       auto pb = search::post_optimize(plain, h100(), 8, &b, &memo);
       CHECK(plan_text(pb) == plan_text(pa));

@@ -110,7 +110,7 @@ void check_equal(const program& before, const program& after) {
 TEST_CASE("Figure 3(a) at reduced size ([1,5,5,8], 8 filters): one Matmul over the concatenated filters") {
   auto p = figure_3a(5, 8, 8, true);
   REQUIRE(matmuls(p) == 2);
-  std::vector<std::string> steps;
+  std::vector<derive::step> steps;
   auto merged = search::merge_shared_operands(p, h100(), &steps);
   MESSAGE("before:\n" << to_string(p) << "after:\n" << to_string(merged));
   REQUIRE(steps.size() == 1);
@@ -140,9 +140,9 @@ TEST_CASE("Figure 3(a) at reduced size with both convolutions as outputs: the me
 TEST_CASE("Figure 3(a) at ResNet-18's size ([1,7,7,512], 512 filters): one Matmul with N = 10·512") {
   auto p = figure_3a(7, 512, 512, false);
   REQUIRE(matmuls(p) == 2);
-  std::vector<std::string> steps;
+  std::vector<derive::step> steps;
   auto merged = search::merge_shared_operands(p, h100(), &steps);
-  for (auto& s : steps) MESSAGE(s);
+  for (auto& s : steps) MESSAGE(derive::to_string(s));
   MESSAGE("predicted " << search::plan::ms_text(search::program_seconds(p, h100())) << " ms → "
                        << search::plan::ms_text(search::program_seconds(merged, h100())) << " ms");
   REQUIRE(steps.size() == 1);
@@ -180,9 +180,9 @@ TEST_CASE("three matmuls of one input, each read by its own reader, merge into o
     p.outputs.push_back("z" + n);
   }
   REQUIRE(matmuls(p) == 3);
-  std::vector<std::string> steps;
+  std::vector<derive::step> steps;
   auto merged = search::merge_shared_operands(p, h100(), &steps);
-  for (auto& s : steps) MESSAGE(s);
+  for (auto& s : steps) MESSAGE(derive::to_string(s));
   CHECK(steps.size() == 2);
   CHECK(matmuls(merged) == 1);
   check_equal(p, merged);

@@ -56,8 +56,7 @@ bool packed_gemm_operand(const match::gemm_attrs& g, const std::string& role, st
 // A library that takes weights in one layout only (cuDNN's legacy API: KRSC or KCRS filters;
 // a BLAS that is given packed, untransposed weights): every operand computed from weights must
 // be in that layout. Run-time operands may be laid out in any way the operator describes.
-bool canonical_weights_only(const search::kernel& k) {
-  auto& op = *k.op;
+bool canonical_weights(const match::instance& op) {
   switch (op.kind) {
     case match::op_kind::conv2d:
       return op.conv().filter_layout == "krsc" || op.conv().filter_layout == "kcrs";
@@ -186,10 +185,13 @@ void input_reads(const ir::scope& s, bool inside, std::vector<std::string>& all,
   });
 }
 
-// The run-time library kernels of `p` that `canonical_weights_only` accepts.
+// A build calling that library only.
+const ein::plan::capabilities canonical_weights_only{{{"canonical weights", &canonical_weights}}};
+
+// The run-time library kernels of `p` that `canonical_weights_only` calls.
 std::size_t called(const search::plan& p) {
   std::size_t n = 0;
-  for (auto& k : p.kernels) n += !k.weight_only && k.library() && canonical_weights_only(k);
+  for (auto& k : p.kernels) n += !k.weight_only && k.library() && canonical_weights_only.calls(*k.op);
   return n;
 }
 
@@ -244,7 +246,7 @@ TEST_CASE("pack_weight_operands fuzz: random weight layouts packed for a library
     CHECK(after == before);
     CHECK(nested_after.empty());
     for (auto& k : q.kernels) {
-      if (k.weight_only || !k.library() || !canonical_weights_only(k)) continue;
+      if (k.weight_only || !k.library() || !canonical_weights_only.calls(*k.op)) continue;
       derive::for_each_access(k.value->body, [&](const ir::access& a) {
         if (auto* s = std::get_if<scope_ptr>(&a.source)) CHECK(reads_only_weights(**s));
       });
@@ -299,7 +301,7 @@ TEST_CASE("pack_weight_operands fuzz: for_backend packs what would run as a comp
     }
     auto p = search::instantiate(fc.src, h100());
     // a plan that runs well needs no packing; the others must be packed
-    if (search::detail::runs_well(p, canonical_weights_only)) continue;
+    if (search::runs_well(p, canonical_weights_only)) continue;
     if (!p.kernels.back().library()) {
       // a weight layout no operator describes: nothing to pack
       ++unmatched;

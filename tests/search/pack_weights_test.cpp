@@ -1,4 +1,4 @@
-// Packing weight operands for a backend: a convolution whose filter layout the library does not
+// Packing weight operands for a build: a convolution whose filter layout the library does not
 // take reads a permuted copy of its weights (a weight transform) and becomes a library call.
 #include "rediscover_support.hpp"
 
@@ -12,31 +12,26 @@ using namespace search_test;
 
 namespace {
 
-// A convolution library like cuDNN's legacy API: packed KRSC or KCRS filters only; GEMMs too.
-bool packed_filters_only(const search::kernel& k) {
-  if (k.op->kind == match::op_kind::matmul || k.op->kind == match::op_kind::batch_matmul) return true;
-  if (k.op->kind != match::op_kind::conv2d) return false;
-  auto& a = k.op->conv();
-  return a.filter_layout == "krsc" || a.filter_layout == "kcrs";
-}
+// A cuda build with cuDNN, whose legacy API takes packed KRSC or KCRS filters only; GEMMs too.
+const ein::plan::capabilities packed_filters_only{{ein::plan::blas, ein::plan::cudnn}};
 
-// Conv3x3 NHWC [1,6,6,3], 4 filters, padding 1, with its weight stored in the dimension order
-// `order` of (r, s, f, c): K[order...].
+// Conv3x3 NHWC [1,6,6,16], 16 filters (compute-bound), padding 1, with its weight stored in the
+// dimension order `order` of (r, s, f, c): K[order...].
 scope_ptr conv_with_filter_order(const std::array<std::size_t, 4>& order) {
-  std::array<std::int64_t, 4> extent{3, 3, 4, 3};
+  std::array<std::int64_t, 4> extent{3, 3, 16, 16};
   std::array<affine, 4> index{idx("r"), idx("s"), idx("f"), idx("c")};
   std::vector<std::int64_t> shape;
   std::vector<affine> reads;
   for (auto d : order) shape.push_back(extent[d]), reads.push_back(index[d]);
-  return make_scope({{"n", 0, 1}, {"h", 0, 6}, {"w", 0, 6}, {"f", 0, 4}}, {{"r", 0, 3}, {"s", 0, 3}, {"c", 0, 3}},
-                    make_access(input("A", {1, 6, 6, 3}), {idx("n"), idx("h") + idx("r") - 1, idx("w") + idx("s") - 1, idx("c")}) *
+  return make_scope({{"n", 0, 1}, {"h", 0, 6}, {"w", 0, 6}, {"f", 0, 16}}, {{"r", 0, 3}, {"s", 0, 3}, {"c", 0, 16}},
+                    make_access(input("A", {1, 6, 6, 16}), {idx("n"), idx("h") + idx("r") - 1, idx("w") + idx("s") - 1, idx("c")}) *
                         make_access(weight("K", shape), reads));
 }
 
 // The run-time kernels of `p` that are library calls the backend makes.
 std::size_t called(const search::plan& p) {
   std::size_t n = 0;
-  for (auto& k : p.kernels) n += !k.weight_only && k.library() && packed_filters_only(k);
+  for (auto& k : p.kernels) n += !k.weight_only && k.library() && packed_filters_only.calls(*k.op);
   return n;
 }
 
@@ -51,7 +46,7 @@ TEST_CASE("pack_weight_operands: every filter layout of a Conv3x3 becomes a call
     REQUIRE(p.kernels.back().library());
     CAPTURE(p.str());
     auto q = search::pack_weight_operands(p, h100(), packed_filters_only);
-    if (packed_filters_only(p.kernels.back())) {
+    if (packed_filters_only.calls(*p.kernels.back().op)) {
       // nothing to do: the plan comes back as it was
       CHECK(q.expr == p.expr);
       ++already;
@@ -83,9 +78,9 @@ TEST_CASE("pack_weight_operands: an operand read at run time is not packed") {
   CHECK(called(q) == 0);
 }
 
-TEST_CASE("pack_weight_operands: no backend restriction, no change") {
+TEST_CASE("pack_weight_operands: no build restriction, no change") {
   auto p = search::instantiate(conv_with_filter_order({0, 1, 2, 3}), h100());
-  CHECK(search::pack_weight_operands(p, h100(), {}).expr == p.expr);
+  CHECK(search::pack_weight_operands(p, h100(), ein::plan::every_operator()).expr == p.expr);
 }
 
 TEST_CASE("optimize_program for a backend with packed filters only: Conv5x5 [16,224,224,32] chooses Figure 6") {
@@ -103,7 +98,7 @@ TEST_CASE("optimize_program for a backend with packed filters only: Conv5x5 [16,
   std::size_t convs = 0;
   for (auto& k : best.kernels) {
     if (k.weight_only || !k.library()) continue;
-    REQUIRE(packed_filters_only(k));
+    REQUIRE(packed_filters_only.calls(*k.op));
     auto& a = k.op->conv();
     CHECK(a.r == 3);
     CHECK(a.k == 4 * 32);

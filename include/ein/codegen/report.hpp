@@ -1,4 +1,5 @@
-// The JSON report written beside a generated header: the plan, how it was chosen, statistics.
+// The JSON report written beside a generated header: the plan, how it was chosen (its derivation
+// as data), statistics.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -6,22 +7,31 @@
 #include <cstdio>
 #include <string>
 
+#include "ein/codegen/backend.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/layout.hpp"
+#include "ein/codegen/options.hpp"
+#include "ein/codegen/preparation.hpp"
 #include "ein/ir/json.hpp"
 #include "ein/ir/print.hpp"
+#include "ein/plan/json.hpp"
+#include "ein/plan/plan.hpp"
 
 namespace ein::codegen {
 
-/// The report of the plan of `p`: one entry per step (kind, "eoperator" or "library", with the
-/// library operator and its attributes; the expression it computes as text and as IR JSON, its
-/// box, what it reads, whether it is an output), the search that chose it and its statistics.
-/// Search statistics are null while the plan is the program as written; weight transforms are
-/// marked (`weight_transform`), and so are the steps `ein::prepare` runs once (`in_prepare`),
-/// with the size of its storage (`prepared_bytes`).
-inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
+/// The report of plan `p`: one entry per step (kind, "eoperator" or "library", with the library
+/// operator in words; the expression it computes as text and as IR JSON, its box, what it reads,
+/// whether it is an output; its library `call` as data, plan/json.hpp, and its `origin`, the
+/// subprogram whose derivation wrote it), the search that chose it and its statistics, the
+/// build the calls are bound for (`capabilities`), each subprogram's `derivation` (target and
+/// steps as data) and the program-level `program_steps`. Search statistics are null while the
+/// plan is the program as written (`cut` is true where the search ran out of budget and returned
+/// the best plan found within it); weight transforms are marked (`weight_transform`), and so are
+/// the steps `ein::prepare` runs once (`in_prepare`), with the size of its storage
+/// (`prepared_bytes`).
+inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const options& o) {
   layout plan = make_layout(p);
-  auto calls = library_calls(plan, o);
+  auto calls = emitted_calls(plan, o.target);
   auto prepared = make_preparation(plan);
   nlohmann::ordered_json r;
   char key[24];
@@ -35,20 +45,23 @@ inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
   if (auto& st = o.statistics)
     r["statistics"] = {{"states_visited", st->states_visited}, {"pruned_by_fingerprint", st->pruned_by_fingerprint},
                        {"max_depth", st->max_depth}, {"time_s", st->time_s}, {"stop_reason", st->stop_reason},
-                       {"cost_model", st->cost_model}, {"report", st->report}};
+                       {"cut", st->cut}, {"cost_model", st->cost_model}, {"report", st->report}};
   else
     r["statistics"] = {{"states_visited", nullptr}, {"pruned_by_fingerprint", nullptr},
-                       {"max_depth", nullptr}, {"time_s", nullptr}, {"stop_reason", nullptr}};
+                       {"max_depth", nullptr}, {"time_s", nullptr}, {"stop_reason", nullptr}, {"cut", nullptr}};
   auto& tensors = r["tensors"] = nlohmann::ordered_json::array();
-  for (auto& t : p.tensors)
-    tensors.push_back({{"name", t.name}, {"role", t.role == ir::tensor_role::weight ? "weight" : "input"},
-                       {"dtype", ir::name(t.type)}, {"shape", t.shape}});
+  for (auto& b : plan.buffers)
+    if (b.role == buffer::kind::input)
+      tensors.push_back({{"name", b.name}, {"role", b.weight ? "weight" : "input"}, {"dtype", ir::name(b.type)},
+                         {"shape", b.shape}});
   auto& steps = r["plan"] = nlohmann::ordered_json::array();
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     auto& s = plan.steps[k];
     const buffer& b = plan.buffers[s.target];
     nlohmann::ordered_json reads = nlohmann::ordered_json::array();
     for (auto id : s.reads) reads.push_back(plan.buffers[id].name);
+    nlohmann::ordered_json origin = nullptr;
+    if (s.origin) origin = p.derivations.at(*s.origin).subprogram;
     steps.push_back({{"definition", b.name},
                      {"kind", calls[k] ? "library" : "eoperator"},
                      {"library", calls[k] ? nlohmann::ordered_json(calls[k]->op.str()) : nullptr},
@@ -60,10 +73,17 @@ inline nlohmann::ordered_json report(const ir::program& p, const options& o) {
                      {"shape", b.shape},
                      {"reads", reads},
                      {"function", s.function},
-                     {"ir", nlohmann::ordered_json(ir::to_json(*s.value))}});
+                     {"ir", nlohmann::ordered_json(ir::to_json(*s.value))},
+                     {"call", calls[k] ? nlohmann::ordered_json(ein::plan::to_json(*calls[k], p)) : nullptr},
+                     {"origin", origin}});
   }
   r["outputs"] = p.outputs;
   r["prepared_bytes"] = prepared.bytes;
+  r["capabilities"] = p.bound_for.str();
+  auto& derivations = r["derivation"] = nlohmann::ordered_json::array();
+  for (auto& d : p.derivations) derivations.push_back(nlohmann::ordered_json(ein::plan::to_json(d)));
+  auto& program_steps = r["program_steps"] = nlohmann::ordered_json::array();
+  for (auto& s : p.program_steps) program_steps.push_back(nlohmann::ordered_json(ein::plan::to_json(s)));
   return r;
 }
 

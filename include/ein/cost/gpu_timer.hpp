@@ -22,8 +22,10 @@
 #include "ein/codegen/cuda_kernel.hpp"
 #include "ein/codegen/layout.hpp"
 #include "ein/codegen/library_step.hpp"
+#include "ein/cost/gpu_environment.hpp"
 #include "ein/cost/measured.hpp"
 #include "ein/eval/random.hpp"
+#include "ein/plan/capabilities.hpp"
 #include "ein/runtime/cublas.hpp"
 #include "ein/runtime/cuda.hpp"
 #include "ein/runtime/cuda_check.hpp"
@@ -152,8 +154,8 @@ struct gpu_timer_options {
 
 /// Times kernels on CUDA device `device` (serialized by the measured model). Library operators
 /// run through the calls the generated CUDA code makes (codegen/library/cublas.hpp, cudnn.hpp):
-/// GEMMs that codegen::detail::blas_accepts as one cublasGemmStridedBatchedEx, convolutions that
-/// cuDNN runs as matched (cudnn_accepts, with EIN_HAVE_CUDNN) through runtime::cudnn_convolution
+/// GEMMs that plan::blas_accepts as one cublasGemmStridedBatchedEx, convolutions that
+/// cuDNN runs as matched (plan::cudnn_accepts, with EIN_HAVE_CUDNN) through runtime::cudnn_convolution
 /// and the algorithm its heuristics choose. Other library operators (G2BMM, GBMM, elementwise)
 /// are not library calls of the cuda backend: the timer returns nothing for them, and the
 /// search prices them as the eOperators they become. eOperators run as compile_eoperator's PTX
@@ -190,6 +192,7 @@ class gpu_timer final : public timer {
   std::string device() const override { return name_; }
   /// The runs the last median was taken over.
   int runs() const override { return last_runs_; }
+  environment setup() const override { return gpu_environment(device_); }
 
   std::optional<double> seconds(const workload& w) override {
     try {
@@ -277,9 +280,9 @@ class gpu_timer final : public timer {
   std::optional<double> time_library(const match::instance& op) {
     bool gemm = op.kind == match::op_kind::matmul || op.kind == match::op_kind::batch_matmul;
     bool conv = op.kind == match::op_kind::conv2d || op.kind == match::op_kind::conv_transpose2d;
-    if (gemm && !codegen::detail::blas_accepts(op.gemm())) return std::nullopt;
+    if (gemm && !plan::blas_accepts(op.gemm())) return std::nullopt;
 #if defined(EIN_HAVE_CUDNN)
-    if (conv && !codegen::detail::cudnn_accepts(op)) return std::nullopt;
+    if (conv && !plan::cudnn_accepts(op)) return std::nullopt;
 #else
     if (conv) return std::nullopt;
 #endif

@@ -2,32 +2,20 @@
 // keyed by device and kernel, with a fallback model for what cannot be timed.
 #pragma once
 
-#include <nlohmann/json.hpp>
-
 #include <array>
 #include <atomic>
 #include <charconv>
-#include <chrono>
 #include <cstdint>
-#include <filesystem>
-#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <set>
-#include <shared_mutex>
 #include <string>
 #include <system_error>
 #include <variant>
 #include <vector>
 
-#if __has_include(<sys/file.h>) && __has_include(<fcntl.h>) && __has_include(<unistd.h>)
-#include <fcntl.h>
-#include <sys/file.h>
-#include <unistd.h>
-#define EIN_COST_FILE_LOCK 1
-#endif
-
+#include "ein/cost/cache.hpp"
 #include "ein/cost/model.hpp"
 #include "ein/detail/error.hpp"
 #include "ein/ir/canonical.hpp"
@@ -182,126 +170,6 @@ inline std::string kernel_key(const workload& w) {
   return {};
 }
 
-/// One cached kernel time: the median of `runs` timed runs.
-struct measurement {
-  double seconds = 0;
-  int runs = 0;
-  friend bool operator==(const measurement&, const measurement&) = default;
-};
-
-/// Kernel times by device name and kernel key, kept in a JSON file:
-/// `{"format": 1, "devices": {"<device>": {"<key>": {"seconds": 1.2e-05, "runs": 20}}}}`.
-/// Thread-safe. The file is written sorted (the same entries give the same bytes).
-class measurement_cache {
- public:
-  /// An empty cache kept in memory only (save() is then an error).
-  measurement_cache() = default;
-  /// The cache of file `path`: empty when the file does not exist.
-  /// Throws user_error naming the file when it cannot be read or is not a cache of format 1.
-  explicit measurement_cache(std::string path) : path_(std::move(path)) { entries_ = read(path_); }
-
-  const std::string& path() const { return path_; }
-
-  std::optional<measurement> find(const std::string& device, const std::string& key) const {
-    std::shared_lock lock(mutex_);
-    auto d = entries_.find(device);
-    if (d == entries_.end()) return std::nullopt;
-    auto k = d->second.find(key);
-    if (k == d->second.end()) return std::nullopt;
-    return k->second;
-  }
-  void store(const std::string& device, const std::string& key, measurement m) {
-    std::unique_lock lock(mutex_);
-    entries_[device][key] = m;
-  }
-  /// Kernels cached for `device`.
-  std::size_t size(const std::string& device) const {
-    std::shared_lock lock(mutex_);
-    auto d = entries_.find(device);
-    return d == entries_.end() ? 0 : d->second.size();
-  }
-  /// The devices with at least one kernel, sorted.
-  std::vector<std::string> devices() const {
-    std::shared_lock lock(mutex_);
-    std::vector<std::string> r;
-    for (auto& [d, k] : entries_)
-      if (!k.empty()) r.push_back(d);
-    return r;
-  }
-  /// The file's text for the cache as it is: sorted keys, two-space indent, a final newline.
-  std::string dump() const {
-    std::shared_lock lock(mutex_);
-    return text(entries_);
-  }
-  /// Writes the cache to its file. Entries another process wrote there since it was read (a
-  /// parallel build generating several plans) are kept, ours win on equal keys; the file is
-  /// replaced in one rename, so a reader never sees half of it.
-  void save() const {
-    if (path_.empty()) throw internal_error("measurement_cache::save: the cache has no file");
-    std::unique_lock lock(mutex_);
-    auto merged = read(path_);
-    for (auto& [device, kernels] : entries_)
-      for (auto& [key, m] : kernels) merged[device][key] = m;
-    auto tmp = path_ + ".tmp" + std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
-    {
-      std::ofstream out(tmp, std::ios::binary);
-      out << text(merged);
-      if (!out) throw user_error("cost cache `" + path_ + "`: cannot write " + tmp);
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path_, ec);
-    if (ec) {
-      std::filesystem::remove(tmp, ec);
-      throw user_error("cost cache `" + path_ + "`: cannot replace the file: " + ec.message());
-    }
-  }
-
- private:
-  using table = std::map<std::string, std::map<std::string, measurement>>;
-
-  static std::string text(const table& t) {
-    nlohmann::json devices = nlohmann::json::object();
-    for (auto& [device, kernels] : t)
-      for (auto& [key, m] : kernels) devices[device][key] = {{"runs", m.runs}, {"seconds", m.seconds}};
-    nlohmann::json j = {{"devices", devices}, {"format", 1}};
-    return j.dump(2) + "\n";
-  }
-
-  static table read(const std::string& path) {
-    table t;
-    if (path.empty() || !std::filesystem::exists(path)) return t;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw user_error("cost cache `" + path + "`: cannot open the file");
-    auto bad = [&](const std::string& why) {
-      return user_error("cost cache `" + path + "`: " + why +
-                        " (expected {\"format\": 1, \"devices\": {\"<device>\": {\"<kernel key>\": "
-                        "{\"seconds\": s, \"runs\": n}}}}; delete the file to start afresh)");
-    };
-    nlohmann::json j;
-    try {
-      j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::exception& e) {
-      throw bad(std::string("not valid JSON: ") + e.what());
-    }
-    if (!j.is_object() || !j.contains("format") || j["format"] != 1) throw bad("not a cache of format 1");
-    if (!j.contains("devices") || !j["devices"].is_object()) throw bad("no \"devices\" object");
-    for (auto& [device, kernels] : j["devices"].items()) {
-      if (!kernels.is_object()) throw bad("device \"" + device + "\" is not an object");
-      for (auto& [key, m] : kernels.items()) {
-        if (!m.is_object() || !m.contains("seconds") || !m["seconds"].is_number() || !m.contains("runs") ||
-            !m["runs"].is_number_integer() || m["seconds"].get<double>() < 0)
-          throw bad("entry \"" + key + "\" of device \"" + device + "\" is not {\"seconds\": s >= 0, \"runs\": n}");
-        t[device][key] = {m["seconds"].get<double>(), m["runs"].get<int>()};
-      }
-    }
-    return t;
-  }
-
-  mutable std::shared_mutex mutex_;
-  std::string path_;
-  table entries_;
-};
-
 /// Runs kernels on a device and says how long they take. The measured model calls one timer
 /// from one thread at a time.
 class timer {
@@ -314,36 +182,10 @@ class timer {
   virtual std::string device() const = 0;
   /// How many timed runs the last median was taken over (recorded in the cache).
   virtual int runs() const { return 1; }
+  /// What besides the kernel can change its time here: the compute capability, the driver and
+  /// library versions (measurements taken under another setup are not used); empty: unknown.
+  virtual environment setup() const { return {}; }
 };
-
-namespace detail {
-
-// An exclusive advisory lock on a file beside the cache, so that generators running in parallel
-// (make -j) time kernels one at a time on the shared device. A no-op where flock is missing.
-class file_lock {
- public:
-  explicit file_lock(const std::string& path) {
-#if defined(EIN_COST_FILE_LOCK)
-    if (path.empty()) return;
-    fd_ = ::open((path + ".lock").c_str(), O_CREAT | O_RDWR, 0644);
-    if (fd_ >= 0 && ::flock(fd_, LOCK_EX) != 0) ::close(fd_), fd_ = -1;
-#else
-    (void)path;
-#endif
-  }
-  file_lock(const file_lock&) = delete;
-  file_lock& operator=(const file_lock&) = delete;
-  ~file_lock() {
-#if defined(EIN_COST_FILE_LOCK)
-    if (fd_ >= 0) ::flock(fd_, LOCK_UN), ::close(fd_);
-#endif
-  }
-
- private:
-  int fd_ = -1;
-};
-
-}  // namespace detail
 
 /// The measured model: a kernel's time is its cached measurement on this device; a kernel not
 /// in the cache is timed once by the timer (serialized: one kernel on the device at a time, also
@@ -360,10 +202,13 @@ class measured final : public model {
 
   /// @pre `cache` and `fallback` (and `t`, when given) outlive the model; the fallback is
   /// thread-safe. `device` names the device whose measurements are used; empty: t->device().
+  /// With a timer, the cache's measurements of the device taken under another setup than the
+  /// timer's are dropped (measurement_cache::expect), so that they are timed again.
   measured(measurement_cache& cache, timer* t, const model& fallback, std::string device = {})
       : cache_(cache), timer_(t), fallback_(fallback), device_(std::move(device)) {
     if (device_.empty() && timer_) device_ = timer_->device();
     if (device_.empty()) throw internal_error("cost::measured: no device and no timer to name one");
+    if (timer_) cache_.expect(device_, timer_->setup());
   }
 
   double seconds(const workload& w) const override {
@@ -380,7 +225,8 @@ class measured final : public model {
     if (auto t = lookup(key)) return *t;
     if (untimeable(key)) return fallback_.seconds(w);
     auto t = timer_->seconds(w);
-    if (!t) return priced_by_fallback(key, w);
+    // A time the cache could not hold (not positive, not finite) is no measurement.
+    if (!t || !(*t > 0 && *t <= measurement_cache::max_seconds)) return priced_by_fallback(key, w);
     cache_.store(device_, key, {*t, timer_->runs()});
     std::lock_guard lock(mutex_);
     timed_.insert(key);

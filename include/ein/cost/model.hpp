@@ -30,24 +30,14 @@ struct workload {
   const ir::scope* eop = nullptr;
 
   /// Example: matmul m=49 n=4608 k=512 gives 1 × 49 × 4608; conv2d n=1 p×q=7×7 k=512 gives
-  /// 1 × 49 × 512 (rows n·p·q, columns the filters).
+  /// 1 × 49 × 512 (rows n·p·q, columns the filters): the instance's output grid.
   static workload library(const match::instance& i) {
     workload w{engine::library, i.kind, i.flops, i.bytes};
     w.instance = &i;
-    if (auto* g = std::get_if<match::gemm_attrs>(&i.attrs)) {
-      w.batch = g->batch, w.rows = g->m, w.cols = g->n;
-    } else if (auto* c = std::get_if<match::conv_attrs>(&i.attrs)) {
-      // conv2d writes y (n·p·q × k); conv_transpose2d writes x (n·h·w × c)
-      bool forward = i.kind == match::op_kind::conv2d;
-      w.batch = 1;
-      w.rows = forward ? c->n * c->p * c->q : c->n * c->h * c->w;
-      w.cols = forward ? c->k : c->c;
-      w.winograd_3x3 = forward && c->r == 3 && c->s == 3 && c->stride_h == 1 && c->stride_w == 1 &&
+    w.batch = i.grid.batch, w.rows = i.grid.rows, w.cols = i.grid.cols;
+    if (auto* c = std::get_if<match::conv_attrs>(&i.attrs))
+      w.winograd_3x3 = !c->backward_data && c->r == 3 && c->s == 3 && c->stride_h == 1 && c->stride_w == 1 &&
                        c->dilation_h == 1 && c->dilation_w == 1;
-    } else if (auto* b = std::get_if<match::band_attrs>(&i.attrs)) {
-      w.batch = b->batch, w.rows = b->m;
-      w.cols = i.kind == match::op_kind::g2bmm ? 2 * b->width + 1 : b->features;
-    }
     return w;
   }
   static workload eoperator(double flops, double bytes, const ir::scope* s = nullptr) {

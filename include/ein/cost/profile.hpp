@@ -3,15 +3,19 @@
 
 #include <cmath>
 #include <cstdint>
+#include <algorithm>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
 #include "ein/detail/error.hpp"
+#include "ein/detail/json_input.hpp"
 #include "ein/match/instance.hpp"
 
 namespace ein::cost {
@@ -68,51 +72,138 @@ struct device_profile {
   }
 };
 
-inline void from_json(const nlohmann::json& j, device_profile& p) {
-  auto need = [&](const char* key) -> const nlohmann::json& {
-    if (!j.contains(key))
-      throw user_error(std::string("device profile: missing field \"") + key + "\"");
-    return j.at(key);
-  };
-  p.name = need("name").get<std::string>();
-  p.source = need("source").get<std::string>();
-  p.fp32_flops = need("fp32_tflops").get<double>() * 1e12;
-  p.tf32_flops = need("tf32_tflops").get<double>() * 1e12;
-  p.dram_bytes = need("dram_gbytes_per_s").get<double>() * 1e9;
-  p.launch_seconds = need("launch_us").get<double>() * 1e-6;
-  p.use_tf32 = j.value("use_tf32", false);
-  p.eoperator_bandwidth = need("eoperator_bandwidth_fraction").get<double>();
-  p.eoperator_compute = need("eoperator_compute_fraction").get<double>();
-  if (j.contains("sm_count")) {
-    p.sm_count = j.at("sm_count").get<int>();
-    auto& t = need("library_tile");
-    p.tile_rows = t.at(0).get<std::int64_t>(), p.tile_cols = t.at(1).get<std::int64_t>();
-    p.block_efficiency = need("library_block_efficiency").get<double>();
-    if (p.sm_count <= 0 || p.tile_rows <= 0 || p.tile_cols <= 0 || p.block_efficiency <= 0)
-      throw user_error("device profile `" + p.name +
-                       "`: sm_count, library_tile and library_block_efficiency must be positive");
+namespace detail {
+
+// Reads a device profile: every field has its type and range checked, unknown fields are
+// refused (a misspelt optional field would otherwise be ignored), and every error names the
+// profile and the field.
+class profile_reader {
+ public:
+  using json = nlohmann::json;
+
+  explicit profile_reader(const std::string& what) : in_("device profile `" + what + "`") {}
+
+  json parse(std::string_view text) const { return in_.parse(text); }
+
+  device_profile read(const json& j) const {
+    in_.object(j, "");
+    for (auto& [key, value] : j.items())
+      if (!known(key))
+        in_.fail(ein::detail::json_input::at("", key),
+                 "unknown field (a device profile has " + std::string(fields_text) + ")");
+    device_profile p;
+    p.name = in_.text(in_.field(j, "name", ""), "/name");
+    if (p.name.empty()) in_.fail("/name", "a profile needs a name");
+    p.source = in_.text(in_.field(j, "source", ""), "/source");
+    p.fp32_flops = rate(j, "fp32_tflops") * 1e12;
+    p.tf32_flops = rate(j, "tf32_tflops") * 1e12;
+    p.dram_bytes = rate(j, "dram_gbytes_per_s") * 1e9;
+    p.launch_seconds = in_.number(in_.field(j, "launch_us", ""), "/launch_us", 0, 1e6, true) * 1e-6;
+    if (auto* t = in_.optional_field(j, "use_tf32", "")) p.use_tf32 = in_.boolean(*t, "/use_tf32");
+    p.eoperator_bandwidth = fraction(j, "eoperator_bandwidth_fraction");
+    p.eoperator_compute = fraction(j, "eoperator_compute_fraction");
+    if (auto* n = in_.optional_field(j, "sm_count", "")) {
+      p.sm_count = static_cast<int>(in_.integer(*n, "/sm_count", 1 << 20));
+      if (p.sm_count <= 0) in_.fail("/sm_count", "sm_count must be positive");
+      auto& t = in_.array(in_.field(j, "library_tile", ""), "/library_tile");
+      if (t.size() != 2) in_.fail("/library_tile", "expected [rows, columns]");
+      p.tile_rows = in_.integer(t[0], "/library_tile/0", 1 << 20);
+      p.tile_cols = in_.integer(t[1], "/library_tile/1", 1 << 20);
+      if (p.tile_rows <= 0 || p.tile_cols <= 0) in_.fail("/library_tile", "a tile's sides must be positive");
+      p.block_efficiency = fraction(j, "library_block_efficiency");
+    } else {
+      for (const char* key : {"library_tile", "library_block_efficiency"})
+        if (j.contains(key))
+          in_.fail(ein::detail::json_input::at("", key), "given without sm_count, which it needs");
+    }
+    if (j.contains("winograd_3x3_flop_fraction")) p.winograd_3x3_flop_fraction = fraction(j, "winograd_3x3_flop_fraction");
+    auto& curves = in_.object(in_.field(j, "library_efficiency", ""), "/library_efficiency");
+    for (auto& [op, points] : curves.items()) p.library[op] = curve(op, points);
+    for (auto k : operators)
+      if (!p.library.count("default") && !p.library.count(match::name(k)))
+        in_.fail("/library_efficiency",
+                 std::string("no curve for `") + match::name(k) + "` and no \"default\" curve");
+    return p;
   }
-  p.winograd_3x3_flop_fraction = j.value("winograd_3x3_flop_fraction", 1.0);
-  if (p.winograd_3x3_flop_fraction <= 0 || p.winograd_3x3_flop_fraction > 1)
-    throw user_error("device profile `" + p.name + "`: winograd_3x3_flop_fraction must be in (0, 1]");
-  for (auto& [op, pts] : need("library_efficiency").items()) {
+
+ private:
+  // The library operators a curve may be given for (match::op_kind).
+  static constexpr match::op_kind operators[] = {
+      match::op_kind::elementwise, match::op_kind::matmul, match::op_kind::batch_matmul, match::op_kind::conv2d,
+      match::op_kind::conv_transpose2d, match::op_kind::g2bmm, match::op_kind::gbmm};
+  static constexpr const char* fields_text =
+      "name, source, fp32_tflops, tf32_tflops, dram_gbytes_per_s, launch_us, use_tf32, "
+      "eoperator_bandwidth_fraction, eoperator_compute_fraction, sm_count, library_tile, "
+      "library_block_efficiency, winograd_3x3_flop_fraction, library_efficiency";
+
+  static bool known(const std::string& key) {
+    std::string_view all = fields_text;
+    for (std::size_t at = 0; at < all.size();) {
+      auto end = std::min(all.find(", ", at), all.size());
+      if (all.substr(at, end - at) == key) return true;
+      at = end + 2;
+    }
+    return false;
+  }
+
+  // A peak rate: positive, and small enough that its product with 1e12 stays finite.
+  double rate(const json& j, const char* key) const {
+    return in_.number(in_.field(j, key, ""), ein::detail::json_input::at("", key), 0, 1e9);
+  }
+  double fraction(const json& j, const char* key) const {
+    return in_.number(in_.field(j, key, ""), ein::detail::json_input::at("", key), 0, 1);
+  }
+
+  // One curve: points [FLOPs, fraction of peak], FLOPs positive and strictly ascending.
+  efficiency_curve curve(const std::string& op, const json& points) const {
+    auto p = ein::detail::json_input::at("/library_efficiency", op);
+    bool named = op == "default";
+    for (auto k : operators) named = named || op == match::name(k);
+    if (!named) in_.fail(p, "`" + op + "` is no library operator (nor \"default\")");
+    in_.array(points, p);
+    if (points.empty()) in_.fail(p, "a curve needs one point at least");
     efficiency_curve c;
-    for (auto& pt : pts) c.points.push_back({pt.at(0).get<double>(), pt.at(1).get<double>()});
-    p.library[op] = std::move(c);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      auto pp = ein::detail::json_input::at(p, i);
+      if (!points[i].is_array() || points[i].size() != 2) in_.fail(pp, "expected [FLOPs, fraction of peak]");
+      double flops = in_.number(points[i][0], ein::detail::json_input::at(pp, std::size_t(0)), 0, 1e30);
+      double frac = in_.number(points[i][1], ein::detail::json_input::at(pp, std::size_t(1)), 0, 1);
+      if (!c.points.empty() && flops <= c.points.back().first)
+        in_.fail(ein::detail::json_input::at(pp, std::size_t(0)), "FLOPs must ascend from point to point");
+      c.points.push_back({flops, frac});
+    }
+    return c;
   }
-  if (p.fp32_flops <= 0 || p.dram_bytes <= 0)
-    throw user_error("device profile `" + p.name + "`: peak rates must be positive");
+
+  ein::detail::json_input in_;
+};
+
+}  // namespace detail
+
+/// Reads a profile from the JSON object `j` (its fields: cost/profiles/*.json). `what` names it
+/// in errors. Throws ein::user_error naming the profile and the field on a missing, mistyped,
+/// unknown or out-of-range field: peak rates must be positive (at most 1e9 TFLOP/s, GB/s),
+/// fractions in (0, 1], curves' FLOPs ascending, and every library operator needs a curve or
+/// there must be a "default" one.
+/// Example: `read_profile(nlohmann::json::parse(text), "my_gpu.json")`.
+inline device_profile read_profile(const nlohmann::json& j, const std::string& what = "input") {
+  return detail::profile_reader(what).read(j);
 }
 
-/// Reads a profile from a JSON file (cost/profiles/*.json ship with ein).
+/// Reads a profile from JSON text, naming `what` (a file name) in errors; see read_profile.
+inline device_profile read_profile_text(std::string_view text, const std::string& what = "input") {
+  detail::profile_reader r(what);
+  return r.read(r.parse(text));
+}
+
+inline void from_json(const nlohmann::json& j, device_profile& p) { p = read_profile(j); }
+
+/// Reads a profile from a JSON file (cost/profiles/*.json ship with ein); see read_profile.
 inline device_profile load_profile(const std::string& path) {
-  std::ifstream in(path);
+  std::ifstream in(path, std::ios::binary);
   if (!in) throw user_error("cannot open device profile `" + path + "`");
-  try {
-    return nlohmann::json::parse(in).get<device_profile>();
-  } catch (const nlohmann::json::exception& e) {
-    throw user_error("device profile `" + path + "`: " + e.what());
-  }
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return read_profile_text(text, path);
 }
 
 }  // namespace ein::cost

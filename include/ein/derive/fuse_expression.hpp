@@ -43,7 +43,7 @@ inline std::vector<program_candidate> fuse_expression(const ir::program& source)
         });
     auto consumer_name = consumer.name;
     p.definitions.erase(p.definitions.begin() + static_cast<std::ptrdiff_t>(d));
-    out.push_back({std::move(p), "fuse_expression", producer.name + " into " + consumer_name});
+    out.push_back({std::move(p), {"fuse_expression", std::nullopt, {{"definition", producer.name}, {"into", consumer_name}}}});
   }
   return out;
 }

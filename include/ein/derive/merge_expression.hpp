@@ -229,8 +229,11 @@ inline std::vector<program_candidate> merge_expression(const ir::program& source
           prog.definitions.insert(prog.definitions.begin() + static_cast<std::ptrdiff_t>(i), {concat, merged});
           prog.definitions = detail::topological(prog.definitions);
           if (prog.definitions.empty()) continue;
-          out.push_back({std::move(prog), "merge_expression",
-                         d1.name + " + " + d2.name + " along " + x + " (" + P.name + " | " + Q.name + ")"});
+          out.push_back({std::move(prog),
+                         {"merge_expression", std::nullopt,
+                          {{"definitions", std::vector<std::string>{d1.name, d2.name}},
+                           {"along", x},
+                           {"inputs", std::vector<std::string>{P.name, Q.name}}}}});
         }
       }
     }

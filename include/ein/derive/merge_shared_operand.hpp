@@ -377,9 +377,11 @@ inline std::optional<program_candidate> merge_pair(const ir::program& source, co
   }
   prog.definitions = topological(kept);
   if (prog.definitions.empty()) return std::nullopt;
-  return program_candidate{std::move(prog), "merge_shared_operand",
-                           d1.name + " + " + d2.name + " over " + ir::to_string(c1->operand) + " (widths " +
-                               std::to_string(c1->width) + " | " + std::to_string(c2->width) + ")"};
+  return program_candidate{std::move(prog),
+                           {"merge_shared_operand", std::nullopt,
+                            {{"definitions", std::vector<std::string>{d1.name, d2.name}},
+                             {"over", c1->operand},
+                             {"widths", std::vector<std::int64_t>{c1->width, c2->width}}}}};
 }
 
 }  // namespace detail

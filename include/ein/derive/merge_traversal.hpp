@@ -99,8 +99,8 @@ inline ir::expr inline_body(const ir::scope& n, const std::vector<ir::affine>& i
 /// Each access to a nested scope is a candidate on its own (inlining one of several reads of a
 /// shared scope duplicates work, never changes values).
 ///
-/// Example, as printed (detail `at /: inline /0 read at [i + 1]`; EinNet Figure 5's E4 → E5 is
-/// the same with Φ the identity):
+/// Example, as printed (step `merge_traversal(at /: inline /0, read at [i + 1])`; EinNet Figure
+/// 5's E4 → E5 is the same with Φ the identity):
 ///     L_{i:[0,5)} {L_{t:[0,6)} relu(A[t]) * 2}[i + 1] + 1
 ///       → L_{i:[0,5)} relu(A[i + 1]) * 2 + 1
 inline std::vector<candidate> merge_traversal(const ir::scope_ptr& source) {
@@ -135,14 +135,10 @@ inline std::vector<candidate> merge_traversal(const ir::scope_ptr& source) {
         if (!std::holds_alternative<ir::scope_ptr>(b.source)) return nullptr;
         return j++ == ordinal ? inlined : nullptr;
       });
-      std::string where = to_string(at);
-      std::string read;
-      for (std::size_t d = 0; d < a.index.size(); ++d) read += (d ? ", " : "") + a.index[d].str();
       path nested = at;
       nested.push_back(ordinal);
       out.push_back({replace_at(source, at, ir::make_scope(s->traversal, std::move(summation), body)),
-                     "merge_traversal",
-                     "at " + where + ": inline " + to_string(nested) + " read at [" + read + "]"});
+                     {"merge_traversal", at, {{"inline", std::move(nested)}, {"read at", a.index}}}});
     });
   });
   return out;

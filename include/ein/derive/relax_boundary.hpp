@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ein/derive/padding.hpp"
@@ -9,17 +10,17 @@
 #include "ein/derive/ranges.hpp"
 #include "ein/derive/rule.hpp"
 #include "ein/derive/split_variable.hpp"
-#include "ein/derive/tighten_boundary.hpp"
 
 namespace ein::derive {
 
 namespace detail {
 
 // The candidates enlarging `its` to `wide` one iterator at a time and all at once, each kept only
-// when the body is 0 on the added points (analysed over the enlarged box).
+// when the body is 0 on the added points (analysed over the enlarged box); their steps are at
+// `at`, the changed ranges under the parameter name `which` ("" traversal, "Σ" summation).
 template <class Make>
 void relax_each(const std::vector<ir::iterator>& its, const std::vector<ir::iterator>& wide,
-                const ir::scope& s, const std::string& prefix, Make&& make,
+                const ir::scope& s, const path& at, std::string_view which, Make&& make,
                 std::vector<candidate>& out) {
   auto legal = [&](const std::vector<ir::iterator>& to) {
     ranges r(s);
@@ -29,8 +30,8 @@ void relax_each(const std::vector<ir::iterator>& its, const std::vector<ir::iter
         return false;
     return true;
   };
-  auto part = [&](std::size_t d) {
-    return its[d].name + " " + range_text(its[d]) + " → " + range_text(wide[d]);
+  auto how = [&](std::vector<range_change> changes) {
+    return step{"relax_boundary", at, {{which, std::move(changes)}}};
   };
   std::vector<std::size_t> grown;
   for (std::size_t d = 0; d < its.size(); ++d) {
@@ -39,16 +40,16 @@ void relax_each(const std::vector<ir::iterator>& its, const std::vector<ir::iter
     one[d] = wide[d];
     if (!legal(one)) continue;
     grown.push_back(d);
-    out.push_back({make(std::move(one)), "relax_boundary", prefix + part(d)});
+    out.push_back({make(std::move(one)), how({{its[d], wide[d]}})});
   }
   if (grown.size() < 2) return;
   std::vector<ir::iterator> all = its;
-  std::string detail = prefix;
-  for (std::size_t i = 0; i < grown.size(); ++i) {
-    all[grown[i]] = wide[grown[i]];
-    detail += (i ? ", " : "") + part(grown[i]);
+  std::vector<range_change> changes;
+  for (auto d : grown) {
+    all[d] = wide[d];
+    changes.push_back({its[d], wide[d]});
   }
-  if (legal(all)) out.push_back({make(std::move(all)), "relax_boundary", std::move(detail)});
+  if (legal(all)) out.push_back({make(std::move(all)), how(std::move(changes))});
 }
 
 }  // namespace detail
@@ -71,14 +72,13 @@ void relax_each(const std::vector<ir::iterator>& its, const std::vector<ir::iter
 ///      enlarged box (checked by nonzero_values); a top-level traversal (the output) never changes.
 /// Candidates: each iterator that can grow, and (when several can) all of them at once.
 ///
-/// Example, as printed (A of shape [5]; detail `at /0: t [0,5) → [-1,6)`):
+/// Example, as printed (A of shape [5]; step `relax_boundary(at /0: t [0,5) → [-1,6))`):
 ///     L_{i:[0,7)} {L_{t:[0,5)} relu(A[t])}[i - 1]
 ///       → L_{i:[0,7)} {L_{t:[-1,6)} relu(A[t])}[i - 1]
 inline std::vector<candidate> relax_boundary(const ir::scope_ptr& source) {
   std::vector<candidate> out;
   for_each_position(source, [&](const ir::scope_ptr& s, const path& at) {
     ranges r(*s);
-    std::string prefix = "at " + to_string(at) + ": ";
     // the nested scopes this scope reads: each with the path of its first access and the
     // bounding box of all its reads
     struct reads {
@@ -115,12 +115,12 @@ inline std::vector<candidate> relax_boundary(const ir::scope_ptr& source) {
         });
         return replace_at(source, at, with_body(*s, std::move(body)));
       };
-      detail::relax_each(n->traversal, wide, *n, "at " + to_string(where) + ": ", make, out);
+      detail::relax_each(n->traversal, wide, *n, where, "", make, out);
     }
     std::vector<ir::iterator> divisible = s->summation;
     for (auto& y : divisible)
       if (auto m = split_size(y.extent()); m > y.extent()) y.hi = y.lo + m;
-    detail::relax_each(s->summation, divisible, *s, prefix + "Σ ", [&](std::vector<ir::iterator> y) {
+    detail::relax_each(s->summation, divisible, *s, at, "Σ", [&](std::vector<ir::iterator> y) {
       return replace_at(source, at, ir::make_scope(s->traversal, std::move(y), s->body));
     }, out);
   });

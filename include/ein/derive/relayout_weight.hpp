@@ -52,7 +52,7 @@ inline bool same_access(const ir::access& a, const ir::access& b) {
 /// when the code is generated: the relayout is free at run time. It lets an operator read a
 /// weight that it could not read through strides — EinNet Figure 6's padded and regrouped filter
 /// `K'[r1, s1, f, r2, s2, c] = K[3·r1 + r2, 3·s1 + s2, f, c]`, zero where 3·r1 + r2 = 5 leaves
-/// the 5×5 kernel — as the GEMM bridges (match/match.hpp) do for activations at a run-time cost.
+/// the 5×5 kernel — as the GEMM bridges (match/bridge.hpp) do for activations at a run-time cost.
 /// Exact: the nested scope holds W[τ(z)] (padding included) on the box of z's ranges, and the
 /// reader reads it at z, inside that box.
 /// @pre the access reads a weight tensor and is not plain (detail::plain_read: a coefficient
@@ -63,7 +63,7 @@ inline bool same_access(const ir::access& a, const ir::access& b) {
 /// Candidates: one per distinct weight access per position (equal accesses are relaid out
 /// together).
 ///
-/// Example, as printed (detail `at /: K[3*r1 + r2] over r1, r2`):
+/// Example, as printed (step `relayout_weight(at /: K[3*r1 + r2], over {r1,r2})`):
 ///     L_{i:[0,4)} Σ_{r1:[0,2), r2:[0,3)} A[i + 3*r1 + r2] * K[3*r1 + r2]
 ///       → L_{i:[0,4)} Σ_{r1:[0,2), r2:[0,3)} A[i + 3*r1 + r2] * {L_{r1:[0,2), r2:[0,3)} K[3*r1 + r2]}[r1, r2]
 inline std::vector<candidate> relayout_weight(const ir::scope_ptr& source) {
@@ -87,18 +87,17 @@ inline std::vector<candidate> relayout_weight(const ir::scope_ptr& source) {
       bool copy = body && detail::same_access(*body, a) && s->summation.empty() && z == s->traversal;
       if (copy) return;
       std::vector<ir::affine> read;
-      std::string names;
+      std::vector<std::string> names;
       for (auto& i : z) {
         read.push_back(ir::idx(i.name));
-        names += (names.empty() ? "" : ", ") + i.name;
+        names.push_back(i.name);
       }
       auto nested = ir::make_scope(z, {}, ir::make_access(*t, a.index));
       auto relaid = map_accesses(s->body, [&](const ir::access& b) -> ir::expr {
         return detail::same_access(a, b) ? ir::make_access(nested, read) : nullptr;
       });
-      std::string what = ir::to_string(ir::make_access(*t, a.index));
-      out.push_back({replace_at(source, at, with_body(*s, std::move(relaid))), "relayout_weight",
-                     "at " + to_string(at) + ": " + what + " over " + names});
+      out.push_back({replace_at(source, at, with_body(*s, std::move(relaid))),
+                     {"relayout_weight", at, {{"", ir::make_access(*t, a.index)}, {"over", std::move(names)}}}});
     });
   });
   return out;

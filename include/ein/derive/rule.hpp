@@ -1,18 +1,128 @@
-// What a derivation rule is: a name and a pure function from an expression to its candidates.
+// What a derivation rule is: a name and a pure function from an expression to its candidates,
+// each with its provenance as a value (rule, position, typed parameters).
 #pragma once
 
+#include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
 #include <vector>
 
+#include "ein/derive/positions.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/ir/print.hpp"
 
 namespace ein::derive {
 
-/// One result of applying a rule: the whole rewritten expression and its provenance.
+/// An iterator range a rule changed: `before` and `after` name the same iterator.
+struct range_change {
+  ir::iterator before, after;
+  bool operator==(const range_change&) const = default;
+};
+
+/// The value of one parameter of a step: a count or size, a name, a list of names or of sizes,
+/// a position, indices, iterators defined by indices (`t1 = h + r - 1`), changed ranges, or an
+/// expression.
+using parameter_value =
+    std::variant<std::int64_t, std::string, std::vector<std::string>, std::vector<std::int64_t>, path,
+                 std::vector<ir::affine>, std::vector<std::pair<std::string, ir::affine>>,
+                 std::vector<range_change>, ir::expr>;
+
+/// One parameter of a step: what the rule chose, under a name of the rule's (a string literal).
+struct parameter {
+  std::string_view name;
+  parameter_value value;
+
+  /// Same name and value; expressions are compared as printed, so that two derivations of the
+  /// same step compare equal.
+  bool operator==(const parameter& o) const {
+    if (name != o.name || value.index() != o.value.index()) return false;
+    if (auto* e = std::get_if<ir::expr>(&value)) return ir::to_string(*e) == ir::to_string(std::get<ir::expr>(o.value));
+    return value == o.value;
+  }
+};
+
+/// One derivation step as data: which rule applied, where, and with which choices. Intra-expression
+/// rules rewrite the scope at `at` (a path from the root); program-level rules and passes have no
+/// position (`at` is empty) and name the definitions they rewrite among their parameters. Text is
+/// rendered from it for reports only (to_string).
+/// Example: split_summation at the root moving c inside gives
+/// `{"split_summation", path{}, {{"inner Σ", {"c"}}, {"outer Σ", {"r", "s"}}}}`, printed
+/// `split_summation(at /: inner Σ {c}, outer Σ {r,s})`.
+struct step {
+  std::string_view rule;  // the rule's name (a string literal), e.g. "split_summation"
+  std::optional<path> at;
+  std::vector<parameter> parameters;
+
+  bool operator==(const step&) const = default;
+
+  /// The value of parameter `name` if it has one of type T, else nullptr.
+  template <class T>
+  const T* get(std::string_view name) const {
+    for (auto& p : parameters)
+      if (p.name == name) return std::get_if<T>(&p.value);
+    return nullptr;
+  }
+};
+
+/// The text of a parameter's value: `3`, `c`, `{r,s}`, `{4608,512}`, `/0/1`, `[i + 1, j]`,
+/// `t1 = h + r - 1`, `t [0,5) → [-1,6)`, or an expression in the paper's notation.
+inline std::string to_string(const parameter_value& v) {
+  return std::visit(
+      [](const auto& x) -> std::string {
+        using T = std::decay_t<decltype(x)>;
+        std::string r;
+        if constexpr (std::is_same_v<T, std::int64_t>) {
+          r = std::to_string(x);
+        } else if constexpr (std::is_same_v<T, std::string>) {
+          r = x;
+        } else if constexpr (std::is_same_v<T, std::vector<std::string>> ||
+                             std::is_same_v<T, std::vector<std::int64_t>>) {
+          for (auto& e : x) {
+            if constexpr (std::is_same_v<T, std::vector<std::string>>) r += (r.empty() ? "" : ",") + e;
+            else r += (r.empty() ? "" : ",") + std::to_string(e);
+          }
+          r = "{" + r + "}";
+        } else if constexpr (std::is_same_v<T, path>) {
+          r = to_string(x);
+        } else if constexpr (std::is_same_v<T, std::vector<ir::affine>>) {
+          for (auto& e : x) r += (r.empty() ? "" : ", ") + e.str();
+          r = "[" + r + "]";
+        } else if constexpr (std::is_same_v<T, std::vector<std::pair<std::string, ir::affine>>>) {
+          for (auto& [n, e] : x) r += (r.empty() ? "" : ", ") + n + " = " + e.str();
+        } else if constexpr (std::is_same_v<T, std::vector<range_change>>) {
+          auto range = [](const ir::iterator& i) {
+            return "[" + std::to_string(i.lo) + "," + std::to_string(i.hi) + ")";
+          };
+          for (auto& c : x)
+            r += (r.empty() ? "" : ", ") + c.before.name + " " + range(c.before) + " → " + range(c.after);
+        } else {
+          r = ir::to_string(x);
+        }
+        return r;
+      },
+      v);
+}
+
+/// `rule(at /0: name value, name value)`; a step without a position omits `at ...: `, a parameter
+/// without a name prints its value alone.
+/// Example: `merge_traversal(at /: inline /0, read at [i + 1])`.
+inline std::string to_string(const step& s) {
+  std::string r = std::string(s.rule) + "(";
+  if (s.at) r += "at " + to_string(*s.at) + (s.parameters.empty() ? "" : ": ");
+  for (std::size_t i = 0; i < s.parameters.size(); ++i) {
+    auto& p = s.parameters[i];
+    r += (i ? ", " : "") + std::string(p.name) + (p.name.empty() ? "" : " ") + to_string(p.value);
+  }
+  return r + ")";
+}
+
+/// One result of applying a rule: the whole rewritten expression and how it was derived.
 struct candidate {
   ir::scope_ptr result;
-  std::string rule;    // the rule's name, e.g. "split_summation"
-  std::string detail;  // its parameters, e.g. "inner {c} at /" (position and choice)
+  step how;
 };
 
 /// An intra-expression rule: every candidate it can produce at every position of `source`
@@ -27,8 +137,7 @@ struct rule {
 /// One result of an inter-expression rule, which rewrites a whole program.
 struct program_candidate {
   ir::program result;
-  std::string rule;
-  std::string detail;
+  step how;
 };
 
 using program_rule_fn = std::vector<program_candidate> (*)(const ir::program& source);

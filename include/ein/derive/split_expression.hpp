@@ -62,8 +62,7 @@ inline std::vector<program_candidate> split_expression(const ir::program& source
                                          ir::make_access(detail::as_tensor(part1), shifted));
         p.definitions[d].value = concat;
         p.definitions.insert(p.definitions.begin() + static_cast<std::ptrdiff_t>(d), {part0, part1});
-        out.push_back({std::move(p), "split_expression",
-                       def.name + " at " + x + " = " + std::to_string(m)});
+        out.push_back({std::move(p), {"split_expression", std::nullopt, {{"definition", def.name}, {"iterator", x}, {"at", m}}}});
       }
     }
   }

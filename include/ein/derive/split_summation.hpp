@@ -24,7 +24,7 @@ namespace ein::derive {
 /// Candidates: every s2 (2^k − 2 of them) when k ≤ 6 summation iterators, else each single
 /// iterator and each complement of one (2k). At every position.
 ///
-/// Example, as printed (detail `at /: inner Σ{l}, outer Σ{k}`):
+/// Example, as printed (step `split_summation(at /: inner Σ {l}, outer Σ {k})`):
 ///     L_{i:[0,2)} Σ_{k:[0,3), l:[0,4)} A[i, k, l]
 ///       → L_{i:[0,2)} Σ_{k:[0,3)} {L_{k:[0,3), i:[0,2)} Σ_{l:[0,4)} A[i, k, l]}[k, i]
 inline std::vector<candidate> split_summation(const ir::scope_ptr& source) {
@@ -49,14 +49,13 @@ inline std::vector<candidate> split_summation(const ir::scope_ptr& source) {
       std::vector<ir::affine> index;
       for (auto& i : inner_traversal) index.push_back(ir::idx(i.name));
       auto inner = ir::make_scope(std::move(inner_traversal), s2, s->body);
-      std::string detail = "at " + to_string(at) + ": inner Σ{";
-      for (std::size_t i = 0; i < s2.size(); ++i) detail += (i ? "," : "") + s2[i].name;
-      detail += "}, outer Σ{";
-      for (std::size_t i = 0; i < s1.size(); ++i) detail += (i ? "," : "") + s1[i].name;
-      detail += "}";
+      std::vector<std::string> inner_names, outer_names;
+      for (auto& i : s2) inner_names.push_back(i.name);
+      for (auto& i : s1) outer_names.push_back(i.name);
+      step how{"split_summation", at, {{"inner Σ", std::move(inner_names)}, {"outer Σ", std::move(outer_names)}}};
       auto outer = ir::make_scope(s->traversal, std::move(s1),
                                   ir::make_access(std::move(inner), std::move(index)));
-      out.push_back({replace_at(source, at, outer), "split_summation", std::move(detail)});
+      out.push_back({replace_at(source, at, outer), std::move(how)});
     }
   });
   return out;

@@ -11,7 +11,6 @@
 #include "ein/derive/positions.hpp"
 #include "ein/derive/ranges.hpp"
 #include "ein/derive/rule.hpp"
-#include "ein/derive/tighten_boundary.hpp"
 
 namespace ein::derive {
 
@@ -82,7 +81,8 @@ inline bool read_beside(const ir::expr& e, const std::string& y) {
 /// together; splitting one of them alone only adds states to the search): two on Conv5x5 (by 2,
 /// by 3), none on Conv3x3 (3 is prime and too small to relax).
 ///
-/// Example, as printed (W of shape [5]; detail `at /: Σ r = 3*r1 + r2 (r [0,5) → [0,6))`):
+/// Example, as printed (W of shape [5]; step `split_variable(at /: Σ r = 3*r1 + r2, relaxed r [0,5)
+/// → [0,6))`):
 ///     L_{i:[0,4)} Σ_{r:[0,5)} A[i + r] * W[r]
 ///       → L_{i:[0,4)} Σ_{r1:[0,2), r2:[0,3)} A[i + 3*r1 + r2] * W[3*r1 + r2]
 inline std::vector<candidate> split_variable(const ir::scope_ptr& source) {
@@ -112,7 +112,8 @@ inline std::vector<candidate> split_variable(const ir::scope_ptr& source) {
       std::vector<std::string> taken = iterator_names(*s);
       std::map<std::string, ir::affine> with;
       std::vector<ir::iterator> sum;
-      std::string text = "at " + to_string(at) + ": Σ ";
+      std::vector<std::pair<std::string, ir::affine>> split_as;
+      std::vector<range_change> relaxed;
       for (std::size_t k = 0; k < s->summation.size(); ++k) {
         const auto& y = s->summation[k];
         if (std::find(which.begin(), which.end(), k) == which.end()) {
@@ -126,17 +127,17 @@ inline std::vector<candidate> split_variable(const ir::scope_ptr& source) {
         sum.push_back({q, 0, size[k] / d});
         sum.push_back({p, 0, d});
         with.emplace(y.name, ir::idx(q) * d + ir::idx(p) + y.lo);
-        text += (with.size() > 1 ? ", " : "") + y.name + " = " + with.at(y.name).str();
-        if (size[k] > y.extent())
-          text += " (" + y.name + " " + detail::range_text(y) + " → [" + std::to_string(y.lo) + "," +
-                    std::to_string(y.lo + size[k]) + "))";
+        split_as.emplace_back(y.name, with.at(y.name));
+        if (size[k] > y.extent()) relaxed.push_back({y, {y.name, y.lo, y.lo + size[k]}});
       }
+      step how{"split_variable", at, {{"Σ", std::move(split_as)}}};
+      if (!relaxed.empty()) how.parameters.push_back({"relaxed", std::move(relaxed)});
       ranges r;
       r.add(s->traversal);
       r.add(sum);
       auto body = substitute(s->body, with, r);
       out.push_back({replace_at(source, at, ir::make_scope(s->traversal, std::move(sum), std::move(body))),
-                     "split_variable", std::move(text)});
+                     std::move(how)});
     };
     for (auto& [d, which] : by_divisor) split(d, which);
   });

@@ -23,14 +23,12 @@ struct substitution {
   std::vector<std::pair<std::string, ir::affine>> invert;
   std::vector<std::string> layout;
 
-  /// `t1 = h + r - 1, t2 = s + w - 1 for h, w`.
-  std::string str() const {
-    std::string s;
-    for (std::size_t i = 0; i < define.size(); ++i)
-      s += (i ? ", " : "") + define[i].first + " = " + define[i].second.str();
-    s += " for ";
-    for (std::size_t i = 0; i < invert.size(); ++i) s += (i ? ", " : "") + invert[i].first;
-    return s;
+  /// The step applying it at `at`, e.g. printed `substitute_variable(at /: t1 = h + r - 1,
+  /// t2 = s + w - 1, for {h,w})` (the layout follows from the choice).
+  step at_position(const path& at) const {
+    std::vector<std::string> replaced;
+    for (auto& [x, e] : invert) replaced.push_back(x);
+    return {"substitute_variable", at, {{"", define}, {"for", std::move(replaced)}}};
   }
 };
 
@@ -389,8 +387,8 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
 /// New iterators are named t1, t2, ... avoiding the scope's names.
 /// @pre each proposal is applied through `substitute`, which proves Φ⁻¹ ∘ Φ = id on X.
 ///
-/// Example, as printed (detail `at /: t1 = h + r - 1 for h`; EinNet Figure 5's E2 → E3 is the same
-/// on two indices at once, see docs/rules.md):
+/// Example, as printed (step `substitute_variable(at /: t1 = h + r - 1, for {h})`;
+/// EinNet Figure 5's E2 → E3 is the same on two indices at once, see docs/rules.md):
 ///     L_{r:[0,3), h:[0,5)} A[h + r - 1]
 ///       → L_{r:[0,3), h:[0,5)} {L_{r:[0,3), t1:[-1,6)} A[t1]}[r, h + r - 1]
 inline std::vector<candidate> substitute_variable(const ir::scope_ptr& source) {
@@ -398,8 +396,7 @@ inline std::vector<candidate> substitute_variable(const ir::scope_ptr& source) {
   for_each_position(source, [&](const ir::scope_ptr& s, const path& at) {
     for (auto& phi : detail::proposed_substitutions(*s))
       if (auto r = substitute(*s, phi))
-        out.push_back({replace_at(source, at, *r), "substitute_variable",
-                       "at " + to_string(at) + ": " + phi.str()});
+        out.push_back({replace_at(source, at, *r), phi.at_position(at)});
   });
   return out;
 }

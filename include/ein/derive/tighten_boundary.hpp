@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ein/derive/padding.hpp"
@@ -13,33 +14,30 @@ namespace ein::derive {
 
 namespace detail {
 
-inline std::string range_text(const ir::iterator& i) {
-  return "[" + std::to_string(i.lo) + "," + std::to_string(i.hi) + ")";
-}
-
-// One candidate per iterator of `its` whose range can shrink, plus one shrinking all of them.
-// `make` builds the rewritten scope from the new iterator list.
+// One candidate per iterator of `its` whose range can shrink, plus one shrinking all of them;
+// their steps are at `at`, the changed ranges under the parameter name `which` ("" traversal,
+// "Σ" summation). `make` builds the rewritten scope from the new iterator list.
 template <class Make>
 void tighten_each(const std::vector<ir::iterator>& its, const ir::scope& s, const ranges& r,
-                  const std::string& prefix, Make&& make, std::vector<candidate>& out) {
+                  const path& at, std::string_view which, Make&& make, std::vector<candidate>& out) {
+  auto how = [&](std::vector<range_change> changes) {
+    return step{"tighten_boundary", at, {{which, std::move(changes)}}};
+  };
   std::vector<ir::iterator> all = its;
-  std::vector<std::string> parts;
+  std::vector<range_change> changes;
   for (std::size_t d = 0; d < its.size(); ++d) {
     interval v = nonzero_values(s.body, its[d].name, r);
     // an always-zero body is left alone: an empty range is not a scope
     if (v.empty() || v == values(its[d])) continue;
     ir::iterator narrow = as_iterator(its[d].name, v);
-    std::string part = its[d].name + " " + range_text(its[d]) + " → " + range_text(narrow);
     std::vector<ir::iterator> one = its;
     one[d] = narrow;
     all[d] = narrow;
-    out.push_back({make(std::move(one)), "tighten_boundary", prefix + part});
-    parts.push_back(std::move(part));
+    out.push_back({make(std::move(one)), how({{its[d], narrow}})});
+    changes.push_back({its[d], narrow});
   }
-  if (parts.size() < 2) return;
-  std::string detail = prefix;
-  for (std::size_t i = 0; i < parts.size(); ++i) detail += (i ? ", " : "") + parts[i];
-  out.push_back({make(std::move(all)), "tighten_boundary", std::move(detail)});
+  if (changes.size() < 2) return;
+  out.push_back({make(std::move(all)), how(std::move(changes))});
 }
 
 }  // namespace detail
@@ -58,20 +56,19 @@ void tighten_each(const std::vector<ir::iterator>& its, const ir::scope& s, cons
 ///      nonzero_values); the new range is non-empty and strictly smaller.
 /// Candidates: each iterator that can shrink, and (when several can) all of them at once.
 ///
-/// Example, as printed (A of shape [5]; detail `at /0: t [-1,6) → [0,5)`; EinNet Figure 5's
-/// E5 → E6 is the same on t1 and t2):
+/// Example, as printed (A of shape [5]; step `tighten_boundary(at /0: t [-1,6) → [0,5))`; EinNet
+/// Figure 5's E5 → E6 is the same on t1 and t2):
 ///     L_{i:[0,7)} {L_{t:[-1,6)} relu(A[t])}[i - 1]
 ///       → L_{i:[0,7)} {L_{t:[0,5)} relu(A[t])}[i - 1]
 inline std::vector<candidate> tighten_boundary(const ir::scope_ptr& source) {
   std::vector<candidate> out;
   for_each_position(source, [&](const ir::scope_ptr& s, const path& at) {
     ranges r(*s);
-    std::string prefix = "at " + to_string(at) + ": ";
     if (!at.empty())
-      detail::tighten_each(s->traversal, *s, r, prefix, [&](std::vector<ir::iterator> t) {
+      detail::tighten_each(s->traversal, *s, r, at, "", [&](std::vector<ir::iterator> t) {
         return replace_at(source, at, ir::make_scope(std::move(t), s->summation, s->body));
       }, out);
-    detail::tighten_each(s->summation, *s, r, prefix + "Σ ", [&](std::vector<ir::iterator> y) {
+    detail::tighten_each(s->summation, *s, r, at, "Σ", [&](std::vector<ir::iterator> y) {
       return replace_at(source, at, ir::make_scope(s->traversal, std::move(y), s->body));
     }, out);
   });

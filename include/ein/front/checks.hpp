@@ -7,6 +7,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 #include "ein/detail/error.hpp"
@@ -231,54 +232,6 @@ constexpr bool program_outputs_distinct() {
   return ok;
 }
 
-template <class A, class B>
-constexpr bool definitions_share_a_name() {
-  static_assert(always_false<A, B>, "ein::program(...): two different definitions have the same name");
-  return false;
-}
-template <class A, class B>
-constexpr bool tensors_share_a_name() {
-  static_assert(always_false<A, B>, "ein::program(...): two tensors have the same name but different shapes, element types or roles");
-  return false;
-}
-template <class A, class B>
-constexpr bool tensor_and_definition_share_a_name() {
-  static_assert(always_false<A, B>, "ein::program(...): a definition has the same name as a tensor");
-  return false;
-}
-
-/// The first pair (i < j) of a list whose names are equal, or {n, n}.
-template <class... X>
-constexpr std::array<std::size_t, 2> first_same_name(types<X...>) {
-  constexpr std::size_t n = sizeof...(X);
-  constexpr std::string_view names[] = {X::name.view()..., {}};
-  for (std::size_t i = 0; i < n; ++i)
-    for (std::size_t j = i + 1; j < n; ++j)
-      if (names[i] == names[j]) return {i, j};
-  return {n, n};
-}
-
-/// Definitions and tensors are deduplicated by type, so two entries with one name differ.
-template <class Defs, class Tensors, class... D>
-constexpr bool program() {
-  constexpr auto dd = first_same_name(Defs{});
-  constexpr auto tt = first_same_name(Tensors{});
-  constexpr auto dt = first_same_name(detail::concat<Defs, Tensors>{});
-  if constexpr (!program_outputs_distinct<D...>()) {
-    return false;
-  } else if constexpr (dd[0] < Defs::size) {
-    return definitions_share_a_name<detail::type_at<dd[0], Defs>, detail::type_at<dd[1], Defs>>();
-  } else if constexpr (tt[0] < Tensors::size) {
-    return tensors_share_a_name<detail::type_at<tt[0], Tensors>, detail::type_at<tt[1], Tensors>>();
-  } else if constexpr (dt[0] < Defs::size + Tensors::size) {
-    return tensor_and_definition_share_a_name<
-        detail::type_at<dt[0], detail::concat<Defs, Tensors>>,
-        detail::type_at<dt[1], detail::concat<Defs, Tensors>>>();
-  } else {
-    return true;
-  }
-}
-
 // ---- the operator library (ein::ops) ----
 
 template <fixed_string Op, bool Ok>
@@ -302,10 +255,25 @@ constexpr bool output_extents() {
   return Ok;
 }
 
-/// Reached when one definition name is given to two definitions that differ only in constants
-/// (which the types above cannot see); a compile error in program_key, a user_error in reify.
-[[noreturn]] inline void two_different_definitions_have_the_same_name() {
-  throw user_error("ein::program(...): two different definitions have the same name");
+// The checks of program(...) over the whole program (front/graph.hpp) read values, not types:
+// in a constant expression (every `constexpr` model) calling one of these non-constexpr
+// functions is the compile error, and its name says why; at run time it throws a user_error
+// naming the culprit.
+
+/// Two definitions of one name: of different types, or alike but for constants (which types
+/// cannot see).
+[[noreturn]] inline void two_different_definitions_have_the_same_name(std::string_view name) {
+  throw user_error("ein::program(...): two different definitions have the same name `" + std::string(name) + "`");
+}
+/// Two tensors of one name that differ in shape, element type or role.
+[[noreturn]] inline void two_tensors_have_the_same_name_but_different_shapes_element_types_or_roles(
+    std::string_view name) {
+  throw user_error("ein::program(...): two tensors have the same name `" + std::string(name) +
+                   "` but different shapes, element types or roles");
+}
+/// A definition named as a tensor.
+[[noreturn]] inline void a_definition_has_the_same_name_as_a_tensor(std::string_view name) {
+  throw user_error("ein::program(...): a definition has the same name as a tensor: `" + std::string(name) + "`");
 }
 
 }  // namespace ein::front::checks

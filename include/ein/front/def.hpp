@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <tuple>
 
+#include "ein/front/hash.hpp"
+#include "ein/front/link.hpp"
 #include "ein/front/store.hpp"
 #include "ein/front/tensor.hpp"
 
@@ -60,7 +62,7 @@ constexpr auto sum(It...) {
     return summation_list<It...>{};
 }
 
-template <class D, class... I>
+template <class D, class Link, class... I>
 struct definition_access;
 
 namespace detail {
@@ -98,13 +100,14 @@ struct def_core {
   using ref = decltype(detail::ref_of<Name, dtype>(Traversal{}));
 };
 
-/// A named definition `L_{traversal} Σ_{summation} body` as a value: its own stored body and the
-/// stored bodies of every definition it depends on (Closure: def_core types, dependencies
-/// first), so that a program made from it needs nothing else.
-template <class Core, class Closure>
-struct def_node {
+/// A named definition `L_{traversal} Σ_{summation} body` as a value: its record (the stored body
+/// as tokens, record.hpp) and a link to each definition it reads (link.hpp), in body order, one
+/// per type. Id hashes Core and the ids of those definitions, so that the type of a program's
+/// outputs tells programs apart although links to named definitions do not carry their types.
+template <class Core, std::uint64_t Id, class... Links>
+struct def_node : def_base {
   using core = Core;
-  using closure_defs = Closure;
+  static constexpr std::uint64_t id = Id;
   static constexpr auto name = Core::name;
   static constexpr bool valid = true;
   static constexpr bool is_definition = true;
@@ -112,30 +115,44 @@ struct def_node {
   static constexpr std::array<std::int64_t, rank> shape = Core::shape;
   static constexpr ir::dtype dtype = Core::dtype;
 
-  typename Core::body_type body;
-  detail::closure_store<Closure> closure;
+  std::array<token, record_size<Core>> tokens;
+  std::tuple<Links...> links;
 
-  /// `conv(n, h, w, f)`: an access to this definition's value, one index per traversal iterator.
+  /// `conv(n, h, w, f)`: an access to this definition's value, one index per traversal
+  /// iterator. A named definition is read by address: it must have static storage (an
+  /// `inline constexpr` variable, or a `static constexpr` one in a function).
   template <index_operand... I>
-  constexpr auto operator()(I... i) const {
+  constexpr auto operator()(I... i) const& {
+    return access<address_link>(address_link{this}, i...);
+  }
+  /// The same on a temporary (`ops::matmul<"m">(x, W)(i, j)`), which the access keeps a copy of.
+  template <index_operand... I>
+  constexpr auto operator()(I... i) && {
+    return access<value_link<def_node>>(value_link<def_node>{static_cast<def_node&&>(*this)}, i...);
+  }
+
+ private:
+  template <class Link, class... I>
+  static constexpr auto access(Link link, I... i) {
     if constexpr (!(detail::index_t<I>::valid && ...) || !checks::access_rank<def_node, sizeof...(I)>())
       return invalid{};
     else
-      return definition_access<def_node, detail::index_t<I>...>{{}, *this, {detail::to_index(i)...}};
+      return definition_access<def_node, Link, detail::index_t<I>...>{{}, link, {detail::to_index(i)...}};
   }
 };
 
-/// `d(index...)` for a definition d in a user's expression; it carries d's value until def()
-/// stores the expression (as a definition_read, d's value going to the closure).
-template <class D, class... I>
+/// `d(index...)` for a definition d in a user's expression: a link to d (by address or by
+/// value) and the indices. def() stores the expression as a definition_read and keeps the link.
+template <class D, class Link, class... I>
 struct definition_access : leaf_traits {
   static constexpr node_kind kind = node_kind::definition_access;
   using source = D;
+  using link_type = Link;
   using read_type = definition_read<typename D::core::ref, I...>;
   using vars = detail::concat<typename I::vars...>;
   using bare = typename detail::bare_uses<D, std::index_sequence_for<I...>, I...>::type;
-  using defs = detail::types<D>;
-  D definition;
+  using defs = detail::types<definition_access>;
+  Link link;
   std::tuple<I...> index;
 };
 
@@ -162,22 +179,77 @@ inline constexpr bool is_sum = false;
 template <class S, class B>
 inline constexpr bool is_sum<sum_node<S, B>> = true;
 
-/// The closure of a definition reading the definitions D...: theirs, each followed by itself.
-template <class... D>
-using closure_of = unique<concat<concat<typename D::closure_defs, types<typename D::core>>...>>;
-template <class Defs>
-struct closure_of_list;
-template <class... D>
-struct closure_of_list<types<D...>> {
-  using type = closure_of<D...>;
+template <class A>
+using source_of = typename A::source;
+
+/// The definitions a body reads (Accesses: its definition_access types in body order), one per
+/// type, and the link each keeps: that of its first access.
+template <class Accesses>
+struct links_of;
+template <class... A>
+struct links_of<types<A...>> {
+  using defs = unique<types<source_of<A>...>>;
+  template <class D>
+  struct reads {
+    template <class X>
+    struct pred : std::bool_constant<std::is_same_v<source_of<X>, D>> {};
+  };
+  template <class D>
+  using link = typename find_if<reads<D>::template pred, types<A...>>::link_type;
+};
+
+/// The def_node of a definition of type Core whose body, as written, is a Body that reads the
+/// definitions D... with Links. core_id hashes Core (the key of a body with every constant 0: the
+/// same for every body whose stored type is Core's), id hashes that and the ids of D....
+template <class Core, class Body, class Defs, class Links>
+struct node_of;
+template <class Core, class Body, class... D, class Links>
+struct node_of<Core, Body, types<D...>, Links> {
+  static constexpr std::uint64_t core_id = definition_key(record<Core>(Body{}));
+  static constexpr std::uint64_t id = [] {
+    fnv1a h;
+    h.u64(core_id);
+    (h.u64(D::id), ...);
+    return h.state;
+  }();
+  using type = def_node<Core, id, typename Links::template link<D>...>;
+};
+
+/// Puts the link of each access into the slot of its definition, the first access of each
+/// definition filling it; two values of one definition type must agree (types cannot tell apart
+/// definitions that differ only in constants, keys can).
+template <class Defs, class Node>
+struct link_filler {
+  Node& node;
+  bool filled[Defs::size + 1] = {};
+
+  template <class A>
+  constexpr void operator()(const A& access) {
+    constexpr std::size_t k = index_of<source_of<A>, Defs>::value;
+    auto& slot = std::get<k>(node.links);
+    if (filled[k]) {
+      if (slot.get()->key != access.link.get()->key)
+        checks::two_different_definitions_have_the_same_name(source_of<A>::name.view());
+    } else if constexpr (std::is_same_v<std::remove_cvref_t<decltype(slot)>, typename A::link_type>) {
+      filled[k] = true;
+      slot = access.link;
+    }
+  }
 };
 
 template <class Core, class Body>
 constexpr auto store_definition(const Body& body) {
-  using closure = typename closure_of_list<unique<typename Body::defs>>::type;
-  store_builder<closure> builder;
-  for_each_definition(body, [&builder](const auto& dep) { builder.add(dep); });
-  return def_node<Core, closure>{stored(body), builder.out()};
+  using links = links_of<typename Body::defs>;
+  using of = node_of<Core, Body, typename links::defs, links>;
+  using node = typename of::type;
+  node d{};
+  d.core_id = of::core_id;
+  d.tokens = front::record<Core>(body);
+  d.key = definition_key(d.tokens);
+  d.record = &record_of<node>;
+  d.dependencies = &dependencies_of<node>;
+  for_each_definition(body, link_filler<typename links::defs, node>{d});
+  return d;
 }
 
 template <fixed_string Name, class... T, class... S, class Body>

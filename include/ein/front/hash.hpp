@@ -1,83 +1,57 @@
-// FNV-1a hashing of index expressions and stored definition bodies: the parts of program_key,
-// also used to tell two definitions of one name apart.
+// definition_key: the FNV-1a hash of a definition's record (name, element type, iterators,
+// body), the part of program_key that each definition contributes, also used to tell apart two
+// definitions of one type that differ in constants.
 #pragma once
 
 #include <cstdint>
-#include <tuple>
+#include <span>
 
-#include "ein/front/traits.hpp"
+#include "ein/front/record.hpp"
 
 namespace ein::front::detail {
 
-template <class I>
-constexpr void hash_index(fnv1a& h, const I& i) {
-  h.byte(static_cast<std::uint8_t>(I::form));
-  if constexpr (I::form == index_form::iterator) {
-    h.str(I::name.view());
-  } else if constexpr (I::form == index_form::constant) {
-    h.i64(i.value);
-  } else if constexpr (I::form == index_form::sum || I::form == index_form::difference) {
-    hash_index(h, i.lhs);
-    hash_index(h, i.rhs);
-  } else {
-    h.i64(i.factor);
-    hash_index(h, i.arg);
-  }
-}
-
-template <class... I>
-constexpr void hash_indices(fnv1a& h, const std::tuple<I...>& index) {
-  h.u64(sizeof...(I));
-  std::apply([&h](const I&... i) { (hash_index(h, i), ...); }, index);
-}
-
-template <class S>
-constexpr void hash_shape(fnv1a& h) {
-  h.u64(S::rank);
-  for (auto e : S::shape) h.i64(e);
-}
-
-template <class... It>
-constexpr void hash_iterators(fnv1a& h, types<It...>) {
-  h.u64(sizeof...(It));
-  ((h.str(It::var_type::name.view()), h.i64(It::lo), h.i64(It::hi)), ...);
-}
-
-// A stored body: definitions are read by name (their own keys cover their shapes).
-template <class B>
-constexpr void hash_body(fnv1a& h, const B& b) {
-  h.byte(static_cast<std::uint8_t>(B::kind));
-  if constexpr (B::kind == node_kind::constant) {
-    h.f64(b.value);
-  } else if constexpr (B::kind == node_kind::tensor_access) {
-    using t = typename B::source;
-    h.str(t::name.view());
-    h.byte(static_cast<std::uint8_t>(t::role));
-    h.byte(static_cast<std::uint8_t>(t::dtype));
-    hash_shape<t>(h);
-    hash_indices(h, b.index);
-  } else if constexpr (B::kind == node_kind::definition_read) {
-    h.str(B::source::name.view());
-    hash_indices(h, b.index);
-  } else if constexpr (B::kind == node_kind::unary) {
-    h.byte(static_cast<std::uint8_t>(B::fn));
-    hash_body(h, b.arg);
-  } else if constexpr (B::kind == node_kind::binary) {
-    h.byte(static_cast<std::uint8_t>(B::op));
-    hash_body(h, b.lhs);
-    hash_body(h, b.rhs);
-  }
-}
-
-/// The key of one definition D with stored body `body`: name, element type, ranges, body.
-template <class D>
-constexpr std::uint64_t definition_key(const typename D::body_type& body) {
+/// The key of the definition whose record is `r`: name, element type, traversal then summation
+/// iterators (count, then name, lo, hi each), then the body in prefix order, each node as its
+/// kind (node_kind or index_form) and its fields; tensors with role, element type and shape, and
+/// each access with its index count.
+constexpr std::uint64_t definition_key(std::span<const token> r) {
   fnv1a h;
-  h.str(D::name.view());
-  h.byte(static_cast<std::uint8_t>(D::dtype));
-  hash_iterators(h, typename D::traversal{});
-  hash_iterators(h, typename D::summation{});
-  hash_body(h, body);
+  const token& d = r[0];
+  h.str(d.name);
+  h.byte(static_cast<std::uint8_t>(d.type));
+  std::size_t at = 1;
+  for (std::int64_t count : {d.count, d.value}) {
+    h.u64(static_cast<std::uint64_t>(count));
+    for (std::int64_t k = 0; k < count; ++k, ++at) {
+      h.str(r[at].name);
+      h.i64(r[at].value);
+      h.i64(r[at].count);
+    }
+  }
+  auto kind = [&h](auto k) { h.byte(static_cast<std::uint8_t>(k)); };
+  for (; at < r.size(); ++at) {
+    const token& t = r[at];
+    switch (t.kind) {
+      case token_kind::constant: kind(node_kind::constant), h.f64(t.number); break;
+      case token_kind::tensor_access:
+        kind(node_kind::tensor_access), h.str(t.name), h.byte(t.code), h.byte(static_cast<std::uint8_t>(t.type));
+        h.u64(t.rank);
+        for (std::size_t k = 0; k < t.rank; ++k) h.i64(t.shape[k]);
+        h.u64(t.rank);
+        break;
+      case token_kind::definition_read: kind(node_kind::definition_read), h.str(t.name), h.u64(t.rank); break;
+      case token_kind::unary: kind(node_kind::unary), h.byte(t.code); break;
+      case token_kind::binary: kind(node_kind::binary), h.byte(t.code); break;
+      case token_kind::index_iterator: kind(index_form::iterator), h.str(t.name); break;
+      case token_kind::index_constant: kind(index_form::constant), h.i64(t.value); break;
+      case token_kind::index_sum: kind(index_form::sum); break;
+      case token_kind::index_difference: kind(index_form::difference); break;
+      case token_kind::index_scaled: kind(index_form::scaled), h.i64(t.value); break;
+      case token_kind::index_quotient: kind(index_form::quotient), h.i64(t.value); break;
+      case token_kind::index_remainder: kind(index_form::remainder), h.i64(t.value); break;
+      default: break;
+    }
+  }
   return h.state;
 }
 

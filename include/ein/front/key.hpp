@@ -4,24 +4,23 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
-#include "ein/front/hash.hpp"
 #include "ein/front/program.hpp"
 
 namespace ein::front {
 
 namespace detail {
 
-template <class P, class... D>
-constexpr void hash_definitions(fnv1a& h, const P& prog, types<D...>) {
-  h.u64(sizeof...(D));
-  (h.u64(definition_key<D>(stored_body<D>(prog.bodies))), ...);
-}
-
-template <class... D>
-constexpr void hash_outputs(fnv1a& h, types<D...>) {
-  h.u64(sizeof...(D));
-  (h.str(D::name.view()), ...);
+constexpr std::uint64_t program_key_of(std::span<const def_base* const> outputs) {
+  auto defs = topological_order(outputs);
+  fnv1a h;
+  h.str("ein.program.v1");
+  h.u64(defs.size());
+  for (const def_base* d : defs) h.u64(d->key);
+  h.u64(outputs.size());
+  for (const def_base* d : outputs) h.str(name_of(*d));
+  return h.state;
 }
 
 }  // namespace detail
@@ -37,11 +36,8 @@ constexpr std::uint64_t program_key(const P& prog) {
   if constexpr (std::is_same_v<P, invalid>) {
     return 0;
   } else {
-    detail::fnv1a h;
-    h.str("ein.program.v1");
-    detail::hash_definitions(h, prog, typename P::defs{});
-    detail::hash_outputs(h, typename P::outputs{});
-    return h.state;
+    auto outputs = prog.outputs();
+    return detail::program_key_of(outputs);
   }
 }
 

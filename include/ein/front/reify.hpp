@@ -1,10 +1,12 @@
 // reify: turns a front-end program into the runtime IR (ein::ir::program) that the interpreter,
 // the derivation rules and the search work on. No algebra happens here: the IR is the program
-// as written, indices put in canonical quasi-affine form.
+// as written, indices put in canonical quasi-affine form. It reads the definitions' records
+// (record.hpp), so it is compiled once whatever the program.
 #pragma once
 
+#include <cstddef>
+#include <span>
 #include <string>
-#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -15,77 +17,96 @@ namespace ein::front {
 
 namespace detail {
 
-template <class I>
-ir::affine reify_index(const I& i) {
-  if constexpr (I::form == index_form::iterator)
-    return ir::affine::iter(std::string(I::name.view()));
-  else if constexpr (I::form == index_form::constant)
-    return ir::affine(i.value);
-  else if constexpr (I::form == index_form::sum)
-    return reify_index(i.lhs) + reify_index(i.rhs);
-  else if constexpr (I::form == index_form::difference)
-    return reify_index(i.lhs) - reify_index(i.rhs);
-  else if constexpr (I::form == index_form::scaled)
-    return reify_index(i.arg) * i.factor;
-  else if constexpr (I::form == index_form::quotient)
-    return reify_index(i.arg).floordiv(i.factor);
-  else
-    return reify_index(i.arg).mod(i.factor);
+/// The tensor a tensor_access or definition_read token names, with `role`.
+inline ir::tensor tensor_of(const token& t, ir::tensor_role role) {
+  return {std::string(t.name), t.type, {t.shape, t.shape + t.rank}, role};
 }
 
-template <class... I>
-std::vector<ir::affine> reify_indices(const std::tuple<I...>& index) {
-  return std::apply([](const I&... i) { return std::vector<ir::affine>{reify_index(i)...}; }, index);
-}
+/// Reads a record from its first token on.
+class record_reader {
+ public:
+  explicit record_reader(std::span<const token> tokens) : tokens_(tokens) {}
 
-template <class S>
-ir::tensor reify_tensor(ir::tensor_role role) {
-  return {std::string(S::name.view()), S::dtype, {S::shape.begin(), S::shape.end()}, role};
-}
-
-template <class B>
-ir::expr reify_body(const B& b) {
-  if constexpr (B::kind == node_kind::constant) {
-    return ir::make_constant(b.value);
-  } else if constexpr (B::kind == node_kind::tensor_access) {
-    using t = typename B::source;
-    return ir::make_access(reify_tensor<t>(t::role), reify_indices(b.index));
-  } else if constexpr (B::kind == node_kind::definition_read) {
-    return ir::make_access(reify_tensor<typename B::source>(ir::tensor_role::definition),
-                           reify_indices(b.index));
-  } else if constexpr (B::kind == node_kind::unary) {
-    return ir::make_unary(B::fn, reify_body(b.arg));
-  } else {
-    return ir::make_binary(B::op, reify_body(b.lhs), reify_body(b.rhs));
+  ir::definition definition() {
+    const token& d = next();
+    std::vector<ir::iterator> traversal = iterators(d.count), summation = iterators(d.value);
+    return {std::string(d.name), ir::make_scope(std::move(traversal), std::move(summation), body()), d.type};
   }
-}
 
-template <class... It>
-std::vector<ir::iterator> reify_iterators(types<It...>) {
-  return {ir::iterator{std::string(It::var_type::name.view()), It::lo, It::hi}...};
-}
+ private:
+  const token& next() {
+    if (at_ == tokens_.size()) throw internal_error("reify: a definition's record ends early");
+    return tokens_[at_++];
+  }
 
-template <class... T>
-std::vector<ir::tensor> reify_tensors(types<T...>) {
-  return {reify_tensor<T>(T::role)...};
-}
+  std::vector<ir::iterator> iterators(std::int64_t count) {
+    std::vector<ir::iterator> out;
+    for (std::int64_t k = 0; k < count; ++k) {
+      const token& t = next();
+      out.push_back({std::string(t.name), t.value, t.count});
+    }
+    return out;
+  }
 
-template <class D>
-ir::definition reify_definition(const typename D::body_type& body) {
-  return {std::string(D::name.view()),
-          ir::make_scope(reify_iterators(typename D::traversal{}),
-                         reify_iterators(typename D::summation{}), reify_body(body)),
-          D::dtype};
-}
+  ir::affine index() {
+    const token& t = next();
+    switch (t.kind) {
+      case token_kind::index_iterator: return ir::affine::iter(std::string(t.name));
+      case token_kind::index_constant: return ir::affine(t.value);
+      case token_kind::index_sum: {
+        ir::affine l = index();
+        return l + index();
+      }
+      case token_kind::index_difference: {
+        ir::affine l = index();
+        return l - index();
+      }
+      case token_kind::index_scaled: return index() * t.value;
+      case token_kind::index_quotient: return index().floordiv(t.value);
+      case token_kind::index_remainder: return index().mod(t.value);
+      default: throw internal_error("reify: a record has a body token where an index was expected");
+    }
+  }
 
-template <class P, class... D>
-std::vector<ir::definition> reify_definitions(const P& prog, types<D...>) {
-  return {reify_definition<D>(stored_body<D>(prog.bodies))...};
-}
+  ir::expr body() {
+    const token& t = next();
+    switch (t.kind) {
+      case token_kind::constant: return ir::make_constant(t.number);
+      case token_kind::tensor_access:
+      case token_kind::definition_read: {
+        auto role = t.kind == token_kind::tensor_access ? static_cast<ir::tensor_role>(t.code)
+                                                        : ir::tensor_role::definition;
+        std::vector<ir::affine> idx;
+        for (std::size_t k = 0; k < t.rank; ++k) idx.push_back(index());
+        return ir::make_access(tensor_of(t, role), std::move(idx));
+      }
+      case token_kind::unary: return ir::make_unary(static_cast<ir::unary_fn>(t.code), body());
+      case token_kind::binary: {
+        ir::expr l = body();
+        return ir::make_binary(static_cast<ir::binary_op>(t.code), std::move(l), body());
+      }
+      default: throw internal_error("reify: a record has an index token where a body was expected");
+    }
+  }
 
-template <class... D>
-std::vector<std::string> reify_outputs(types<D...>) {
-  return {std::string(D::name.view())...};
+  std::span<const token> tokens_;
+  std::size_t at_ = 0;
+};
+
+/// The IR of the program whose outputs are `outputs`, named `name`.
+inline ir::program reify_outputs(std::span<const def_base* const> outputs, std::string name) {
+  ir::program out;
+  out.name = std::move(name);
+  for (const def_base* d : topological_order(outputs)) {
+    out.definitions.push_back(record_reader(d->record(*d)).definition());
+    for_each_tensor_access(*d, [&out](const token& t) {
+      for (const ir::tensor& known : out.tensors)
+        if (known.name == t.name) return;
+      out.tensors.push_back(tensor_of(t, static_cast<ir::tensor_role>(t.code)));
+    });
+  }
+  for (const def_base* d : outputs) out.outputs.emplace_back(name_of(*d));
+  return out;
 }
 
 }  // namespace detail
@@ -97,14 +118,14 @@ std::vector<std::string> reify_outputs(types<D...>) {
 ///     ir::program p = ein::reify(conv3x3::net, "conv3x3");
 template <program_like P>
 ir::program reify(const P& prog, std::string name = "") {
-  ir::program out;
-  out.name = std::move(name);
-  if constexpr (!std::is_same_v<P, invalid>) {
-    out.tensors = detail::reify_tensors(typename P::tensors{});
-    out.definitions = detail::reify_definitions(prog, typename P::defs{});
-    out.outputs = detail::reify_outputs(typename P::outputs{});
+  if constexpr (std::is_same_v<P, invalid>) {
+    ir::program out;
+    out.name = std::move(name);
+    return out;
+  } else {
+    auto outputs = prog.outputs();
+    return detail::reify_outputs(outputs, std::move(name));
   }
-  return out;
 }
 
 }  // namespace ein::front

@@ -1,18 +1,27 @@
 // JSON reading and writing of the IR (nlohmann/json); reading back what was written is exact.
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <map>
 #include <memory>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
 #include <type_traits>
+#include <utility>
+#include <variant>
 #include <vector>
 
 #include "ein/detail/error.hpp"
+#include "ein/detail/json_input.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/ir/print.hpp"
+#include "ein/ir/verify.hpp"
 
 namespace ein::ir {
 
@@ -133,47 +142,84 @@ inline nlohmann::json to_json(const program& p) {
 
 namespace detail {
 
-// Reads the IR back; every error names the JSON path (`/definitions/0/value/body/lhs`) and field.
+// Reads the IR back; every error names the input (`what`, a file name, when given), the JSON path
+// (`/definitions/0/value/body/lhs`) and the field. Besides the form of each field it checks what
+// the IR needs of the values, so that nothing downstream computes with a misread one: the
+// invariants of verify (checked where the field is read, then by verify itself), integers within
+// json_limits, and no index whose values can overflow.
 class json_reader {
  public:
   using json = nlohmann::json;
 
-  [[noreturn]] static void fail(const std::string& path, const std::string& what) {
-    throw user_error("ein IR JSON: at " + (path.empty() ? std::string("/") : path) + ": " + what);
+  explicit json_reader(const std::string& what)
+      : in_("ein IR JSON" + (what.empty() ? std::string() : ": " + what)) {}
+
+  template <class T>
+  T read(const json& j) {
+    return read(j, "", std::type_identity<T>{});
   }
 
-  static const json& field(const json& j, const char* key, const std::string& path) {
-    if (!j.is_object()) fail(path, "expected an object");
-    auto it = j.find(key);
-    if (it == j.end()) fail(path, std::string("missing field `") + key + "`");
-    return *it;
+ private:
+  // What the IR can hold: every integer of the file (iterator bounds, extents, index constants,
+  // coefficients, divisors) up to 2^40 in magnitude; tensors and scope boxes up to 2^48 elements;
+  // the coefficients, constants and values of an index up to 2^61, so that no sum of two
+  // overflows; nesting up to 1000 levels.
+  static constexpr std::int64_t integer_limit = std::int64_t(1) << 40;
+  static constexpr double volume_limit = 281474976710656.0;  // 2^48
+  static constexpr std::int64_t index_limit = std::int64_t(1) << 61;
+  static constexpr int depth_limit = 1000;
+
+  // The largest magnitude of each iterator of the scope being read.
+  using magnitudes = std::map<std::string, double>;
+
+  [[noreturn]] void fail(const std::string& path, const std::string& what) const { in_.fail(path, what); }
+
+  // Counts the nesting of what is being read, so that a hostile file cannot exhaust the stack.
+  class nested {
+   public:
+    nested(json_reader& r, const std::string& path) : r_(r) {
+      if (++r_.depth_ > depth_limit)
+        r_.fail(path, "nested deeper than " + std::to_string(depth_limit) + " levels");
+    }
+    nested(const nested&) = delete;
+    nested& operator=(const nested&) = delete;
+    ~nested() { --r_.depth_; }
+
+   private:
+    json_reader& r_;
+  };
+
+  const json& field(const json& j, const char* key, const std::string& path) const {
+    return in_.field(j, key, path);
   }
-  static std::int64_t integer(const json& j, const std::string& path) {
-    if (!j.is_number_integer() ||
-        (j.is_number_unsigned() &&
-         j.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max())))
-      fail(path, "expected a 64-bit integer, got " + j.dump());
-    return j.get<std::int64_t>();
+  std::int64_t integer(const json& j, const std::string& path) const {
+    return in_.integer(j, path, integer_limit);
   }
-  static std::string text(const json& j, const std::string& path) {
-    if (!j.is_string()) fail(path, "expected a string, got " + j.dump());
-    return j.get<std::string>();
-  }
-  static const json& array(const json& j, const std::string& path) {
-    if (!j.is_array()) fail(path, "expected an array");
-    return j;
-  }
-  static std::string at(const std::string& path, const char* key) { return path + "/" + key; }
-  static std::string at(const std::string& path, std::size_t i) {
-    return path + "/" + std::to_string(i);
+  std::string text(const json& j, const std::string& path) const { return in_.text(j, path); }
+  const json& array(const json& j, const std::string& path) const { return in_.array(j, path); }
+  static std::string at(const std::string& path, const char* key) { return ein::detail::json_input::at(path, key); }
+  static std::string at(const std::string& path, std::size_t i) { return ein::detail::json_input::at(path, i); }
+
+  iterator read(const json& j, const std::string& p, std::type_identity<iterator>) {
+    iterator i{text(field(j, "name", p), at(p, "name")), integer(field(j, "lo", p), at(p, "lo")),
+               integer(field(j, "hi", p), at(p, "hi"))};
+    if (i.name.empty()) fail(at(p, "name"), "an iterator needs a name");
+    if (i.lo >= i.hi)
+      fail(p, "iterator `" + i.name + "` has an empty range [" + std::to_string(i.lo) + ", " +
+                  std::to_string(i.hi) + ")");
+    return i;
   }
 
-  static iterator read(const json& j, const std::string& p, std::type_identity<iterator>) {
-    return {text(field(j, "name", p), at(p, "name")), integer(field(j, "lo", p), at(p, "lo")),
-            integer(field(j, "hi", p), at(p, "hi"))};
+  // The largest magnitude of a coefficient or the constant of `a`.
+  static std::int64_t largest(const affine& a) {
+    auto mag = [](std::int64_t v) { return v < 0 ? -v : v; };
+    std::int64_t m = mag(a.constant());
+    for (auto& [t, c] : a.terms()) m = std::max(m, mag(c));
+    return m;
   }
 
-  static affine read(const json& j, const std::string& p, std::type_identity<affine>) {
+  affine read(const json& j, const std::string& p, std::type_identity<affine>) {
+    nested guard(*this, p);
     affine r(integer(field(j, "constant", p), at(p, "constant")));
     auto& terms = array(field(j, "terms", p), at(p, "terms"));
     for (std::size_t i = 0; i < terms.size(); ++i) {
@@ -192,25 +238,67 @@ class json_reader {
         if (d <= 0) fail(at(tp, "divisor"), "a divisor must be positive, got " + std::to_string(d));
         a = div ? arg.floordiv(d) : arg.mod(d);
       }
+      // Each step keeps coefficients within index_limit, so no sum or product overflows.
+      if (c != 0 && largest(a) > index_limit / (c < 0 ? -c : c))
+        fail(at(tp, "coefficient"), "the term's coefficients overflow (at most " +
+                                        std::to_string(index_limit) + " in magnitude)");
       r = r + a * c;
+      if (largest(r) > index_limit)
+        fail(tp, "the index's coefficients overflow (at most " + std::to_string(index_limit) +
+                     " in magnitude)");
     }
     return r;
   }
 
-  static dtype read_dtype(const json& j, const std::string& p) {
+  // The largest magnitude of a value of `a` over the iterators' magnitudes `m`, or nothing where
+  // it reads an iterator `m` does not have (its name in `unknown`).
+  static std::optional<double> magnitude(const affine& a, const magnitudes& m,
+                                         std::string& unknown) {
+    double v = std::abs(static_cast<double>(a.constant()));
+    for (auto& [t, c] : a.terms()) {
+      double term = 0;
+      if (t.k == atom::kind::iter) {
+        auto it = m.find(t.name);
+        if (it == m.end()) {
+          unknown = t.name;
+          return std::nullopt;
+        }
+        term = it->second;
+      } else {
+        auto arg = magnitude(*t.arg, m, unknown);
+        if (!arg) return std::nullopt;
+        if (*arg > static_cast<double>(index_limit)) return arg;
+        term = t.k == atom::kind::floordiv ? *arg / static_cast<double>(t.divisor) + 1
+                                           : static_cast<double>(t.divisor - 1);
+      }
+      v += std::abs(static_cast<double>(c)) * term;
+    }
+    return v;
+  }
+
+  dtype read_dtype(const json& j, const std::string& p) const {
     auto s = text(j, p);
     for (dtype t : {dtype::f32, dtype::f64})
       if (s == name(t)) return t;
     fail(p, "unknown dtype `" + s + "` (expected `float` or `double`)");
   }
 
-  static tensor read(const json& j, const std::string& p, std::type_identity<tensor>) {
+  tensor read(const json& j, const std::string& p, std::type_identity<tensor>) {
     tensor t;
     t.name = text(field(j, "name", p), at(p, "name"));
+    if (t.name.empty()) fail(at(p, "name"), "a tensor needs a name");
     t.type = read_dtype(field(j, "dtype", p), at(p, "dtype"));
     auto& shape = array(field(j, "shape", p), at(p, "shape"));
-    for (std::size_t i = 0; i < shape.size(); ++i)
-      t.shape.push_back(integer(shape[i], at(at(p, "shape"), i)));
+    double elements = 1;
+    for (std::size_t i = 0; i < shape.size(); ++i) {
+      auto e = integer(shape[i], at(at(p, "shape"), i));
+      if (e <= 0)
+        fail(at(at(p, "shape"), i), "tensor `" + t.name + "` has a non-positive extent " + std::to_string(e));
+      t.shape.push_back(e);
+      elements *= static_cast<double>(e);
+    }
+    if (elements > volume_limit)
+      fail(at(p, "shape"), "tensor `" + t.name + "` has more than 2^48 elements");
     auto role = text(field(j, "role", p), at(p, "role"));
     bool known = false;
     for (tensor_role r : {tensor_role::input, tensor_role::weight, tensor_role::definition})
@@ -220,7 +308,46 @@ class json_reader {
     return t;
   }
 
-  static expr read(const json& j, const std::string& p, std::type_identity<expr>) {
+  // An access: its source, then each index, of the source's rank and, inside a scope whose
+  // iterators `m` gives, reading those iterators only and within index_limit.
+  expr read_access(const json& j, const std::string& p, const magnitudes* m) {
+    std::variant<tensor, scope_ptr> source;
+    std::size_t rank = 0;
+    if (j.contains("tensor")) {
+      auto t = read(j["tensor"], at(p, "tensor"), std::type_identity<tensor>{});
+      // One name, one tensor: every read of it agrees on its type, shape and role.
+      auto [seen, first] = tensors_.emplace(t.name, std::pair{t, at(p, "tensor")});
+      if (!first && !(seen->second.first == t))
+        fail(at(p, "tensor"), "tensor `" + t.name + "` is read as " + to_string(t) + " here but as " +
+                                  to_string(seen->second.first) + " at " + seen->second.second);
+      rank = t.shape.size();
+      source = std::move(t);
+    } else if (j.contains("scope")) {
+      auto s = std::make_shared<const scope>(read(j["scope"], at(p, "scope"), std::type_identity<scope>{}));
+      rank = s->traversal.size();
+      source = std::move(s);
+    } else {
+      fail(p, "an access needs a `tensor` or a `scope` field");
+    }
+    std::vector<affine> index;
+    auto& idx = array(field(j, "index", p), at(p, "index"));
+    if (idx.size() != rank)
+      fail(at(p, "index"), std::to_string(idx.size()) + " indices read a source of rank " + std::to_string(rank));
+    for (std::size_t i = 0; i < idx.size(); ++i) {
+      auto ip = at(at(p, "index"), i);
+      index.push_back(read(idx[i], ip, std::type_identity<affine>{}));
+      if (!m) continue;
+      std::string unknown;
+      auto v = magnitude(index.back(), *m, unknown);
+      if (!v) fail(ip, "the index reads iterator `" + unknown + "`, which its scope does not declare");
+      if (*v > static_cast<double>(index_limit))
+        fail(ip, "the index `" + index.back().str() + "` can take values beyond 2^61 in magnitude");
+    }
+    return std::visit([&](auto& s) { return make_access(std::move(s), std::move(index)); }, source);
+  }
+
+  expr read(const json& j, const std::string& p, std::type_identity<expr>, const magnitudes* m = nullptr) {
+    nested guard(*this, p);
     auto kind = text(field(j, "kind", p), at(p, "kind"));
     if (kind == "constant") {
       auto& v = field(j, "value", p);
@@ -230,23 +357,10 @@ class json_reader {
       if (v == "nan") return make_constant(std::numeric_limits<double>::quiet_NaN());
       fail(at(p, "value"), "expected a number, \"inf\", \"-inf\" or \"nan\", got " + v.dump());
     }
-    if (kind == "access") {
-      std::vector<affine> index;
-      auto& idx = array(field(j, "index", p), at(p, "index"));
-      for (std::size_t i = 0; i < idx.size(); ++i)
-        index.push_back(read(idx[i], at(at(p, "index"), i), std::type_identity<affine>{}));
-      if (j.contains("tensor"))
-        return make_access(read(j["tensor"], at(p, "tensor"), std::type_identity<tensor>{}),
-                           std::move(index));
-      if (j.contains("scope"))
-        return make_access(std::make_shared<const scope>(
-                               read(j["scope"], at(p, "scope"), std::type_identity<scope>{})),
-                           std::move(index));
-      fail(p, "an access needs a `tensor` or a `scope` field");
-    }
+    if (kind == "access") return read_access(j, p, m);
     if (kind == "unary") {
       auto fn = text(field(j, "fn", p), at(p, "fn"));
-      expr arg = read(field(j, "arg", p), at(p, "arg"), std::type_identity<expr>{});
+      expr arg = read(field(j, "arg", p), at(p, "arg"), std::type_identity<expr>{}, m);
 #define EIN_READ_FN(n) \
   if (fn == #n) return make_unary(unary_fn::n, std::move(arg));
       EIN_FOR_EACH_UNARY_FN(EIN_READ_FN)
@@ -255,8 +369,8 @@ class json_reader {
     }
     if (kind == "binary") {
       auto op = text(field(j, "op", p), at(p, "op"));
-      expr l = read(field(j, "lhs", p), at(p, "lhs"), std::type_identity<expr>{});
-      expr r = read(field(j, "rhs", p), at(p, "rhs"), std::type_identity<expr>{});
+      expr l = read(field(j, "lhs", p), at(p, "lhs"), std::type_identity<expr>{}, m);
+      expr r = read(field(j, "rhs", p), at(p, "rhs"), std::type_identity<expr>{}, m);
       for (binary_op o : {binary_op::add, binary_op::sub, binary_op::mul, binary_op::div})
         if (op == op_name(o)) return make_binary(o, std::move(l), std::move(r));
       fail(at(p, "op"), "unknown operator `" + op + "` (expected add, sub, mul or div)");
@@ -265,27 +379,42 @@ class json_reader {
          "unknown expression kind `" + kind + "` (expected constant, access, unary or binary)");
   }
 
-  static std::vector<iterator> read_iterators(const json& j, const std::string& p) {
+  std::vector<iterator> read_iterators(const json& j, const std::string& p, magnitudes& m, double& volume) {
     std::vector<iterator> v;
-    for (std::size_t i = 0; i < array(j, p).size(); ++i)
-      v.push_back(read(j[i], at(p, i), std::type_identity<iterator>{}));
+    for (std::size_t i = 0; i < array(j, p).size(); ++i) {
+      auto it = read(j[i], at(p, i), std::type_identity<iterator>{});
+      if (!m.emplace(it.name, static_cast<double>(std::max(std::abs(it.lo), std::abs(it.hi - 1)))).second)
+        fail(at(at(p, i), "name"), "iterator `" + it.name + "` is declared twice in one scope");
+      volume *= static_cast<double>(it.extent());
+      v.push_back(std::move(it));
+    }
     return v;
   }
 
-  static scope read(const json& j, const std::string& p, std::type_identity<scope>) {
-    return {read_iterators(field(j, "traversal", p), at(p, "traversal")),
-            read_iterators(field(j, "summation", p), at(p, "summation")),
-            read(field(j, "body", p), at(p, "body"), std::type_identity<expr>{})};
+  scope read(const json& j, const std::string& p, std::type_identity<scope>) {
+    nested guard(*this, p);
+    magnitudes m;
+    double volume = 1;
+    scope s;
+    s.traversal = read_iterators(field(j, "traversal", p), at(p, "traversal"), m, volume);
+    s.summation = read_iterators(field(j, "summation", p), at(p, "summation"), m, volume);
+    if (volume > volume_limit) fail(p, "the scope's box has more than 2^48 points");
+    s.body = read(field(j, "body", p), at(p, "body"), std::type_identity<expr>{}, &m);
+    return s;
   }
 
-  static definition read(const json& j, const std::string& p, std::type_identity<definition>) {
-    return {text(field(j, "name", p), at(p, "name")),
-            std::make_shared<const scope>(
-                read(field(j, "value", p), at(p, "value"), std::type_identity<scope>{})),
-            read_dtype(field(j, "dtype", p), at(p, "dtype"))};
+  definition read(const json& j, const std::string& p, std::type_identity<definition>) {
+    definition d{text(field(j, "name", p), at(p, "name")),
+                 std::make_shared<const scope>(
+                     read(field(j, "value", p), at(p, "value"), std::type_identity<scope>{})),
+                 read_dtype(field(j, "dtype", p), at(p, "dtype"))};
+    if (d.name.empty()) fail(at(p, "name"), "a definition needs a name");
+    return d;
   }
 
-  static program read(const json& j, const std::string& p, std::type_identity<program>) {
+  // A program, then verify's checks across its definitions (names, the tensors they read,
+  // outputs), naming the definition at fault.
+  program read(const json& j, const std::string& p, std::type_identity<program>) {
     program r;
     r.name = text(field(j, "name", p), at(p, "name"));
     auto& ts = array(field(j, "tensors", p), at(p, "tensors"));
@@ -298,33 +427,40 @@ class json_reader {
     auto& os = array(field(j, "outputs", p), at(p, "outputs"));
     for (std::size_t i = 0; i < os.size(); ++i)
       r.outputs.push_back(text(os[i], at(at(p, "outputs"), i)));
+    try {
+      verify(r);
+    } catch (const user_error& e) {
+      fail(p, e.what());
+    }
     return r;
   }
+
+  ein::detail::json_input in_;
+  int depth_ = 0;
+  std::map<std::string, std::pair<tensor, std::string>> tensors_;  // each tensor read, and where first
 };
 
 }  // namespace detail
 
 /// Reads an IR value written by to_json: T is one of iterator, affine, tensor, expr, scope,
 /// definition, program. Indices are rebuilt through the affine operations, so they come back in
-/// canonical form. Throws ein::user_error naming the JSON path and field on malformed input.
+/// canonical form. Throws ein::user_error naming `what` (a file name, when given), the JSON path
+/// and the field on malformed input, and on values the IR cannot hold (verify's invariants for
+/// iterators, tensors, scopes and programs: non-empty ranges, positive extents, indices of the
+/// source's rank reading declared iterators, ...), and on values beyond its limits: iterator
+/// bounds and extents up to 2^40 in magnitude, tensors and scope boxes up to 2^48 elements,
+/// index coefficients and values up to 2^61, nesting up to 1000 levels.
 /// Example: `from_json<scope>(nlohmann::json::parse(text))`.
 template <class T>
-T from_json(const nlohmann::json& j) {
-  return detail::json_reader::read(j, "", std::type_identity<T>{});
+T from_json(const nlohmann::json& j, const std::string& what = {}) {
+  return detail::json_reader(what).read<T>(j);
 }
 
 /// Parses JSON text and reads an IR value from it; a syntax error is reported as
 /// ein::user_error too, naming `what` (a file name, say) and the byte offset.
 template <class T>
 T from_json_text(std::string_view text, const std::string& what = "input") {
-  nlohmann::json j;
-  try {
-    j = nlohmann::json::parse(text);
-  } catch (const nlohmann::json::parse_error& e) {
-    throw user_error("ein IR JSON: " + what + " is not valid JSON (at byte " +
-                     std::to_string(e.byte) + ")");
-  }
-  return from_json<T>(j);
+  return from_json<T>(ein::detail::json_input("ein IR JSON: " + what).parse(text), what);
 }
 
 // nlohmann/json conversion hooks, so that `nlohmann::json j = s;` and `j.get<scope>()` work.

@@ -14,7 +14,10 @@
 namespace ein::match {
 
 /// Every operator ein can instantiate, in the order match() reports them. Adding an operator:
-/// one header under match/operators/ defining its operator_def, one line here, one test.
+/// its name in op_kind (instance.hpp), one header under match/operators/ defining its
+/// operator_def (canonical expression, columns, attribute inference with FLOPs, bytes and output
+/// grid, reference executor), one line here, one test; tests over the table then cover it, and it
+/// runs as an eOperator until a library's emitter handles it (plan::library).
 inline const std::vector<operator_def>& operator_table() {
   static const std::vector<operator_def> table{
       operators::elementwise_unary(),

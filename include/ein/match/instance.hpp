@@ -85,6 +85,7 @@ struct conv_attrs {
   std::string layout;         // of x and y: "nchw", "nhwc" (by stride order) or "strided"
   std::string filter_layout;  // "kcrs", "krsc" (packed) or "strided"
   double alpha = 1;
+  bool backward_data = false;  // the backward-data pass (conv_transpose2d): x is the output
   bool symmetric() const { return pad_h == pad_h_end && pad_w == pad_w_end; }
 };
 
@@ -99,6 +100,15 @@ struct band_attrs {
   double alpha = 1;
 };
 
+/// The output as the GEMM a library computes it as (convolutions as implicit GEMMs): `batch`
+/// matrices of `rows` × `cols`, how the work divides among thread blocks; all 0 where it is no
+/// GEMM (elementwise operators). Example: matmul m=49 n=4608 gives 1 × 49 × 4608; conv2d n=1
+/// p×q=7×7 k=512 gives 1 × 49 × 512 (rows n·p·q, columns the filters).
+struct output_grid {
+  std::int64_t batch = 0, rows = 0, cols = 0;
+  std::int64_t elements() const { return batch * rows * cols; }
+};
+
 /// A scope recognized as one library operator.
 struct instance {
   op_kind kind = op_kind::elementwise;
@@ -107,6 +117,7 @@ struct instance {
   std::variant<elementwise_attrs, gemm_attrs, conv_attrs, band_attrs> attrs;
   ir::dtype type = ir::dtype::f32;
   double flops = 0, bytes = 0;  // floating-point operations; bytes read and written
+  output_grid grid;             // the output as a GEMM (elements written: grid.elements())
 
   double intensity() const { return bytes > 0 ? flops / bytes : 0.0; }
   const elementwise_attrs& elementwise() const { return std::get<elementwise_attrs>(attrs); }

@@ -63,7 +63,7 @@ struct repacked {
 /// Example: the canonical Conv's K[r, s, f, c] gives the copy L_{k,r,s,c} K[...] and an
 /// instance with filter_layout "krsc".
 inline repacked repack_filter(const instance& conv, std::string_view layout = "krsc") {
-  if (conv.kind != op_kind::conv2d && conv.kind != op_kind::conv_transpose2d)
+  if (!std::holds_alternative<conv_attrs>(conv.attrs))
     throw internal_error(std::string("repack_filter: not a convolution: ") + name(conv.kind));
   if (layout != "krsc" && layout != "kcrs")
     throw internal_error("repack_filter: unknown filter layout " + std::string(layout));

@@ -49,6 +49,10 @@ struct operator_def {
   ir::scope_ptr (*canonical)(const std::map<std::string, std::int64_t>& size);
   /// Step 3: attributes from the flattened coefficients, or nothing when they do not fit.
   std::optional<instance> (*infer)(const binding&);
+  /// Runs an instance of the operator on flat buffers the way its library call would (a
+  /// reference for tests): `a`, `b` (null for one input) and `out` start at each operand's
+  /// origin, offsets applied.
+  void (*execute)(const instance& op, const double* a, const double* b, double* out);
 };
 
 /// The result of steps 1–2 for one tensor mapping: operands in the operator's order, and the

@@ -21,6 +21,7 @@ namespace ein::runtime {
 /// Element types a bound buffer may hold (the runtime's mirror of ir::dtype).
 enum class element_type : std::uint8_t { f32, f64 };
 inline const char* name(element_type t) { return t == element_type::f32 ? "float" : "double"; }
+inline std::size_t element_bytes(element_type t) { return t == element_type::f32 ? sizeof(float) : sizeof(double); }
 
 template <class T>
 concept element = std::is_same_v<T, float> || std::is_same_v<T, double>;
@@ -110,6 +111,9 @@ class bindings {
     if (b->type != type)
       throw user_error(what + " holds " + ein::runtime::name(type) + " but a buffer of " +
                        ein::runtime::name(b->type) + " is bound to it");
+    if (reinterpret_cast<std::uintptr_t>(b->data) % element_bytes(type) != 0)
+      throw user_error(what + ": the bound pointer is not aligned to its element type " +
+                       ein::runtime::name(type) + " (" + std::to_string(element_bytes(type)) + " bytes)");
     if (write && !b->writable)
       throw user_error(what + " is an output but the bound buffer is const");
     std::size_t n = 1;
@@ -126,6 +130,37 @@ class bindings {
   const binding& checked(std::string_view name, element_type type,
                          std::initializer_list<std::int64_t> shape, bool write) const {
     return checked(name, type, std::span<const std::int64_t>(shape.begin(), shape.size()), write);
+  }
+
+  /// One bound buffer as a plan uses it: `bytes` of memory from `data`, written or only read.
+  struct region {
+    std::string_view name;
+    const void* data = nullptr;
+    std::size_t bytes = 0;
+    bool written = false;
+  };
+
+  /// Rejects a written buffer whose memory overlaps another bound buffer's: an output bound to
+  /// an input's (or a weight's) memory, or two outputs sharing memory, which a plan would read
+  /// after writing it or write twice. Buffers only read may share memory.
+  /// Example: `b.expect_disjoint({{"A", a, 400, false}, {"y", y, 400, true}})`.
+  void expect_disjoint(std::initializer_list<region> regions) const {
+    expect_disjoint(std::span<const region>(regions.begin(), regions.size()));
+  }
+  void expect_disjoint(std::span<const region> regions) const {
+    auto begin = [](const region& r) { return reinterpret_cast<std::uintptr_t>(r.data); };
+    for (std::size_t i = 0; i < regions.size(); ++i)
+      for (std::size_t j = 0; j < i; ++j) {
+        auto &a = regions[i], &b = regions[j];
+        if ((!a.written && !b.written) || a.bytes == 0 || b.bytes == 0) continue;
+        if (begin(a) < begin(b) + b.bytes && begin(b) < begin(a) + a.bytes) {
+          auto& out = a.written ? a : b;
+          auto& other = a.written ? b : a;
+          throw user_error(std::string(caller_) + ": tensor `" + std::string(out.name) +
+                           "` is an output but its buffer overlaps the buffer bound to `" +
+                           std::string(other.name) + "`; bind outputs to memory of their own");
+        }
+      }
   }
 
   /// Rejects a binding whose name is none of `names` (a misspelt tensor name would otherwise be

@@ -17,6 +17,13 @@ inline element_type element_of(ir::dtype t) {
   return t == ir::dtype::f32 ? element_type::f32 : element_type::f64;
 }
 
+// The bytes of a dense tensor of `shape`.
+inline std::size_t bytes(ir::dtype t, const std::vector<std::int64_t>& shape) {
+  std::size_t n = element_bytes(element_of(t));
+  for (auto d : shape) n *= static_cast<std::size_t>(d);
+  return n;
+}
+
 template <element T>
 void copy_out(const eval::dense& v, void* to) {
   auto* p = static_cast<T*>(to);
@@ -41,6 +48,7 @@ inline void run_generic(const ir::program& prog, const bindings& b) {
   b.expect_only(names);
 
   eval::bindings env;
+  std::vector<bindings::region> regions;  // every bound buffer, to check that outputs share none
   for (auto& t : prog.tensors) {
     auto& bound = b.checked(t.name, detail::element_of(t.type), t.shape, false);
     eval::dense v(t.shape);
@@ -49,6 +57,7 @@ inline void run_generic(const ir::program& prog, const bindings& b) {
     else
       detail::copy_in<double>(bound.data, v);
     env[t.name] = std::move(v);
+    regions.push_back({t.name, bound.data, detail::bytes(t.type, t.shape), false});
   }
   // Outputs are checked before the (possibly long) evaluation.
   std::vector<const binding*> outs;
@@ -56,7 +65,9 @@ inline void run_generic(const ir::program& prog, const bindings& b) {
     const ir::definition* d = prog.find_definition(o);
     if (!d) throw user_error("program `" + prog.name + "`: output `" + o + "` is not defined");
     outs.push_back(&b.checked(o, detail::element_of(d->type), d->value->shape(), true));
+    regions.push_back({o, outs.back()->data, detail::bytes(d->type, d->value->shape()), true});
   }
+  b.expect_disjoint(regions);
   env = eval::evaluate(prog, std::move(env));
   for (std::size_t i = 0; i < prog.outputs.size(); ++i) {
     const eval::dense& v = env.at(prog.outputs[i]);

@@ -1,10 +1,18 @@
 // Search limits, why a search stopped, and what it counted on the way.
 #pragma once
 
+#include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <string>
+#include <system_error>
+#include <thread>
 #include <vector>
+
+#include "ein/detail/error.hpp"
 
 namespace ein::search {
 
@@ -14,6 +22,24 @@ struct budget {
   std::uint64_t max_states = 10'000'000;    // distinct states kept
   std::chrono::milliseconds time{600'000};  // wall clock
 };
+
+/// The threads a program-level search runs on: `requested` where it is not 0, else the
+/// environment variable EIN_THREADS where it is set (a whole number from 1 to 1024), else
+/// std::thread::hardware_concurrency() (at least 1). The plan does not depend on it.
+/// Throws ein::user_error naming EIN_THREADS when it is set to anything else.
+/// Example: `EIN_THREADS=1 cmake --build build` generates every plan on one thread.
+inline unsigned search_threads(unsigned requested = 0) {
+  if (requested) return requested;
+  if (const char* text = std::getenv("EIN_THREADS")) {
+    unsigned n = 0;
+    auto end = text + std::strlen(text);
+    auto r = std::from_chars(text, end, n);
+    if (r.ec != std::errc() || r.ptr != end || n < 1 || n > 1024)
+      throw user_error(std::string("EIN_THREADS=") + text + ": expected the number of search threads, from 1 to 1024");
+    return n;
+  }
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 /// Why a search returned.
 enum class stop_reason { exhausted, depth, states, time };

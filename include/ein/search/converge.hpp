@@ -15,6 +15,8 @@
 #include "ein/derive/positions.hpp"
 #include "ein/derive/rule.hpp"
 #include "ein/ir/canonical.hpp"
+#include "ein/match/bridge.hpp"
+#include "ein/match/distance.hpp"
 #include "ein/match/match.hpp"
 
 namespace ein::search {
@@ -28,10 +30,14 @@ inline std::vector<const match::operator_def*> compute_targets() {
   return r;
 }
 
-/// A form of an expression in which the target operator computes one of its scopes.
+/// A form of an expression in which the target operator computes one of its scopes, and how:
+/// a `match` step at the scope the operator computes, a `bridge` step at the scope a bridge
+/// replaces (with its relayouts), or a `bridgeable` step (the tree as it is, left for
+/// post-optimization). Printed `match(at /0/0: operator matmul)`,
+/// `bridge(at /0: operator g2bmm, input relayouts 2, output relayouts 0)`.
 struct converged {
   ir::scope_ptr expr;
-  std::string how;  // "matches at /0/0" or "bridge at /0 (2 relayouts, output relayout)"
+  derive::step how;
 };
 
 namespace detail {
@@ -163,25 +169,27 @@ class converge_cache {
 /// itself last.
 inline std::vector<converged> matched_forms(const ir::scope_ptr& tree, const match::operator_def& op) {
   std::vector<converged> direct, bridged;
+  std::string op_name = match::name(op.kind);
   derive::for_each_position(tree, [&](const ir::scope_ptr& s, const derive::path& at) {
     if (!match::may_classify(match::signature(*s), op)) return;
     auto all = match::bindings(*s, match::analyze(*s), op);
     if (!match::distance(op, all)) return;
     if (!match::match(op, all).empty()) {
-      if (direct.empty()) direct.push_back({tree, "matches at " + derive::to_string(at)});
+      if (direct.empty()) direct.push_back({tree, {"match", at, {{"operator", op_name}}}});
       return;
     }
     for (auto& b : match::bridges(*s, op, all)) {
       bridged.push_back({derive::replace_at(tree, at, b.result),
-                         "bridge at " + derive::to_string(at) + " (" +
-                             std::to_string(b.relayouts.size()) + " input relayouts" +
-                             (b.output_relayout ? ", output relayout)" : ")")});
+                         {"bridge", at,
+                          {{"operator", op_name},
+                           {"input relayouts", static_cast<std::int64_t>(b.relayouts.size())},
+                           {"output relayouts", std::int64_t{b.output_relayout}}}}});
     }
   });
   if (!direct.empty()) return direct;
   // the bridges read padding or relayout operands; post-optimization may instead tighten the
   // scope until the operator matches it directly, so the tree itself is a form too
-  if (!bridged.empty()) bridged.push_back({tree, "bridgeable, left for post-optimization"});
+  if (!bridged.empty()) bridged.push_back({tree, {"bridgeable", std::nullopt, {{"operator", op_name}}}});
   return bridged;
 }
 
@@ -196,7 +204,7 @@ struct converge_statistics {
 /// One expression reached by converging derivation, with its steps from where it started.
 struct convergence {
   converged form;
-  std::vector<std::string> steps;  // "rule(detail)"
+  std::vector<derive::step> steps;
 };
 
 /// Converging derivation toward one operator (OLLIE Algorithm 2, GUIDEDDERIVE): depth-first from
@@ -223,7 +231,7 @@ class converger {
     std::vector<convergence> out;
     if (!visited_.insert(ir::canonical_string(*start)).second) return out;
     auto d = cache_.distance(start, op_);
-    std::vector<std::string> steps;
+    std::vector<const derive::step*> steps;
     descend(start, d, steps, out);
     return out;
   }
@@ -231,12 +239,16 @@ class converger {
   bool timed_out() const { return timed_out_; }
 
  private:
-  void descend(const ir::scope_ptr& e, std::optional<int> d, std::vector<std::string>& steps,
+  // `steps` point into the cache's candidate lists, which stay in place; they are copied only
+  // into what is found.
+  void descend(const ir::scope_ptr& e, std::optional<int> d, std::vector<const derive::step*>& steps,
                std::vector<convergence>& out) {
     if (d == 0) {
       for (auto& f : matched_forms(e, op_)) {
         ++stats_.found;
-        out.push_back({std::move(f), steps});
+        std::vector<derive::step> path;
+        for (auto* s : steps) path.push_back(*s);
+        out.push_back({std::move(f), std::move(path)});
       }
       return;
     }
@@ -261,7 +273,7 @@ class converger {
         continue;
       }
       ++stats_.states;
-      steps.push_back(c.rule + "(" + c.detail + ")");
+      steps.push_back(&c.how);
       descend(c.result, dc, steps, out);
       steps.pop_back();
     }

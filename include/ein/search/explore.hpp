@@ -20,7 +20,7 @@ struct state {
   ir::scope_ptr expr;
   int depth = 0;
   std::int64_t parent = -1;  // index in explored::states; -1 for the source
-  std::string rule, detail;  // the step from the parent
+  derive::step how;          // the step from the parent
   std::string form;          // ir::canonical_string(*expr), so that callers need not redo it
 };
 
@@ -28,11 +28,11 @@ struct explored {
   std::vector<state> states;  // in discovery order: by depth, then rule order
   statistics stats;
 
-  /// The rule steps from the source to states[i], as "rule(detail)" strings.
-  std::vector<std::string> path(std::size_t i) const {
-    std::vector<std::string> steps;
+  /// The rule steps from the source to states[i].
+  std::vector<derive::step> path(std::size_t i) const {
+    std::vector<derive::step> steps;
     for (auto j = static_cast<std::int64_t>(i); states[j].parent >= 0; j = states[j].parent)
-      steps.insert(steps.begin(), states[j].rule + "(" + states[j].detail + ")");
+      steps.insert(steps.begin(), states[j].how);
     return steps;
   }
 };
@@ -81,7 +81,7 @@ inline explored explore(const ir::scope_ptr& source, std::span<const derive::rul
     return out;
   };
 
-  admit({source, 0, -1, "", "", ""});
+  admit({source, 0, -1, {}, ""});
   std::size_t level_begin = 0;
   for (int depth = 0;; ++depth) {
     st.seconds_to_depth.push_back(std::chrono::duration<double>(clock::now() - start).count());
@@ -93,8 +93,7 @@ inline explored explore(const ir::scope_ptr& source, std::span<const derive::rul
       for (auto& r : rules) {
         for (auto& c : r.apply(out.states[i].expr)) {
           ++st.candidates;
-          admit({std::move(c.result), depth + 1, static_cast<std::int64_t>(i), std::move(c.rule),
-                 std::move(c.detail), ""});
+          admit({std::move(c.result), depth + 1, static_cast<std::int64_t>(i), std::move(c.how), ""});
           if (st.states >= limits.max_states) return finish(stop_reason::states);
         }
       }

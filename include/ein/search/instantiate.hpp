@@ -247,6 +247,12 @@ inline plan instantiate(const ir::scope_ptr& expr, const cost::model& model,
   return p;
 }
 
+/// The predicted time of scope `s` run as one eOperator under `model`.
+inline double eoperator_seconds(const ir::scope& s, const cost::model& model) {
+  auto f = match::eoperator_cost(s);
+  return model.seconds(cost::workload::eoperator(f.flops, f.bytes, &s));
+}
+
 /// Runs a plan on the interpreter: each kernel's flat scope in order, with the values of the
 /// kernels before it bound under their names. Returns the value of the last kernel, on the box
 /// of the expression (shifted back from the flat form).

@@ -50,12 +50,12 @@ inline double program_seconds(const ir::program& p, const cost::model& model) {
 /// Applies shared-operand merging (derive::merge_shared_operand) greedily: at each step the
 /// candidate with the lowest predicted time (program_seconds) is taken if it is strictly cheaper
 /// than the program, ties to the first found; it stops when no candidate gains. Each step taken is
-/// appended to `steps` as `<rule>(<detail>)` when given. Every step keeps the program's values
+/// appended to `steps` when given. Every step keeps the program's values
 /// (each rule candidate is exact), tensors and outputs.
 /// Example: Conv3x3 as Matmul + OffsetReduce and Conv1x1 as Matmul over one input become one
 /// Matmul over the concatenated weights, read by the OffsetReduce and the 1×1 output's slice.
 inline ir::program merge_shared_operands(ir::program p, const cost::model& model,
-                                         std::vector<std::string>* steps = nullptr) {
+                                         std::vector<derive::step>* steps = nullptr) {
   detail::program_timer seconds{model, {}};
   double now = seconds(p);
   for (;;) {
@@ -67,7 +67,7 @@ inline ir::program merge_shared_operands(ir::program p, const cost::model& model
       if (s < best_seconds) best = i, best_seconds = s;
     }
     if (best == candidates.size()) return p;
-    if (steps) steps->push_back(candidates[best].rule + "(" + candidates[best].detail + ")");
+    if (steps) steps->push_back(candidates[best].how);
     p = std::move(candidates[best].result);
     now = best_seconds;
   }

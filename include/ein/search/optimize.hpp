@@ -22,22 +22,28 @@
 
 namespace ein::search {
 
-/// How far each stage of the search goes. `limits.time` and `limits.max_states` (explored plus
-/// converging states) bound the whole search; `limits.max_depth` is not used (the depths are
-/// below).
+/// How far each stage of the search goes. `limits` bounds the whole search: `time`,
+/// `max_states` (explored plus converging states) and `max_depth`, the derivation steps from the
+/// source (explorative plus converging; EinNet's MaxDepth counted over both stages): exploration
+/// stops at min(explore_depth, max_depth), and a state explored at depth d converges for at most
+/// min(converge_depth, max_depth − d) steps. With the defaults (2 + 3 ≤ 7) the stage depths bind.
+/// optimize_program: `limits.time` bounds all its subprograms together.
 struct options {
   int explore_depth = 2;   // explorative steps (EinNet's MaxDepth, kept small)
   int converge_depth = 3;  // converging steps after them
   int post_steps = 8;      // post-optimization steps per candidate
   bool converge = true;    // off: every explorative state is instantiated as it is, in time
   budget limits;
+  unsigned threads = 0;    // optimize_program's threads; 0: search_threads() decides
 };
 
 /// One plan the search can choose, with how it was reached.
 struct candidate_plan {
   plan p;
-  std::string target;              // the operator it converged to, or "as written" / "explored"
-  std::vector<std::string> steps;  // rule steps from the source, then how the operator matched
+  std::string target;  // the operator it converged to, or "as written" / "explored"
+  /// Rule steps from the source, then how the operator matched (converged::how), then the
+  /// post-optimization steps.
+  std::vector<derive::step> steps;
 };
 
 /// Counters of one search.
@@ -82,21 +88,20 @@ struct optimized {
     std::string r = "cost model: " + model + "\n" + stats.str() + "\nbaseline (" +
                     baseline.shape() + "):\n" + baseline.str() + "chosen (" + best.shape() +
                     ", " + candidates[chosen].target + "):\n" + best.str();
-    for (auto& s : candidates[chosen].steps) r += "  step " + s + "\n";
+    for (auto& s : candidates[chosen].steps) r += "  step " + derive::to_string(s) + "\n";
     return r;
   }
 };
 
 namespace detail {
 
-// The scope a merge_traversal candidate inlines ("at /: inline /0/1 read at [...]"), or nullptr.
-inline ir::scope_ptr inlined_scope(const ir::scope_ptr& root, const std::string& detail) {
-  auto at = detail.find("inline ");
-  if (at == std::string::npos) return nullptr;
-  auto text = detail.substr(at + 7, detail.find(' ', at + 7) - at - 7);
+// The scope a merge_traversal step inlines (its `inline` position), or nullptr.
+inline ir::scope_ptr inlined_scope(const ir::scope_ptr& root, const derive::step& how) {
+  auto* inlined = how.get<derive::path>("inline");
+  if (!inlined) return nullptr;
   ir::scope_ptr found;
   derive::for_each_position(root, [&](const ir::scope_ptr& s, const derive::path& p) {
-    if (!found && derive::to_string(p) == text) found = s;
+    if (!found && p == *inlined) found = s;
   });
   return found;
 }
@@ -118,21 +123,20 @@ inline bool runs_library(const plan& p, const ir::scope_ptr& s, kernel_memo& mem
 /// would undo the derivation); a tightened scope may become one (E5 → E6 of Figure 5).
 /// `memo` (optional) is instantiate's, shared by the calls of one search.
 inline plan post_optimize(plan p, const cost::model& model, int max_steps,
-                          std::vector<std::string>* steps = nullptr, kernel_memo* memo = nullptr) {
+                          std::vector<derive::step>* steps = nullptr, kernel_memo* memo = nullptr) {
   static constexpr derive::rule_fn fusions[] = {&derive::merge_traversal, &derive::tighten_boundary};
   kernel_memo own;
   auto& known = memo ? *memo : own;
   for (int i = 0; i < max_steps; ++i) {
     std::optional<plan> best;
-    std::string how;
+    derive::step how;
     for (auto f : fusions)
       for (auto& c : f(p.expr)) {
-        if (auto inlined = detail::inlined_scope(p.expr, c.detail))
+        if (auto inlined = detail::inlined_scope(p.expr, c.how))
           if (detail::runs_library(p, inlined, known)) continue;
         auto q = instantiate(c.result, model, &known);
         if (q.library_kinds().size() < p.library_kinds().size()) continue;
-        if (q.seconds < (best ? best->seconds : p.seconds) * (1 - 1e-9))
-          best = std::move(q), how = c.rule + "(" + c.detail + ")";
+        if (q.seconds < (best ? best->seconds : p.seconds) * (1 - 1e-9)) best = std::move(q), how = c.how;
       }
     if (!best) break;
     p = std::move(*best);
@@ -150,7 +154,8 @@ inline bool better(const plan& a, const plan& b) {
 /// Searches for the cheapest instantiation of `source` under `model` (EinNet §6.1):
 ///  1. explorative derivation with `rules` to `opts.explore_depth`;
 ///  2. from every state, converging derivation toward each compute-heavy operator
-///     (compute_targets()) for at most `opts.converge_depth` steps;
+///     (compute_targets()) for at most `opts.converge_depth` steps, and at most
+///     `opts.limits.max_depth` steps from the source in all;
 ///  3. every expression reached is instantiated and post-optimized; plans whose every run-time
 ///     kernel is a library operator or a memory-bound eOperator, one library operator at least,
 ///     are candidates;
@@ -173,7 +178,7 @@ inline optimized optimize(const ir::scope_ptr& source, std::span<const derive::r
   kernel_memo kernels;  // the plans share most of their scopes
   std::set<std::string> planned{ir::canonical_string(*source)};
 
-  auto consider = [&](const ir::scope_ptr& e, const std::string& target, std::vector<std::string> steps) {
+  auto consider = [&](const ir::scope_ptr& e, const std::string& target, std::vector<derive::step> steps) {
     if (!planned.insert(kernels.form(e)).second) return;
     ++st.instantiated;
     auto p = post_optimize(instantiate(e, model, &kernels), model, opts.post_steps, &steps, &kernels);
@@ -190,7 +195,7 @@ inline optimized optimize(const ir::scope_ptr& source, std::span<const derive::r
   };
 
   budget explore_limits = opts.limits;
-  explore_limits.max_depth = opts.explore_depth;
+  explore_limits.max_depth = std::min(opts.explore_depth, opts.limits.max_depth);
   auto ex = explore(source, rules, explore_limits, true, progress);
   st.explore = ex.stats;
   st.reason = ex.stats.reason == stop_reason::depth ? stop_reason::exhausted : ex.stats.reason;
@@ -224,8 +229,8 @@ inline optimized optimize(const ir::scope_ptr& source, std::span<const derive::r
     auto path = ex.path(i);
     converge_cache shared;  // the runs toward every target from this state derive the same trees
     for (std::size_t t = 0; t < targets.size(); ++t) {
-      converger c(*targets[t], rules, opts.converge_depth, deadline, visited[t], st.converge,
-                  &shared);
+      int steps_left = std::min(opts.converge_depth, opts.limits.max_depth - ex.states[i].depth);
+      converger c(*targets[t], rules, steps_left, deadline, visited[t], st.converge, &shared);
       for (auto& found : c.run(ex.states[i].expr)) {
         auto steps = path;
         steps.insert(steps.end(), found.steps.begin(), found.steps.end());

@@ -1,10 +1,9 @@
-// Packing weight operands for a backend: a library kernel that the backend cannot call only
+// Packing weight operands for a build: a library kernel that the build cannot call only
 // because of the layout of an operand computed from weights reads a relaid copy instead.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <numeric>
 #include <optional>
@@ -12,14 +11,13 @@
 #include <vector>
 
 #include "ein/derive/positions.hpp"
+#include "ein/derive/rule.hpp"
+#include "ein/match/distance.hpp"
 #include "ein/match/match.hpp"
+#include "ein/plan/capabilities.hpp"
 #include "ein/search/instantiate.hpp"
 
 namespace ein::search {
-
-/// Whether the generated code runs a library kernel as a library call (else as an eOperator):
-/// what the backend links (a CPU BLAS has no convolutions). Empty: every library kernel does.
-using library_support = std::function<bool(const kernel&)>;
 
 namespace detail {
 
@@ -81,10 +79,10 @@ inline ir::scope_ptr packed_with(const ir::scope_ptr& s, const ir::access& a, co
 }
 
 // The first order (permutations in lexicographic order, the identity excluded) under which `s`,
-// reading its weight-only operand `a` through the permuted copy, matches an operator the backend
+// reading its weight-only operand `a` through the permuted copy, matches an operator the build
 // calls; nothing if none. Only operators the copy's product signature may classify are matched.
 inline std::optional<std::vector<std::size_t>> packing_order(const ir::scope_ptr& s, const ir::access& a,
-                                                             const library_support& runs) {
+                                                             const ein::plan::capabilities& caps) {
   std::vector<std::size_t> order(a.index.size());
   std::iota(order.begin(), order.end(), std::size_t{0});
   while (std::next_permutation(order.begin(), order.end())) {
@@ -94,11 +92,8 @@ inline std::optional<std::vector<std::size_t>> packing_order(const ir::scope_ptr
     for (auto& op : match::operator_table()) {
       if (op.kind == match::op_kind::elementwise || !match::may_classify(signature, op)) continue;
       if (!analysis) analysis = match::analyze(*candidate);
-      for (auto& inst : match::match(*candidate, *analysis, op)) {
-        kernel k;
-        k.op = inst;
-        if (runs(k)) return order;
-      }
+      for (auto& inst : match::match(*candidate, *analysis, op))
+        if (caps.calls(inst)) return order;
     }
   }
   return std::nullopt;
@@ -111,7 +106,7 @@ inline std::optional<std::vector<std::size_t>> packing_order(const ir::scope_ptr
 /// applied only to the scope it was found for, or one written the same.
 using pack_memo = std::map<std::string, std::optional<std::vector<std::size_t>>>;
 
-/// Which library kernels the backend does not call pack_weight_operands tries to pack.
+/// Which library kernels the build does not call pack_weight_operands tries to pack.
 enum class pack_kernels {
   refused,                // every one
   compute_bound_refused,  // compute-bound ones only: a memory-bound kernel runs as well as an
@@ -119,39 +114,53 @@ enum class pack_kernels {
                           // its FLOPs nor its bytes
 };
 
-/// `p` for a backend that calls the library kernels `runs` accepts: a library kernel the backend
-/// does not call, whose scope matches a called operator once one weight-only operand (a weight,
+/// `p` for a build with capabilities `caps`: a library kernel the build does not call, whose
+/// scope matches a called operator once one weight-only operand (a weight,
 /// or a scope of weights) is read through a copy with its dimensions permuted, reads that copy —
 /// a weight transform, free at run time (EinNet §6: weight-only expressions are computed ahead).
 /// The first permutation in lexicographic order that works is taken; the plan is instantiated
-/// again, and instantiation may still pick an operator the backend does not call (the cheapest):
+/// again, and instantiation may still pick an operator the build does not call (the cheapest):
 /// the caller compares the plans as run. Example: a conv2d over a Figure 6 filter laid out
 /// (r, s, c, k), which cuDNN does not accept, reads a (k, r, s, c) copy. `p` itself when nothing
-/// changes. `memo` (optional) keeps the orders found across calls; `which` says which kernels
-/// are tried.
-inline plan pack_weight_operands(const plan& p, const cost::model& model, const library_support& runs,
-                                 pack_memo* memo = nullptr, pack_kernels which = pack_kernels::refused) {
-  if (!runs) return p;
+/// changes, and for every_operator() (which calls every operator). `memo` (optional) keeps the
+/// orders found across calls; `which` says which kernels are tried. Each packing is appended to
+/// `steps` (when given): `pack_weight_operands(at <the kernel's position>: operand <its ordinal
+/// in the body, from 1>, order {...})`.
+inline plan pack_weight_operands(const plan& p, const cost::model& model, const ein::plan::capabilities& caps,
+                                 pack_memo* memo = nullptr, pack_kernels which = pack_kernels::refused,
+                                 std::vector<derive::step>* steps = nullptr) {
+  if (caps.every_operator) return p;
   pack_memo own;
   auto& orders = memo ? *memo : own;
   ir::scope_ptr expr = p.expr;
   bool changed = false;
   for (auto& k : p.kernels) {
-    if (k.weight_only || !k.library() || k.op->kind == match::op_kind::elementwise || runs(k)) continue;
+    if (k.weight_only || !k.library() || k.op->kind == match::op_kind::elementwise || caps.calls(*k.op)) continue;
     if (which == pack_kernels::compute_bound_refused && match::memory_bound(*k.op)) continue;
     std::optional<ir::scope_ptr> packed;
     std::string text;
     std::size_t operand = 0;
+    derive::step how;
     derive::for_each_access(k.value->body, [&](const ir::access& a) {
       ++operand;
       if (packed || !detail::reads_weights_only(a, p)) return;
       if (text.empty()) text = ir::to_string(*k.value);
       auto key = text + "\n#" + std::to_string(operand);
       auto it = orders.find(key);
-      if (it == orders.end()) it = orders.emplace(key, detail::packing_order(k.value, a, runs)).first;
-      if (it->second) packed = detail::packed_with(k.value, a, *it->second);
+      if (it == orders.end()) it = orders.emplace(key, detail::packing_order(k.value, a, caps)).first;
+      if (!it->second) return;
+      packed = detail::packed_with(k.value, a, *it->second);
+      how = {"pack_weight_operands", std::nullopt,
+             {{"operand", static_cast<std::int64_t>(operand)},
+              {"order", std::vector<std::int64_t>(it->second->begin(), it->second->end())}}};
     });
     if (!packed) continue;
+    if (steps) {
+      derive::for_each_position(expr, [&](const ir::scope_ptr& s, const derive::path& at) {
+        if (!how.at && s == k.value) how.at = at;
+      });
+      steps->push_back(std::move(how));
+    }
     expr = detail::replace_scope(expr, k.value.get(), *packed);
     changed = true;
   }

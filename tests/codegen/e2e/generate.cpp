@@ -1,6 +1,7 @@
 // Writes the generated headers of the hand-built test programs (host and cuda backends, with the
 // CUDA sources of the latter): the first stage of the two-stage codegen test, as ein_generate's
-// driver does for a model. The paper's cases (paper_programs.hpp) go through the search.
+// driver does for a model. The paper's cases (paper_programs.hpp) and a generated family
+// (searched_family.hpp) go through the search.
 #include <cstdio>
 #include <future>
 #include <string>
@@ -10,11 +11,11 @@
 #include "codegen/e2e/generator_support.hpp"
 #include "codegen/e2e/paper_programs.hpp"
 #include "codegen/e2e/programs.hpp"
+#include "codegen/e2e/searched_family.hpp"
 #include "ein/ein_search.hpp"
 
 namespace {
 
-using ein_test::have_cblas;
 using ein_test::write_if_changed;
 
 template <int Id>
@@ -22,7 +23,7 @@ void generate(const std::string& dir) {
   for (auto target : {ein::codegen::backend::host, ein::codegen::backend::cuda}) {
     auto o = ein_test::generated_options(ein_test::object_names[Id], "codegen/e2e/programs.hpp",
                                          ein::program_key(ein_test::hand_program<Id>{}), target);
-    auto p = ein::reify(ein_test::hand_program<Id>{});
+    auto p = ein::plan::make_plan(ein::reify(ein_test::hand_program<Id>{}), ein_test::generated_capabilities(target));
     write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(p, o));
     if (target == ein::codegen::backend::cuda)
       write_if_changed(dir + "/" + o.name + ".cu", ein::codegen::emit_cuda_source(p, o));
@@ -43,9 +44,9 @@ void generate_fuzz(const std::string& dir, std::string& all) {
   o.model_header = "codegen/e2e/programs.hpp";
   o.object = "ein_test::fuzz<" + std::to_string(K) + ">";
   o.key = ein::program_key(ein_test::hand_program<id>{});
-  o.library_calls = have_cblas;
-  write_if_changed(dir + "/" + o.name + ".hpp",
-                   ein::codegen::emit_header(ein::reify(ein_test::hand_program<id>{}), o));
+  auto p = ein::plan::make_plan(ein::reify(ein_test::hand_program<id>{}),
+                                ein_test::generated_capabilities(ein::codegen::backend::host));
+  write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(p, o));
   all += "#include \"ein_generated/" + o.name + ".hpp\"\n";
 }
 
@@ -56,15 +57,6 @@ void generate_fuzz_all(const std::string& dir, std::integer_sequence<int, K...>)
   write_if_changed(dir + "/hand_fuzz_all.hpp", all);
 }
 
-// What the cuda backend calls as a library where cuDNN is found: cuBLAS GEMMs, cuDNN
-// convolutions (packed filters).
-bool cuda_calls(const ein::search::kernel& k) {
-  ein::codegen::options o;
-  o.target = ein::codegen::backend::cuda;
-  o.library_calls = o.cudnn_calls = true;
-  return ein::codegen::runs_as_library_call(*k.op, o);
-}
-
 // The paper's cases: each searched once under the H100 model as the cuda backend with cuDNN runs
 // it, and that program (the rediscovered one) written for both backends: the host runs what the
 // cuda header holds, its library's kernels as calls and the others as loops, so the interpreter
@@ -72,8 +64,9 @@ bool cuda_calls(const ein::search::kernel& k) {
 template <int K>
 ein::search::optimized_program search_paper_case(const ein::cost::model& model) {
   constexpr int id = ein_test::searched_base + K;
+  // priced as a cuda build that links cuDNN runs kernels: cuBLAS GEMMs, cuDNN convolutions
   return ein::search::optimize_program(ein::reify(ein_test::hand_program<id>{}), ein::derive::intra_rules(), model,
-                                       {}, {}, cuda_calls);
+                                       {}, {}, ein::codegen::capabilities_of(ein::codegen::backend::cuda, false, true));
 }
 
 template <int K>
@@ -84,9 +77,10 @@ void generate_searched(const std::string& dir, const ein::search::optimized_prog
     auto o = ein_test::generated_options(ein_test::searched_names[K], "codegen/e2e/paper_programs.hpp",
                                          ein::program_key(ein_test::hand_program<id>{}), target);
     o.search = "optimize_program, roofline h100_sxm5.json; " + searched.summary();
-    write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(searched.program, o));
+    auto p = ein::search::make_plan(searched, ein_test::generated_capabilities(target));
+    write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(p, o));
     if (target == ein::codegen::backend::cuda)
-      write_if_changed(dir + "/" + o.name + ".cu", ein::codegen::emit_cuda_source(searched.program, o));
+      write_if_changed(dir + "/" + o.name + ".cu", ein::codegen::emit_cuda_source(p, o));
   }
 }
 
@@ -96,6 +90,32 @@ void generate_searched_all(const std::string& dir, std::integer_sequence<int, K.
   // The cases are independent: searched at once (each search is single-threaded here).
   std::tuple searches{std::async(std::launch::async, [&] { return search_paper_case<K>(h100); })...};
   (generate_searched<K>(dir, std::get<K>(searches).get()), ...);
+}
+
+// The generated family: each searched quickly (one explorative and two converging steps) for
+// a host build with the test's libraries, its plan written as a host header.
+template <int K>
+void generate_family(const std::string& dir, const ein::cost::model& model) {
+  constexpr int id = ein_test::family_base + K;
+  auto caps = ein_test::generated_capabilities(ein::codegen::backend::host);
+  ein::search::options quick;
+  quick.explore_depth = 1;
+  quick.converge_depth = 2;
+  auto r = ein::search::optimize_program(ein::reify(ein_test::hand_program<id>{}), ein::derive::intra_rules(), model,
+                                         quick, {}, caps);
+  ein::codegen::options o;
+  o.name = "hand_family_" + std::to_string(K);
+  o.model_header = "codegen/e2e/searched_family.hpp";
+  o.object = "ein_test::family_program<" + std::to_string(K) + ">";
+  o.key = ein::program_key(ein_test::hand_program<id>{});
+  o.search = "optimize_program, explore depth 1, converge depth 2, roofline h100_sxm5.json; " + r.summary();
+  write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(ein::search::make_plan(r, caps), o));
+}
+
+template <int... K>
+void generate_family_all(const std::string& dir, std::integer_sequence<int, K...>) {
+  ein::cost::roofline h100(ein::cost::load_profile(std::string(EIN_PROFILE_DIR) + "/h100_sxm5.json"));
+  (generate_family<K>(dir, h100), ...);
 }
 
 }  // namespace
@@ -109,6 +129,7 @@ int main(int argc, char** argv) {
     generate_all(argv[1], std::make_integer_sequence<int, ein_test::program_count>{});
     generate_fuzz_all(argv[1], std::make_integer_sequence<int, ein_test::fuzz_count>{});
     generate_searched_all(argv[1], std::make_integer_sequence<int, ein_test::searched_count>{});
+    generate_family_all(argv[1], std::make_integer_sequence<int, ein_test::family_count>{});
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

@@ -27,12 +27,12 @@ void generate(const std::string& dir, const ein::cost::model& model) {
   for (auto target : {ein::codegen::backend::host, ein::codegen::backend::cuda}) {
     auto o = ein_test::generated_options(ein_test::prepared_names[K], "codegen/e2e/prepared_programs.hpp",
                                          ein::program_key(ein_test::hand_program<id>{}), target);
-    ein::ir::program p = source;
+    auto caps = ein_test::generated_capabilities(target);
+    auto p = ein::plan::make_plan(source, caps);
     if constexpr (searched) {
-      auto runs = [&](const ein::search::kernel& k) { return ein::codegen::runs_as_library_call(*k.op, o); };
-      auto r = ein::search::for_backend(found, model, runs);
+      auto r = ein::search::for_backend(found, model, caps);
       o.search = "optimize_program, explore depth 1, roofline h100_sxm5.json; " + r.summary();
-      p = r.program;
+      p = ein::search::make_plan(r, caps);
     }
     write_if_changed(dir + "/" + o.name + ".hpp", ein::codegen::emit_header(p, o));
     if (target == ein::codegen::backend::cuda)

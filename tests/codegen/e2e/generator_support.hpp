@@ -1,5 +1,6 @@
-// What the stage-one generators of the codegen tests share: which libraries the test links, the
-// options of a generated file, and writing a generated file only when it changes.
+// What the stage-one generators of the codegen tests share: which libraries the test links and
+// so which library calls its plans make, the options of a generated file, and writing a generated
+// file only when it changes.
 #pragma once
 
 #include <cstdint>
@@ -7,7 +8,9 @@
 #include <sstream>
 #include <string>
 
-#include "ein/codegen/header.hpp"
+#include "ein/codegen/backend.hpp"
+#include "ein/codegen/options.hpp"
+#include "ein/plan/capabilities.hpp"
 
 namespace ein_test {
 
@@ -25,10 +28,15 @@ inline constexpr bool have_cudnn = true;
 inline constexpr bool have_cudnn = false;
 #endif
 
+/// The library calls plans for `target` make where the test's libraries are linked, as
+/// ein_generate's driver decides them (codegen::capabilities_of).
+inline ein::plan::capabilities generated_capabilities(ein::codegen::backend target) {
+  return ein::codegen::capabilities_of(target, have_cblas, have_cudnn);
+}
+
 /// The options of the generated file of program object `ein_test::<object>` (declared in
 /// `model_header`, program key `key`) for `target`: named `hand_<object>`, `hand_<object>_cuda`
-/// for the cuda backend, with the library calls ein_generate's driver makes where the test's
-/// libraries are linked.
+/// for the cuda backend.
 inline ein::codegen::options generated_options(const std::string& object, const char* model_header,
                                                std::uint64_t key, ein::codegen::backend target) {
   ein::codegen::options o;
@@ -38,8 +46,6 @@ inline ein::codegen::options generated_options(const std::string& object, const 
   o.object = "ein_test::" + object;
   o.key = key;
   o.target = target;
-  o.library_calls = cuda || have_cblas;
-  o.cudnn_calls = have_cudnn;
   return o;
 }
 

@@ -5,8 +5,11 @@
 #include <doctest/doctest.h>
 
 #include "codegen/e2e/programs.hpp"
+#include "codegen/e2e/concurrent_harness.hpp"
 #include "codegen/e2e/harness.hpp"
+#include "codegen/e2e/hostile_bindings.hpp"
 #include "codegen/e2e/prepared_harness.hpp"
+#include "codegen/e2e/generator_support.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein_generated/hand_batch_gemm.hpp"
 #include "ein_generated/hand_conv_cudnn.hpp"
@@ -25,12 +28,6 @@
 
 namespace {
 
-// The generator enables library calls where the test links a CBLAS.
-#if defined(EIN_HAVE_CBLAS)
-constexpr bool have_cblas = true;
-#else
-constexpr bool have_cblas = false;
-#endif
 
 // The plan's outputs equal the interpreter's within the plan's tolerance (it follows the
 // arithmetic the plan was generated with).
@@ -48,13 +45,19 @@ void check_generated() {
   o.object = Id < ein_test::fuzz_base
                  ? std::string("ein_test::") + ein_test::object_names[Id]
                  : "ein_test::fuzz<" + std::to_string(Id - ein_test::fuzz_base) + ">";
-  o.library_calls = have_cblas;
-  REQUIRE(plan::description == ein::codegen::describe(ein::reify(object), o));
+  REQUIRE(plan::description ==
+          ein::codegen::describe(ein::plan::make_plan(ein::reify(object),
+                                                      ein_test::generated_capabilities(ein::codegen::backend::host)),
+                                 o));
   for (std::uint64_t seed : {1, 2, 3}) {
     ein_test::check_against_interpreter(object, seed, tolerance);
     ein_test::check_against_interpreter(object, seed, tolerance, true);
   }
   ein_test::check_prepared_against_interpreter(object, 4, tolerance);
+  // run() and run_host() check every binding before they compute
+  auto bound = ein_test::tensors_bound(ein::reify(object));
+  ein_test::check_hostile_bindings(bound, [&](const ein::runtime::bindings& b) { ein::run(object, b); });
+  ein_test::check_hostile_bindings(bound, [](const ein::runtime::bindings& b) { plan::run_host(b); });
 }
 
 template <int... K>
@@ -89,7 +92,7 @@ TEST_CASE("compute-bound matrix products are library calls in the plan, small on
   CAPTURE(chain::description);
   CAPTURE(batch::description);
   CAPTURE(f64::description);
-  if (have_cblas) {
+  if (ein_test::have_cblas) {
     CHECK(chain::description.find("t = library matmul(A=A+0, B=B+0) batch=1 m=40 n=48 k=36 A^T B^T") !=
           std::string_view::npos);
     CHECK(chain::description.find("out = library matmul(A=t+0, B=D+0) batch=1 m=40 n=32 k=48") !=
@@ -124,4 +127,25 @@ TEST_CASE("a generated plan describes itself and checks its bindings") {
 
 TEST_CASE("generated host plans of generated programs equal the interpreter") {
   check_fuzz(std::make_integer_sequence<int, ein_test::fuzz_count>{});
+}
+
+TEST_CASE("one generated host plan runs from several threads at once, directly and prepared") {
+  auto concurrent = [](auto object, double tolerance) {
+    using plan = ein::runtime::plan<decltype(object)>;
+    auto p = ein::reify(object);
+    ein_test::check_concurrent_runs(p, [&](const ein::runtime::bindings& b) { ein::run(object, b); }, tolerance);
+    ein_test::check_concurrent_runs(p, [](const ein::runtime::bindings& b) { plan::run_host(b); }, tolerance);
+    auto env = ein::eval::random_inputs(p, 21);
+    ein_test::host_buffers weights;
+    for (auto& t : p.tensors)
+      if (t.role == ein::ir::tensor_role::weight) weights.bind_input(t.name, t.type, env.at(t.name));
+    const auto prepared = ein::prepare(object, ein::runtime::bindings(weights.items));
+    ein_test::check_concurrent_runs(p, [&](const ein::runtime::bindings& b) { prepared.run(b); }, tolerance, false);
+  };
+  concurrent(ein_test::matmul, 1e-6);
+  concurrent(ein_test::conv_nhwc, 1e-6);
+  concurrent(ein_test::nested, 1e-6);
+  concurrent(ein_test::gemm_chain, 1e-5);  // CBLAS calls where the test links a CBLAS
+  concurrent(ein_test::batch_gemm, 1e-5);
+  concurrent(ein_test::hand_program<ein_test::fuzz_base + 3>{}, 1e-5);
 }

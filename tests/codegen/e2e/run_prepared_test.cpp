@@ -11,8 +11,10 @@
 #include <vector>
 
 #include "codegen/e2e/paper_programs.hpp"  // before the harness: it declares ein::reify of them
+#include "codegen/e2e/hostile_bindings.hpp"
 #include "codegen/e2e/prepared_programs.hpp"
 #include "codegen/e2e/prepared_harness.hpp"
+#include "codegen/e2e/generator_support.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein_generated/hand_elementwise.hpp"
 #include "ein_generated/hand_matmul.hpp"
@@ -35,11 +37,6 @@
 
 namespace {
 
-#if defined(EIN_HAVE_CBLAS)
-constexpr bool have_cblas = true;
-#else
-constexpr bool have_cblas = false;
-#endif
 
 template <int K>
 using prepared_plan = ein::runtime::plan<ein_test::hand_program<ein_test::prepared_base + K>>;
@@ -61,8 +58,9 @@ std::string host_header() {
   o.name = std::string("hand_") + ein_test::prepared_names[K];
   o.model_header = "codegen/e2e/prepared_programs.hpp";
   o.object = std::string("ein_test::") + ein_test::prepared_names[K];
-  o.library_calls = have_cblas;
-  return ein::codegen::emit_header(ein::reify(ein_test::hand_program<ein_test::prepared_base + K>{}), o);
+  return ein::codegen::emit_header(ein::plan::make_plan(ein::reify(ein_test::hand_program<ein_test::prepared_base + K>{}),
+                                                        ein_test::generated_capabilities(ein::codegen::backend::host)),
+                                   o);
 }
 
 // Random non-zero values, as the interpreter draws them (uniform in [-1, 1)).
@@ -260,4 +258,29 @@ TEST_CASE("ein::prepare binds weights only, every one; a prepared run binds no w
   CHECK_THROWS_WITH_AS(prepared.run({{"A", a}, {"out", const_out}}),
                        "ein::run: tensor `out` is an output but the bound buffer is const", ein::user_error);
   CHECK_NOTHROW(prepared.run({{"A", a}, {"out", out}}));
+}
+
+TEST_CASE("ein::prepare and a prepared run refuse null, misaligned, short and aliased buffers, naming the tensor") {
+  auto hostile = [](auto object) {
+    auto p = ein::reify(object);
+    ein_test::check_hostile_bindings(ein_test::tensors_bound(p, true, false),
+                                     [&](const ein::runtime::bindings& b) { ein::prepare(object, b); });
+    std::vector<ein::runtime::binding> weights;
+    std::vector<std::vector<double>> storage;
+    for (auto& t : ein_test::tensors_bound(p, true, false)) {
+      auto& s = storage.emplace_back(t.count, 0.5);
+      if (t.type == ein::ir::dtype::f32)
+        weights.emplace_back(t.name, std::span<const float>(reinterpret_cast<const float*>(s.data()), t.count));
+      else
+        weights.emplace_back(t.name, std::span<const double>(s));
+    }
+    auto prepared = ein::prepare(object, ein::runtime::bindings(weights));
+    ein_test::check_hostile_bindings(ein_test::tensors_bound(p, false, true),
+                                     [&](const ein::runtime::bindings& b) { prepared.run(b); });
+  };
+  hostile(ein_test::prepared_relayout);
+  hostile(ein_test::prepared_chain);
+  hostile(ein_test::prepared_searched);
+  hostile(ein_test::matmul);
+  hostile(ein_test::elementwise);
 }

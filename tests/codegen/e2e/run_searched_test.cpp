@@ -1,6 +1,6 @@
 // Stage two of the searched codegen test: the headers the generator wrote from optimize_program's
 // choice for the paper's five cases are compiled here; each plan must have the rediscovered
-// structure and equal the interpreter on random inputs.
+// structure and equal the interpreter on random inputs. So must the plans of a generated family.
 #define EIN_STRICT  // every program here must have its generated plan
 #include <doctest/doctest.h>
 
@@ -12,7 +12,14 @@
 #include <vector>
 
 #include "codegen/e2e/paper_programs.hpp"  // before the harness: it declares ein::reify of them
+#include "codegen/e2e/searched_family.hpp"
 #include "codegen/e2e/harness.hpp"
+#include "ein_generated/hand_family_0.hpp"
+#include "ein_generated/hand_family_1.hpp"
+#include "ein_generated/hand_family_2.hpp"
+#include "ein_generated/hand_family_3.hpp"
+#include "ein_generated/hand_family_4.hpp"
+#include "ein_generated/hand_family_5.hpp"
 #include "ein_generated/hand_paper_conv3x3.hpp"
 #include "ein_generated/hand_paper_conv5x5.hpp"
 #include "ein_generated/hand_paper_conv_transpose.hpp"
@@ -236,4 +243,29 @@ TEST_CASE("searched Conv3x3 and Conv1x1 over one input ([1,7,7,512], 512 filters
     CHECK(s[k].traversal == extent_list{1, 7, 7, 512});
     CHECK(contains(s[k].text, s[3].name + "["));
   }
+}
+
+namespace {
+
+template <int... K>
+void check_family(std::integer_sequence<int, K...>) {
+  auto one = [](auto object) {
+    using plan = ein::runtime::plan<decltype(object)>;
+    static_assert(ein::runtime::has_plan_v<decltype(object)>, "the generated header defines the plan");
+    MESSAGE(plan::description);
+    CHECK(plan::description.find("search: optimize_program") != std::string_view::npos);
+    // a compute-bound product in every program: a library call where a CBLAS is linked
+    CHECK((plan::description.find("library ") != std::string_view::npos) == have_cblas);
+    for (std::uint64_t seed : {1, 2}) {
+      ein_test::check_against_interpreter(object, seed, 1e-4);
+      ein_test::check_against_interpreter(object, seed, 1e-4, true);
+    }
+  };
+  (one(ein_test::family_program<K>), ...);
+}
+
+}  // namespace
+
+TEST_CASE("a searched generated family (products, batched products, convolutions, random weight layouts): each plan equals the interpreter") {
+  check_family(std::make_integer_sequence<int, ein_test::family_count>{});
 }

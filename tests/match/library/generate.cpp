@@ -67,8 +67,8 @@ int main(int argc, char** argv) {
       cuda.close();
     } else {
       // a filter in no format cuDNN runs with this data is read from its packed copy, passed as in[1]
-      auto op = codegen::library::cudnn_supports(i) ? i : match::repack_filter(i, "krsc").op;
-      if (!codegen::library::cudnn_supports(op)) op = match::repack_filter(i, "kcrs").op;
+      auto op = plan::cudnn_accepts(i) ? i : match::repack_filter(i, "krsc").op;
+      if (!plan::cudnn_accepts(op)) op = match::repack_filter(i, "kcrs").op;
       cuda.comment(op.str());
       codegen::library::emit_cudnn_state(cuda, op, c.name + "_state", "cudnn()", false);
       cuda.open(signature(c.name, op, "cudnnHandle_t handle, "));

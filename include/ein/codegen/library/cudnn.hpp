@@ -1,9 +1,8 @@
-// CUDA emitter for convolution instances: which ones cuDNN's legacy API runs, their geometry, the
-// step state set up once (emit_cudnn_state) and the per-run call (emit_cudnn_run): cuDNN forward
-// for conv2d, backward data for conv_transpose2d.
+// CUDA emitter for convolution instances cuDNN's legacy API runs (plan::cudnn_accepts): their
+// geometry, the step state set up once (emit_cudnn_state) and the per-run call (emit_cudnn_run):
+// cuDNN forward for conv2d, backward data for conv_transpose2d.
 #pragma once
 
-#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,49 +11,15 @@
 #include "ein/codegen/writer.hpp"
 #include "ein/detail/error.hpp"
 #include "ein/match/instance.hpp"
+#include "ein/plan/capabilities.hpp"
 #include "ein/runtime/convolution_geometry.hpp"
 
 namespace ein::codegen::library {
 
-namespace detail {
-
-// Whether strides (n, c, h, w) of a (n, c, h, w) tensor are those of a packed NHWC tensor.
-inline bool nhwc_packed(const std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides) {
-  return strides[1] == 1 && strides[3] == dims[1] && strides[2] == dims[1] * dims[3] &&
-         strides[0] == dims[1] * dims[2] * dims[3];
-}
-
-// Whether the channels of a (n, c, h, w) tensor are its contiguous dimension (an NHWC-like layout).
-inline bool channels_last(const std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides) {
-  return dims[1] > 1 && strides[1] == 1;
-}
-
-}  // namespace detail
-
-/// True when cuDNN's legacy API runs the instance as matched: a conv2d or conv_transpose2d with
-/// symmetric padding and a packed KCRS or KRSC filter, in a combination cuDNN supports. It
-/// refuses (CUDNN_STATUS_NOT_SUPPORTED at the first run) a KRSC (NHWC-format) filter unless x
-/// and y are packed NHWC, backward data (conv_transpose2d) with a KRSC filter or channels-last
-/// data, and double data with a KRSC filter or channels-last data: those stay eOperators, or read
-/// a packed copy of their filter (match::repack_filter, search::pack_weight_operands) in a layout
-/// cuDNN accepts.
-inline bool cudnn_supports(const match::instance& op) {
-  if (op.kind != match::op_kind::conv2d && op.kind != match::op_kind::conv_transpose2d) return false;
-  auto& a = op.conv();
-  if (!a.symmetric() || (a.filter_layout != "kcrs" && a.filter_layout != "krsc")) return false;
-  const std::array<std::int64_t, 4> x{a.n, a.c, a.h, a.w}, y{a.n, a.k, a.p, a.q};
-  const bool krsc = a.filter_layout == "krsc";
-  const bool nhwc_data = detail::channels_last(x, a.x_strides) || detail::channels_last(y, a.y_strides);
-  if (krsc && !(detail::nhwc_packed(x, a.x_strides) && detail::nhwc_packed(y, a.y_strides))) return false;
-  if (op.kind == match::op_kind::conv_transpose2d && (krsc || nhwc_data)) return false;
-  if (op.type == ir::dtype::f64 && (krsc || nhwc_data)) return false;
-  return true;
-}
-
 /// The geometry cuDNN gets for the instance (runtime::convolution_geometry), `tf32` as given.
-/// @pre cudnn_supports(op); every size and stride fits an int (codegen::detail::cudnn_accepts).
+/// @pre ein::plan::cudnn_accepts(op).
 inline runtime::convolution_geometry geometry(const match::instance& op, bool tf32) {
-  if (!cudnn_supports(op)) throw internal_error(std::string("geometry: the legacy cuDNN API cannot run ") + op.str());
+  if (!ein::plan::cudnn_accepts(op)) throw internal_error(std::string("geometry: the legacy cuDNN API cannot run ") + op.str());
   auto& a = op.conv();
   auto i = [](std::int64_t v) { return static_cast<int>(v); };
   runtime::convolution_geometry g;
@@ -105,7 +70,7 @@ inline std::string geometry_text(const runtime::convolution_geometry& g) {
 /// instance's geometry (descriptors, CUDNN_FMA_MATH unless `tf32`, the first runnable algorithm
 /// of cuDNN's heuristics, its workspace; runtime::cudnn_convolution) on `handle` (an expression
 /// giving the plan's cudnnHandle_t), and kept until exit.
-/// @pre cudnn_supports(op).
+/// @pre ein::plan::cudnn_accepts(op).
 inline void emit_cudnn_state(writer& w, const match::instance& op, const std::string& function,
                              const std::string& handle, bool tf32) {
   w.open("static const ein::runtime::cudnn_convolution& " + function + "()");
@@ -122,11 +87,11 @@ inline void emit_cudnn_state(writer& w, const match::instance& op, const std::st
 /// Example (3×3, NHWC): `cudnnConvolutionForward(handle, &ein_alpha, ein_conv.x, x, ein_conv.w, k,
 /// ein_conv.conv, ein_conv.forward_algo, ein_conv.workspace, ein_conv.workspace_size, &ein_beta,
 /// ein_conv.y, y)`.
-/// @pre cudnn_supports(op).
+/// @pre ein::plan::cudnn_accepts(op).
 inline void emit_cudnn_run(writer& w, const match::instance& op, const std::vector<std::string>& inputs,
                            const std::string& output, const std::string& state,
                            const std::string& handle) {
-  if (!cudnn_supports(op))
+  if (!ein::plan::cudnn_accepts(op))
     throw internal_error(std::string("emit_cudnn_run: the legacy cuDNN API cannot run ") + op.str());
   if (inputs.size() != 2) throw internal_error("emit_cudnn_run: a convolution has two inputs");
   bool forward = op.kind == match::op_kind::conv2d;

@@ -3,20 +3,26 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 
 #include "ein/front/def.hpp"
 
 namespace ein::ops {
 
+/// The type of an operand, whatever its value category.
+template <class T>
+using plain = std::remove_cvref_t<T>;
+
 /// An operand of an operator: a tensor (input, weight) or a definition (another operator's
-/// result), with a compile-time shape.
+/// result), with a compile-time shape. Operators take operands by forwarding reference: a named
+/// definition is read by address, a temporary by value (front/link.hpp).
 template <class T>
 concept operand = requires {
-  T::name;
-  T::rank;
-  T::shape;
-} && !front::expression<T>;
+  plain<T>::name;
+  plain<T>::rank;
+  plain<T>::shape;
+} && !front::expression<plain<T>>;
 
 /// Data layout of a convolution: activations (n, h, w, c) with weights (r, s, f, c), or
 /// activations (n, c, h, w) with weights (f, c, r, s).

@@ -13,19 +13,19 @@ namespace ein::ops {
 ///     inline constexpr auto y = ops::conv2d<"y", ops::nhwc, /*stride*/ 1, /*pad*/ 1>(X, K);
 template <front::fixed_string Name, layout L = nhwc, std::int64_t Stride = 1, std::int64_t Pad = 0,
           std::int64_t Dilation = 1, operand X, operand K>
-constexpr auto conv2d(X x, K k) {
+constexpr auto conv2d(X&& x, K&& k) {
   constexpr bool nhwc_ = L == layout::nhwc;
   constexpr std::size_t xh = nhwc_ ? 1 : 2, xw = nhwc_ ? 2 : 3, xc = nhwc_ ? 3 : 1;
   constexpr std::size_t kr = nhwc_ ? 0 : 2, ks = nhwc_ ? 1 : 3, kc = nhwc_ ? 3 : 1;
-  if constexpr (!front::checks::operand_ranks<"conv2d", X::rank == 4 && K::rank == 4>()) {
+  if constexpr (!front::checks::operand_ranks<"conv2d", plain<X>::rank == 4 && plain<K>::rank == 4>()) {
     return front::invalid{};
   } else if constexpr (!front::checks::operator_attributes<"conv2d", (Stride > 0 && Dilation > 0 && Pad >= 0)>()) {
     return front::invalid{};
-  } else if constexpr (!front::checks::operand_extents<"conv2d", X::shape[xc] == K::shape[kc]>()) {
+  } else if constexpr (!front::checks::operand_extents<"conv2d", plain<X>::shape[xc] == plain<K>::shape[kc]>()) {
     return front::invalid{};
   } else {
-    constexpr std::int64_t oh = (X::shape[xh] + 2 * Pad - Dilation * (K::shape[kr] - 1) - 1) / Stride + 1;
-    constexpr std::int64_t ow = (X::shape[xw] + 2 * Pad - Dilation * (K::shape[ks] - 1) - 1) / Stride + 1;
+    constexpr std::int64_t oh = (plain<X>::shape[xh] + 2 * Pad - Dilation * (plain<K>::shape[kr] - 1) - 1) / Stride + 1;
+    constexpr std::int64_t ow = (plain<X>::shape[xw] + 2 * Pad - Dilation * (plain<K>::shape[ks] - 1) - 1) / Stride + 1;
     if constexpr (!front::checks::output_extents<"conv2d", (oh > 0 && ow > 0)>()) {
       return front::invalid{};
     } else {
@@ -40,10 +40,10 @@ constexpr auto conv2d(X x, K k) {
       constexpr auto ww = w * Stride + s * Dilation - Pad;
       if constexpr (nhwc_)
         return front::def<Name>(front::over(n, h.template in<0, oh>, w.template in<0, ow>, f),
-                                front::sum(r, s, c)(x(n, hh, ww, c) * k(r, s, f, c)));
+                                front::sum(r, s, c)(std::forward<X>(x)(n, hh, ww, c) * std::forward<K>(k)(r, s, f, c)));
       else
         return front::def<Name>(front::over(n, f, h.template in<0, oh>, w.template in<0, ow>),
-                                front::sum(c, r, s)(x(n, c, hh, ww) * k(f, c, r, s)));
+                                front::sum(c, r, s)(std::forward<X>(x)(n, c, hh, ww) * std::forward<K>(k)(f, c, r, s)));
     }
   }
 }
@@ -59,19 +59,19 @@ constexpr auto conv2d(X x, K k) {
 ///     inline constexpr auto y = ops::conv_transpose2d<"y", ops::nhwc, /*stride*/ 2, /*pad*/ 1>(X, K);
 template <front::fixed_string Name, layout L = nhwc, std::int64_t Stride = 1, std::int64_t Pad = 0,
           operand X, operand K>
-constexpr auto conv_transpose2d(X x, K k) {
+constexpr auto conv_transpose2d(X&& x, K&& k) {
   static_assert(L == layout::nhwc, "ein::ops::conv_transpose2d: only the nhwc layout is provided");
-  if constexpr (!front::checks::operand_ranks<"conv_transpose2d", X::rank == 4 && K::rank == 4>()) {
+  if constexpr (!front::checks::operand_ranks<"conv_transpose2d", plain<X>::rank == 4 && plain<K>::rank == 4>()) {
     return front::invalid{};
   } else if constexpr (!front::checks::operator_attributes<"conv_transpose2d", (Stride > 0 && Pad >= 0)>()) {
     return front::invalid{};
-  } else if constexpr (!front::checks::operand_extents<"conv_transpose2d", X::shape[3] == K::shape[3]>()) {
+  } else if constexpr (!front::checks::operand_extents<"conv_transpose2d", plain<X>::shape[3] == plain<K>::shape[3]>()) {
     return front::invalid{};
   } else {
-    constexpr std::int64_t oh = (X::shape[1] - 1) * Stride - 2 * Pad + K::shape[0];
-    constexpr std::int64_t ow = (X::shape[2] - 1) * Stride - 2 * Pad + K::shape[1];
-    constexpr std::int64_t uh = (K::shape[0] + Stride - 1) / Stride;
-    constexpr std::int64_t uw = (K::shape[1] + Stride - 1) / Stride;
+    constexpr std::int64_t oh = (plain<X>::shape[1] - 1) * Stride - 2 * Pad + plain<K>::shape[0];
+    constexpr std::int64_t ow = (plain<X>::shape[2] - 1) * Stride - 2 * Pad + plain<K>::shape[1];
+    constexpr std::int64_t uh = (plain<K>::shape[0] + Stride - 1) / Stride;
+    constexpr std::int64_t uw = (plain<K>::shape[1] + Stride - 1) / Stride;
     if constexpr (!front::checks::output_extents<"conv_transpose2d", (oh > 0 && ow > 0)>()) {
       return front::invalid{};
     } else {
@@ -85,8 +85,8 @@ constexpr auto conv_transpose2d(X x, K k) {
       return front::def<Name>(
           front::over(n, h.template in<0, oh>, w.template in<0, ow>, f),
           front::sum(u.template in<0, uh>, v.template in<0, uw>, c)(
-              x(n, (h + Pad) / Stride - u, (w + Pad) / Stride - v, c) *
-              k(u * Stride + (h + Pad) % Stride, v * Stride + (w + Pad) % Stride, f, c)));
+              std::forward<X>(x)(n, (h + Pad) / Stride - u, (w + Pad) / Stride - v, c) *
+              std::forward<K>(k)(u * Stride + (h + Pad) % Stride, v * Stride + (w + Pad) % Stride, f, c)));
     }
   }
 }

@@ -13,21 +13,21 @@ constexpr bool transposes_b(transpose t) { return t == transpose::b || t == tran
 /// y[m, n] = Σ_k a[m, k] · b[k, n], with a stored (k, m) under trans_a and b stored (n, k) under
 /// trans_b:  `ops::matmul<"y">(A, B)`, `ops::matmul<"y", ops::trans_b>(A, B)`.
 template <front::fixed_string Name, transpose T = transpose::none, operand A, operand B>
-constexpr auto matmul(A a, B b) {
+constexpr auto matmul(A&& a, B&& b) {
   constexpr front::var<"m"> m;
   constexpr front::var<"n"> n;
   constexpr front::var<"k"> k;
   constexpr bool ta = detail::transposes_a(T), tb = detail::transposes_b(T);
-  if constexpr (!front::checks::operand_ranks<"matmul", A::rank == 2 && B::rank == 2>()) {
+  if constexpr (!front::checks::operand_ranks<"matmul", plain<A>::rank == 2 && plain<B>::rank == 2>()) {
     return front::invalid{};
-  } else if constexpr (!front::checks::operand_extents<"matmul", A::shape[ta ? 0 : 1] == B::shape[tb ? 1 : 0]>()) {
+  } else if constexpr (!front::checks::operand_extents<"matmul", plain<A>::shape[ta ? 0 : 1] == plain<B>::shape[tb ? 1 : 0]>()) {
     return front::invalid{};
   } else {
     auto lhs = [&] {
-      if constexpr (ta) return a(k, m); else return a(m, k);
+      if constexpr (ta) return std::forward<A>(a)(k, m); else return std::forward<A>(a)(m, k);
     }();
     auto rhs = [&] {
-      if constexpr (tb) return b(n, k); else return b(k, n);
+      if constexpr (tb) return std::forward<B>(b)(n, k); else return std::forward<B>(b)(k, n);
     }();
     return front::def<Name>(front::over(m, n), front::sum(k)(lhs * rhs));
   }
@@ -36,23 +36,23 @@ constexpr auto matmul(A a, B b) {
 /// y[b, m, n] = Σ_k a[b, m, k] · c[b, k, n] (transposition as for matmul, per batch):
 /// `ops::batch_matmul<"y">(A, C)`.
 template <front::fixed_string Name, transpose T = transpose::none, operand A, operand C>
-constexpr auto batch_matmul(A a, C c) {
+constexpr auto batch_matmul(A&& a, C&& c) {
   constexpr front::var<"b"> b;
   constexpr front::var<"m"> m;
   constexpr front::var<"n"> n;
   constexpr front::var<"k"> k;
   constexpr bool ta = detail::transposes_a(T), tb = detail::transposes_b(T);
-  if constexpr (!front::checks::operand_ranks<"batch_matmul", A::rank == 3 && C::rank == 3>()) {
+  if constexpr (!front::checks::operand_ranks<"batch_matmul", plain<A>::rank == 3 && plain<C>::rank == 3>()) {
     return front::invalid{};
-  } else if constexpr (!front::checks::operand_extents<"batch_matmul", A::shape[0] == C::shape[0] &&
-                                                          A::shape[ta ? 1 : 2] == C::shape[tb ? 2 : 1]>()) {
+  } else if constexpr (!front::checks::operand_extents<"batch_matmul", plain<A>::shape[0] == plain<C>::shape[0] &&
+                                                          plain<A>::shape[ta ? 1 : 2] == plain<C>::shape[tb ? 2 : 1]>()) {
     return front::invalid{};
   } else {
     auto lhs = [&] {
-      if constexpr (ta) return a(b, k, m); else return a(b, m, k);
+      if constexpr (ta) return std::forward<A>(a)(b, k, m); else return std::forward<A>(a)(b, m, k);
     }();
     auto rhs = [&] {
-      if constexpr (tb) return c(b, n, k); else return c(b, k, n);
+      if constexpr (tb) return std::forward<C>(c)(b, n, k); else return std::forward<C>(c)(b, k, n);
     }();
     return front::def<Name>(front::over(b, m, n), front::sum(k)(lhs * rhs));
   }

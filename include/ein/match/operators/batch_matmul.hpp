@@ -33,7 +33,8 @@ inline operator_def batch_matmul() {
            {0b10, true, {"n"}, false},
            {0b11, false, {"k"}, true}},
           batch_matmul_canonical,
-          batch_matmul_infer};
+          batch_matmul_infer,
+          gemm_execute};
 }
 
 }  // namespace ein::match::operators

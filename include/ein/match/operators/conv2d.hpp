@@ -238,8 +238,44 @@ inline std::optional<instance> conv_for(const binding& bd, const std::array<spat
          pq = static_cast<double>(a.p * a.q), rs = static_cast<double>(a.r * a.s);
   r.flops = 2 * n * k * pq * c * rs;
   r.bytes = e * (n * c * static_cast<double>(a.h * a.w) + k * c * rs + n * k * pq);
+  r.grid = {1, a.n * a.p * a.q, a.k};
   r.attrs = a;
   return r;
+}
+
+/// The element of strided 4-D tensor `s` at (i0, i1, i2, i3).
+inline std::int64_t at(const std::array<std::int64_t, 4>& s, std::int64_t i0, std::int64_t i1, std::int64_t i2,
+                       std::int64_t i3) {
+  return i0 * s[0] + i1 * s[1] + i2 * s[2] + i3 * s[3];
+}
+
+/// Calls f(n, k, p, q, c, r, s, h, w) for every in-range pair of the convolution `a`: input row
+/// h = p·stride + r·dilation − pad inside [0, h), likewise for columns.
+template <class F>
+void conv_pairs(const conv_attrs& a, F f) {
+  for (std::int64_t n = 0; n < a.n; ++n)
+    for (std::int64_t k = 0; k < a.k; ++k)
+      for (std::int64_t p = 0; p < a.p; ++p)
+        for (std::int64_t q = 0; q < a.q; ++q)
+          for (std::int64_t c = 0; c < a.c; ++c)
+            for (std::int64_t r = 0; r < a.r; ++r)
+              for (std::int64_t s = 0; s < a.s; ++s) {
+                std::int64_t h = p * a.stride_h + r * a.dilation_h - a.pad_h;
+                std::int64_t v = q * a.stride_w + s * a.dilation_w - a.pad_w;
+                if (h >= 0 && h < a.h && v >= 0 && v < a.w) f(n, k, p, q, c, r, s, h, v);
+              }
+}
+
+/// cuDNN's forward convolution: y[n,k,p,q] = alpha Σ x[n,c,h,w] · w[k,c,r,s].
+inline void conv2d_execute(const instance& op, const double* x, const double* w, double* y) {
+  auto& a = op.conv();
+  for (std::int64_t n = 0; n < a.n; ++n)
+    for (std::int64_t k = 0; k < a.k; ++k)
+      for (std::int64_t p = 0; p < a.p; ++p)
+        for (std::int64_t q = 0; q < a.q; ++q) y[at(a.y_strides, n, k, p, q)] = 0;
+  conv_pairs(a, [&](auto n, auto k, auto p, auto q, auto c, auto r, auto s, auto h, auto v) {
+    y[at(a.y_strides, n, k, p, q)] += a.alpha * w[at(a.w_strides, k, c, r, s)] * x[at(a.x_strides, n, c, h, v)];
+  });
 }
 
 /// Step 3 for Conv: the input's spatial dimensions are those that read an output iterator and
@@ -278,7 +314,8 @@ inline operator_def conv2d() {
            {0b10, true, {"f"}, false},
            {0b11, false, {"c", "r", "s"}, true}},
           conv2d_canonical,
-          conv2d_infer};
+          conv2d_infer,
+          conv2d_execute};
 }
 
 }  // namespace ein::match::operators

@@ -61,6 +61,7 @@ inline std::optional<instance> conv_transpose_for(const binding& bd,
   a.h = ext[0], a.w = ext[1], a.r = kern[0], a.s = kern[1], a.p = in[0], a.q = in[1];
   a.pad_h = pad[0], a.pad_w = pad[1], a.pad_h_end = pad_end[0], a.pad_w_end = pad_end[1];
   a.stride_h = st[0], a.stride_w = st[1];
+  a.backward_data = true;
   a.x_strides = {gn->stride[1], gf->stride[1], xs[0], xs[1]};
   a.w_strides = {gc->stride[1], gf->stride[0], ws[0], ws[1]};
   a.y_strides = {gn->stride[0], gc->stride[0], ys[0], ys[1]};
@@ -74,8 +75,22 @@ inline std::optional<instance> conv_transpose_for(const binding& bd,
          pq = static_cast<double>(a.p * a.q), rs = static_cast<double>(a.r * a.s);
   r.flops = 2 * n * k * pq * c * rs;
   r.bytes = e * (n * k * pq + k * c * rs + n * c * static_cast<double>(a.h * a.w));
+  r.grid = {1, a.n * a.h * a.w, a.c};
   r.attrs = a;
   return r;
+}
+
+/// cuDNN's backward data: dx[n,c,h,w] = alpha Σ dy[n,k,p,q] · w[k,c,r,s] over the pairs of the
+/// forward convolution.
+inline void conv_transpose2d_execute(const instance& op, const double* dy, const double* w, double* dx) {
+  auto& a = op.conv();
+  for (std::int64_t n = 0; n < a.n; ++n)
+    for (std::int64_t c = 0; c < a.c; ++c)
+      for (std::int64_t h = 0; h < a.h; ++h)
+        for (std::int64_t v = 0; v < a.w; ++v) dx[at(a.x_strides, n, c, h, v)] = 0;
+  conv_pairs(a, [&](auto n, auto k, auto p, auto q, auto c, auto r, auto s, auto h, auto v) {
+    dx[at(a.x_strides, n, c, h, v)] += a.alpha * w[at(a.w_strides, k, c, r, s)] * dy[at(a.y_strides, n, k, p, q)];
+  });
 }
 
 /// Step 3 for ConvTranspose: the filter's spatial dimensions read an output iterator with
@@ -113,7 +128,8 @@ inline operator_def conv_transpose2d() {
            {0b10, true, {"h", "w", "f"}, true},
            {0b11, false, {"i", "j", "c"}, true}},
           conv_transpose2d_canonical,
-          conv_transpose2d_infer};
+          conv_transpose2d_infer,
+          conv_transpose2d_execute};
 }
 
 }  // namespace ein::match::operators

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "ein/detail/error.hpp"
+#include "ein/eval/interpret.hpp"
 #include "ein/match/operators/matmul.hpp"
 
 namespace ein::match::operators {
@@ -49,6 +51,26 @@ inline std::optional<instance> elementwise_infer(const binding& b) {
   return r;
 }
 
+/// fn of one or two values: "add", "sub", "mul", "div", or a unary function name.
+inline double elementwise_apply(const std::string& fn, double a, double b) {
+  if (fn == "add") return a + b;
+  if (fn == "sub") return a - b;
+  if (fn == "mul") return a * b;
+  if (fn == "div") return a / b;
+#define EIN_APPLY_ITEM(n) \
+  if (fn == #n) return eval::detail::apply(ir::unary_fn::n, a);
+  EIN_FOR_EACH_UNARY_FN(EIN_APPLY_ITEM)
+#undef EIN_APPLY_ITEM
+  throw internal_error("unknown elementwise function " + fn);
+}
+
+/// One loop over `count` elements of every operand: O[t] = fn(I0[t], I1[t]) (`b` null for one
+/// input).
+inline void elementwise_execute(const instance& op, const double* a, const double* b, double* out) {
+  auto& e = op.elementwise();
+  for (std::int64_t i = 0; i < e.count; ++i) out[i] = elementwise_apply(e.fn, a[i], b ? b[i] : 0.0);
+}
+
 /// Table 2 row (Add), two inputs: every iterator in I0, I1 and O.
 inline operator_def elementwise_binary() {
   return {op_kind::elementwise,
@@ -56,7 +78,8 @@ inline operator_def elementwise_binary() {
           {"I0", "I1"},
           {{0b11, true, {"m", "n"}, false, true}},
           elementwise_binary_canonical,
-          elementwise_infer};
+          elementwise_infer,
+          elementwise_execute};
 }
 
 /// The same row with one input: unary activations.
@@ -66,7 +89,8 @@ inline operator_def elementwise_unary() {
           {"I0"},
           {{0b1, true, {"m", "n"}, false, true}},
           elementwise_unary_canonical,
-          elementwise_infer};
+          elementwise_infer,
+          elementwise_execute};
 }
 
 }  // namespace ein::match::operators

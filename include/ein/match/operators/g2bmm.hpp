@@ -51,10 +51,36 @@ inline std::optional<instance> infer_band(const binding& bd, op_kind kind) {
            w = static_cast<double>(2 * W + 1), f = static_cast<double>(a.features);
     r.flops = 2 * bm * w * f;
     r.bytes = e * bm * (2 * f + w);  // two (m × f) operands and one (m × band), either way
+    r.grid = {a.batch, a.m, g2 ? 2 * a.width + 1 : a.features};
     r.attrs = a;
     return r;
   }
   return std::nullopt;
+}
+
+/// The band product as its kernel reads memory: g2bmm (`g2`) sums features into the band, gbmm
+/// the band into features; band rows outside [0, m) are zero.
+inline void band_execute(const band_attrs& a, bool g2, const double* A, const double* B, double* O) {
+  std::int64_t span = 2 * a.width + 1;
+  auto& as = a.a_strides;
+  auto& bs = a.b_strides;
+  auto& os = a.o_strides;
+  for (std::int64_t b = 0; b < a.batch; ++b)
+    for (std::int64_t m = 0; m < a.m; ++m)
+      for (std::int64_t j = 0; j < (g2 ? span : a.features); ++j) {
+        double acc = 0;
+        for (std::int64_t t = 0; t < (g2 ? a.features : span); ++t) {
+          std::int64_t w = g2 ? j : t, f = g2 ? t : j;
+          std::int64_t row = m + a.dilation * (w - a.width);
+          if (row < 0 || row >= a.m) continue;
+          acc += A[b * as[0] + m * as[1] + t * as[2]] * B[b * bs[0] + row * bs[1] + f * bs[2]];
+        }
+        O[b * os[0] + m * os[1] + j * os[2]] = a.alpha * acc;
+      }
+}
+
+inline void g2bmm_execute(const instance& op, const double* a, const double* b, double* out) {
+  band_execute(op.band(), true, a, b, out);
 }
 
 /// G2BMM canonical expression: L_{b,m,w} Σ_k A[b, m, k] · B[b, m + D·(w − W), k].
@@ -80,7 +106,8 @@ inline operator_def g2bmm() {
           {"A", "B"},
           {{0b11, true, {"b", "m"}, true}, {0b10, true, {"w"}, true}, {0b11, false, {"k"}, false}},
           g2bmm_canonical,
-          g2bmm_infer};
+          g2bmm_infer,
+          g2bmm_execute};
 }
 
 }  // namespace ein::match::operators

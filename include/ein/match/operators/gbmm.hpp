@@ -23,6 +23,10 @@ inline ir::scope_ptr gbmm_canonical(const std::map<std::string, std::int64_t>& s
 
 inline std::optional<instance> gbmm_infer(const binding& b) { return infer_band(b, op_kind::gbmm); }
 
+inline void gbmm_execute(const instance& op, const double* a, const double* b, double* out) {
+  band_execute(op.band(), false, a, b, out);
+}
+
 /// Table 2 row: b, m in {A, B, O}; n in {B, O}; w in {A, B} summed.
 inline operator_def gbmm() {
   return {op_kind::gbmm,
@@ -30,7 +34,8 @@ inline operator_def gbmm() {
           {"A", "B"},
           {{0b11, true, {"b", "m"}, true}, {0b10, true, {"n"}, false}, {0b11, false, {"w"}, true}},
           gbmm_canonical,
-          gbmm_infer};
+          gbmm_infer,
+          gbmm_execute};
 }
 
 }  // namespace ein::match::operators

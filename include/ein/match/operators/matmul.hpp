@@ -65,8 +65,25 @@ inline std::optional<instance> gemm_of(const binding& b, op_kind kind, const mer
   auto copies = [&](std::int64_t stride) { return stride == 0 ? 1.0 : bm; };
   r.flops = 2 * bm * m * n * k;
   r.bytes = e * (copies(g.stride_a) * m * k + copies(g.stride_b) * k * n + bm * m * n);
+  r.grid = {g.batch, g.m, g.n};
   r.attrs = g;
   return r;
+}
+
+/// The GEMM as a BLAS reads memory, for batch q in [0, batch) (gemm_attrs gives the formula).
+inline void gemm_execute(const instance& op, const double* A, const double* B, double* C) {
+  auto& g = op.gemm();
+  for (std::int64_t q = 0; q < g.batch; ++q)
+    for (std::int64_t i = 0; i < g.m; ++i)
+      for (std::int64_t j = 0; j < g.n; ++j) {
+        double acc = 0;
+        for (std::int64_t k = 0; k < g.k; ++k) {
+          double a = A[q * g.stride_a + (g.trans_a ? k * g.lda + i : i * g.lda + k)];
+          double b = B[q * g.stride_b + (g.trans_b ? j * g.ldb + k : k * g.ldb + j)];
+          acc += a * b;
+        }
+        C[q * g.stride_c + i * g.ldc + j] = g.alpha * acc;
+      }
 }
 
 /// GEMM attributes from a binding whose columns hold m, n, k and (optionally) b, each group
@@ -131,7 +148,8 @@ inline operator_def matmul() {
           {"A", "B"},
           {{0b01, true, {"m"}, false}, {0b10, true, {"n"}, false}, {0b11, false, {"k"}, true}},
           matmul_canonical,
-          matmul_infer};
+          matmul_infer,
+          gemm_execute};
 }
 
 }  // namespace ein::match::operators

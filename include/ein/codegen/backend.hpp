@@ -1,0 +1,60 @@
+// What each backend's generated code calls: the library capabilities of a build (the one place
+// that says which library calls a host or cuda build makes), and the calls each part of its
+// generated code emits.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ein/codegen/layout.hpp"
+#include "ein/detail/error.hpp"
+#include "ein/plan/capabilities.hpp"
+
+namespace ein::codegen {
+
+/// What a plan runs on: `host` (loops in the header), or `cuda` (the header keeps the host loops
+/// for run_host(); kernels and their launches go to a CUDA source beside it).
+enum class backend : std::uint8_t { host, cuda };
+inline const char* name(backend b) { return b == backend::host ? "host" : "cuda"; }
+
+/// The library calls a build for `target` makes, given the libraries it links: on the host,
+/// CBLAS GEMMs where it links a CBLAS (`cblas`); on cuda, cuBLAS GEMMs, and cuDNN convolutions
+/// where it links cuDNN (`cudnn`). Compute-bound operators only (ein::plan::capabilities).
+/// Example: `capabilities_of(backend::cuda, false, true).str()` is `blas+cudnn`;
+/// `capabilities_of(backend::host, false, true).str()` is `none`.
+inline ein::plan::capabilities capabilities_of(backend target, bool cblas, bool cudnn) {
+  ein::plan::capabilities c;
+  if (target == backend::cuda || cblas) c.libraries.push_back(ein::plan::blas);
+  if (target == backend::cuda && cudnn) c.libraries.push_back(ein::plan::cudnn);
+  return c;
+}
+
+/// Whether `target`'s generated code emits calls of library `l`: BLAS on both (CBLAS, cuBLAS),
+/// cuDNN on cuda only; no other library.
+inline bool emits(backend target, const ein::plan::library& l) {
+  return l == ein::plan::blas || (l == ein::plan::cudnn && target == backend::cuda);
+}
+
+/// The library call of each step of `plan` that `target`'s generated code makes, nothing for an
+/// eOperator. `host_loops`: the host part of a cuda plan (run_host()), which runs every step as
+/// its loops (its consumers link no CPU library).
+/// @throws user_error when the plan calls a library `target` does not emit (a plan bound for
+///         another build).
+inline std::vector<std::optional<ein::plan::library_call>> emitted_calls(const layout& plan, backend target,
+                                                                    bool host_loops = false) {
+  std::vector<std::optional<ein::plan::library_call>> r(plan.steps.size());
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    auto& call = plan.steps[k].call;
+    if (!call) continue;
+    if (!emits(target, call->library))
+      throw user_error("the plan calls " + std::string(call->library.name) + " for `" +
+                       plan.buffers[plan.steps[k].target].name + "`, which the " + name(target) +
+                       " backend does not emit: bind the plan for this build (codegen::capabilities_of)");
+    if (!host_loops) r[k] = call;
+  }
+  return r;
+}
+
+}  // namespace ein::codegen

@@ -1,0 +1,44 @@
+// What a generated file is tied to: its name, the model and program object it was generated
+// from, its backend, and how its plan was chosen.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "ein/codegen/backend.hpp"
+#include "ein/codegen/precision.hpp"
+
+namespace ein::codegen {
+
+/// The statistics of the search that chose a plan, for the JSON report.
+struct search_summary {
+  std::uint64_t states_visited = 0;
+  std::uint64_t pruned_by_fingerprint = 0;
+  int max_depth = 0;
+  double time_s = 0;
+  std::string stop_reason;
+  std::string cost_model;  // the cost model's description
+  std::string report;      // the search's report, one subprogram after another
+  bool cut = false;        // the search ran out of budget: the plan is the best found within it
+};
+
+/// What a generated header is tied to. The library calls it makes are the plan's
+/// (ein::plan::make_plan, bound for the build's capabilities_of).
+struct options {
+  std::string name;          // file stem: the header is `<name>.hpp`; an identifier
+  std::string model_header;  // the model header it includes (as the #include text, no quotes)
+  std::string object;        // qualified C++ name of the program object, e.g. `conv3x3::net`
+  std::uint64_t key = 0;     // ein::program_key(object) when the header was generated
+  backend target = backend::host;
+  std::string search = "none (instantiate as written)";  // how the plan was chosen
+  std::optional<search_summary> statistics;  // of the search, where one chose the plan
+  /// How eOperators compute (precision.hpp): in their element type, or in double.
+  accumulation accumulate = accumulation::element;
+  /// The cuda backend's float library calls may round their operands to TF32 (cuBLAS and cuDNN
+  /// on tensor cores), as the profile that priced them says; otherwise they run in full float
+  /// (cuDNN with CUDNN_FMA_MATH).
+  bool tf32 = false;
+};
+
+}  // namespace ein::codegen

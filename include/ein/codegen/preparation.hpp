@@ -1,0 +1,64 @@
+// How a prepared plan splits its steps (ein::prepare): the weight transforms run once, and the
+// storage that keeps what the other steps read.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "ein/codegen/layout.hpp"
+
+namespace ein::codegen {
+
+/// How a prepared plan splits `layout`'s steps: prepare() runs the weight transforms once and
+/// keeps, in one storage block, every weight or transformed weight that the other steps read;
+/// run_prepared() runs the other steps, reading the storage instead of bound weights.
+struct preparation {
+  /// Buffers are aligned to this many bytes in the storage (cudaMalloc's alignment).
+  static constexpr std::int64_t alignment = 256;
+
+  std::vector<bool> in_prepare;     // per step: run by prepare()
+  std::vector<std::size_t> stored;  // buffers kept in the storage, in buffer order
+  std::vector<std::int64_t> offset;  // byte offset of each stored buffer
+  std::int64_t bytes = 0;            // the storage's size
+
+  /// The position of buffer `id` in `stored`, or stored.size() when it is not kept.
+  std::size_t slot(std::size_t id) const {
+    return static_cast<std::size_t>(std::find(stored.begin(), stored.end(), id) - stored.begin());
+  }
+  bool keeps(std::size_t id) const { return slot(id) < stored.size(); }
+};
+
+inline std::int64_t element_bytes(ir::dtype t) { return t == ir::dtype::f32 ? 4 : 8; }
+
+/// The preparation of `plan`: a weight transform runs in prepare() when it writes a temporary
+/// and reads only weights and transforms that prepare() runs; a weight-only step that writes
+/// an output runs in every run_prepared() (from the storage), since outputs are bound there.
+/// The storage keeps the buffers of prepare() (weights included) that run_prepared() reads,
+/// so a prepared plan never reads the buffers bound to prepare() again.
+inline preparation make_preparation(const layout& plan) {
+  preparation r;
+  std::vector<bool> ready(plan.buffers.size(), false);  // known once prepare() ran
+  for (std::size_t id = 0; id < plan.buffers.size(); ++id) ready[id] = plan.buffers[id].weight;
+  for (auto& s : plan.steps) {
+    bool prepared = s.weight_only && plan.buffers[s.target].role == buffer::kind::temporary &&
+                    std::all_of(s.reads.begin(), s.reads.end(), [&](std::size_t id) { return ready[id]; });
+    r.in_prepare.push_back(prepared);
+    if (prepared) ready[s.target] = true;
+  }
+  std::vector<bool> read_later(plan.buffers.size(), false);
+  for (std::size_t k = 0; k < plan.steps.size(); ++k)
+    if (!r.in_prepare[k])
+      for (auto id : plan.steps[k].reads) read_later[id] = true;
+  for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
+    if (!ready[id] || !read_later[id]) continue;
+    r.bytes = (r.bytes + preparation::alignment - 1) / preparation::alignment * preparation::alignment;
+    r.stored.push_back(id);
+    r.offset.push_back(r.bytes);
+    r.bytes += plan.buffers[id].count() * element_bytes(plan.buffers[id].type);
+  }
+  return r;
+}
+
+}  // namespace ein::codegen

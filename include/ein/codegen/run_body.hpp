@@ -1,0 +1,165 @@
+// The bodies of a plan's entry points (run(), run_host(), prepare(), run_prepared()): binding
+// checks, bound pointers, storage and temporaries, and one call per step, host or CUDA.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ein/codegen/cuda_kernel.hpp"
+#include "ein/codegen/layout.hpp"
+#include "ein/codegen/library_step.hpp"
+#include "ein/codegen/preparation.hpp"
+#include "ein/codegen/writer.hpp"
+
+namespace ein::codegen {
+
+namespace detail {
+
+inline std::string hex_text(std::uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016llxULL", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+// A C++ string literal holding `s` (UTF-8 passes through; quotes, backslashes, newlines escape).
+inline std::string string_literal(const std::string& s) {
+  std::string r = "\"";
+  for (char ch : s) {
+    if (ch == '"' || ch == '\\') r += '\\', r += ch;
+    else if (ch == '\n') r += "\\n";
+    else r += ch;
+  }
+  return r + "\"";
+}
+
+inline std::string shape_list(const std::vector<std::int64_t>& shape) {
+  std::string r = "{";
+  for (std::size_t i = 0; i < shape.size(); ++i) r += (i ? ", " : "") + int_text(shape[i]);
+  return r + "}";
+}
+
+// Which steps a generated body runs: all of them (run, run_host), the weight transforms of a
+// prepared plan (prepare), or the other steps, reading the prepared storage (run_prepared).
+enum class part : std::uint8_t { whole, weights, rest };
+
+// The body of run()/run_host(), prepare() or run_prepared(): check the bindings, take the bound
+// pointers, point into the storage, take temporaries, call each step of `which`. Library steps
+// call the plan's cuBLAS handle `ein_cublas` (on TF32 tensor cores where `tf32` says so) or cuDNN
+// handle `ein_cudnn` (cuda), or their CBLAS host function.
+inline void emit_body(writer& w, const layout& plan, const preparation& prep, part which,
+                      const std::string& ns, bool cuda,
+                      const std::vector<std::optional<ein::plan::library_call>>& calls, bool tf32 = false) {
+  auto runs = [&](std::size_t k) { return which == part::whole || prep.in_prepare[k] == (which == part::weights); };
+  auto bound = [&](const buffer& b) {
+    return b.role != buffer::kind::temporary && (which == part::whole || b.weight == (which == part::weights));
+  };
+  std::vector<bool> used(plan.buffers.size(), false), produced(plan.buffers.size(), false);
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    if (!runs(k)) continue;
+    for (auto id : plan.steps[k].reads) used[id] = true;
+    used[plan.steps[k].target] = produced[plan.steps[k].target] = true;
+  }
+  auto kept = [&](std::size_t id) { return which != part::whole && prep.keeps(id); };
+  auto at = [&](std::size_t id) { return int_text(prep.offset[prep.slot(id)]); };
+
+  std::string mine, others;  // the names this body binds, and the program's other ones
+  for (auto& b : plan.buffers) {
+    if (b.role == buffer::kind::temporary) continue;
+    std::string& list = bound(b) ? mine : others;
+    list += (list.empty() ? "" : ", ") + string_literal(b.name);
+  }
+  if (which == part::whole) w.line("b.expect_only({" + mine + "});");
+  if (which == part::weights) w.line("b.expect_weights_only({" + mine + "}, {" + others + "});");
+  if (which == part::rest) w.line("b.expect_no_weights({" + mine + "}, {" + others + "});");
+  for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
+    const buffer& b = plan.buffers[id];
+    if (!bound(b)) continue;
+    std::string t = element_text(b.type), unused = used[id] || kept(id) ? "" : "[[maybe_unused]] ";
+    if (b.role == buffer::kind::input)
+      w.line(unused + "const " + t + "* " + b.variable + " = b.input<" + t + ">(" +
+             string_literal(b.name) + ", " + shape_list(b.shape) + ");");
+    else
+      w.line(unused + t + "* " + b.variable + " = b.output<" + t + ">(" + string_literal(b.name) +
+             ", " + shape_list(b.shape) + ");");
+  }
+  // An output sharing memory with another bound buffer would be read after it is written.
+  std::string regions;
+  bool writes = false;
+  for (auto& b : plan.buffers) {
+    if (!bound(b)) continue;
+    bool written = b.role == buffer::kind::output;
+    writes = writes || written;
+    regions += (regions.empty() ? "{" : ", {") + string_literal(b.name) + ", " + b.variable + ", " +
+               int_text(b.count() * element_bytes(b.type)) + (written ? ", true}" : ", false}");
+  }
+  if (writes) w.line("b.expect_disjoint({" + regions + "});");
+  if (cuda)
+    for (auto& b : plan.buffers)
+      if (bound(b))
+        w.line("ein::runtime::expect_device_pointer(" + string_literal(b.name) + ", " + b.variable + ");");
+  // The storage: transformed weights written by prepare(), everything kept read by run_prepared().
+  for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
+    const buffer& b = plan.buffers[id];
+    if (!kept(id) || (which == part::weights && b.weight)) continue;
+    std::string t = (which == part::rest ? "const " : "") + element_text(b.type);
+    std::string bytes = which == part::rest ? "static_cast<const std::byte*>(storage)" : "static_cast<std::byte*>(storage)";
+    w.line(t + "* " + b.variable + " = reinterpret_cast<" + t + "*>(" + bytes + " + " + at(id) + ");");
+  }
+  for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
+    const buffer& b = plan.buffers[id];
+    if (b.role != buffer::kind::temporary || !produced[id] || kept(id)) continue;
+    std::string t = element_text(b.type), n = int_text(b.count());
+    // `store_` never begins a buffer variable (they all begin with `t_`): no name clash.
+    std::string store = "store_" + b.variable;
+    w.line(cuda ? "ein::runtime::device_buffer<" + t + "> " + store + "(" + n + ", s);"
+                : "ein::runtime::host_buffer<" + t + "> " + store + "(" + n + ");");
+    w.line(t + "* " + b.variable + " = " + store + ".data();");
+  }
+  if (which == part::weights)
+    for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
+      const buffer& b = plan.buffers[id];
+      if (!b.weight || !kept(id)) continue;
+      std::string to = "static_cast<std::byte*>(storage) + " + at(id);
+      std::string bytes = int_text(b.count() * element_bytes(b.type));
+      w.line(cuda ? "EIN_CUDA_CHECK(cudaMemcpyAsync(" + to + ", " + b.variable + ", " + bytes +
+                        ", cudaMemcpyDefault, s));"
+                  : "std::memcpy(" + to + ", " + b.variable + ", " + bytes + ");");
+    }
+  std::vector<std::optional<ein::plan::library_call>> running(calls.size());
+  for (std::size_t k = 0; k < calls.size(); ++k)
+    if (runs(k)) running[k] = calls[k];
+  if (cuda && any_call(running, ein::plan::blas)) {
+    w.line("const cublasHandle_t ein_cublas = " + ns + "::cublas_handle();");
+    w.line("EIN_CUBLAS_CHECK(cublasSetStream(ein_cublas, s));");
+  }
+  if (cuda && any_call(running, ein::plan::cudnn)) {
+    w.line("const cudnnHandle_t ein_cudnn = " + ns + "::cudnn_handle();");
+    w.line("EIN_CUDNN_CHECK(cudnnSetStream(ein_cudnn, s));");
+  }
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    if (!runs(k)) continue;
+    auto& s = plan.steps[k];
+    // run() binds the weights on every call, so it runs their transforms every time too.
+    if (which == part::whole && k == 0 && s.weight_only)
+      w.comment("[weight transform]: steps that read weights only (prepare() runs them once)");
+    if (which == part::whole && k > 0 && plan.steps[k - 1].weight_only && !s.weight_only)
+      w.comment("steps that read the inputs");
+    if (cuda && calls[k] && calls[k]->library == ein::plan::cudnn)
+      emit_cudnn_call(w, s, plan, *calls[k], ns, "ein_cudnn");
+    else if (cuda && calls[k])
+      emit_cublas_call(w, s, plan, *calls[k], "ein_cublas", tf32);
+    else if (cuda)
+      emit_cuda_launch(w, s, plan, ns);
+    else
+      w.line(ns + "::" + s.function + "_host(" + arguments_text(s, plan) + ");");
+  }
+  // The storage is then ready for work on any stream.
+  if (cuda && which == part::weights) w.line("EIN_CUDA_CHECK(cudaStreamSynchronize(s));");
+}
+
+}  // namespace detail
+
+}  // namespace ein::codegen

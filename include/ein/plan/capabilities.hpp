@@ -1,0 +1,138 @@
+// What a build's generated code calls as libraries: the library families, which matched instances
+// each runs as one call (BLAS leading-dimension limits, cuDNN's layouts), and the capabilities
+// value the search prices with and plans are bound for.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <climits>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+#include "ein/match/instance.hpp"
+
+namespace ein::plan {
+
+namespace detail {
+
+inline bool fits_int(std::int64_t v, std::int64_t lo) { return v >= lo && v <= INT_MAX; }
+
+// Whether strides (n, c, h, w) of a (n, c, h, w) tensor are those of a packed NHWC tensor.
+inline bool nhwc_packed(const std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides) {
+  return strides[1] == 1 && strides[3] == dims[1] && strides[2] == dims[1] * dims[3] &&
+         strides[0] == dims[1] * dims[2] * dims[3];
+}
+
+// Whether the channels of a (n, c, h, w) tensor are its contiguous dimension (an NHWC-like layout).
+inline bool channels_last(const std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides) {
+  return dims[1] > 1 && strides[1] == 1;
+}
+
+}  // namespace detail
+
+/// Whether CBLAS (row-major) and cuBLAS both accept GEMM `g`: sizes and leading dimensions in
+/// int, leading dimensions no smaller than the rows they step over (a degenerate GEMM, an extent-1
+/// dimension, may have been matched with a smaller one).
+inline bool blas_accepts(const match::gemm_attrs& g) {
+  for (auto v : {g.batch, g.m, g.n, g.k, g.lda, g.ldb, g.ldc})
+    if (!detail::fits_int(v, 1)) return false;
+  return g.lda >= (g.trans_a ? g.m : g.k) && g.ldb >= (g.trans_b ? g.k : g.n) && g.ldc >= g.n;
+}
+
+/// Whether the legacy cuDNN API runs convolution `op` as matched: a conv2d or conv_transpose2d
+/// (conv_attrs) with symmetric padding, a packed KCRS or KRSC filter (match::repack_filter makes
+/// any other one), sizes and strides in int, in a combination cuDNN supports. It refuses
+/// (CUDNN_STATUS_NOT_SUPPORTED at the first run) a KRSC (NHWC-format) filter unless x and y are
+/// packed NHWC, backward data (conv_transpose2d) with a KRSC filter or channels-last data, and
+/// double data with a KRSC filter or channels-last data: those stay eOperators, or read a packed
+/// copy of their filter (search::pack_weight_operands) in a layout cuDNN accepts.
+/// Example: a float NHWC conv2d with a KRSC filter runs; the same with double data does not.
+inline bool cudnn_accepts(const match::instance& op) {
+  if (op.kind != match::op_kind::conv2d && op.kind != match::op_kind::conv_transpose2d) return false;
+  auto* a = std::get_if<match::conv_attrs>(&op.attrs);
+  if (!a || !a->symmetric() || (a->filter_layout != "kcrs" && a->filter_layout != "krsc")) return false;
+  for (auto v : {a->n, a->c, a->h, a->w, a->k, a->r, a->s, a->p, a->q, a->pad_h, a->pad_w, a->stride_h, a->stride_w,
+                 a->dilation_h, a->dilation_w})
+    if (!detail::fits_int(v, 0)) return false;
+  for (auto& strides : {a->x_strides, a->y_strides})
+    for (auto v : strides)
+      if (!detail::fits_int(v, 0)) return false;
+  const std::array<std::int64_t, 4> x{a->n, a->c, a->h, a->w}, y{a->n, a->k, a->p, a->q};
+  const bool krsc = a->filter_layout == "krsc";
+  const bool nhwc_data = detail::channels_last(x, a->x_strides) || detail::channels_last(y, a->y_strides);
+  if (krsc && !(detail::nhwc_packed(x, a->x_strides) && detail::nhwc_packed(y, a->y_strides))) return false;
+  if (op.kind == match::op_kind::conv_transpose2d && (krsc || nhwc_data)) return false;
+  return op.type != ir::dtype::f64 || !(krsc || nhwc_data);
+}
+
+namespace detail {
+
+// A compute-bound GEMM BLAS accepts.
+inline bool blas_runs(const match::instance& op) {
+  auto* g = std::get_if<match::gemm_attrs>(&op.attrs);
+  return g && !match::memory_bound(op) && blas_accepts(*g);
+}
+
+// A compute-bound convolution cuDNN accepts, every input read from its origin.
+inline bool cudnn_runs(const match::instance& op) {
+  return !match::memory_bound(op) && cudnn_accepts(op) &&
+         std::all_of(op.inputs.begin(), op.inputs.end(), [](const match::operand& o) { return o.offset == 0; });
+}
+
+}  // namespace detail
+
+/// A library family a generated plan calls, and which matched instances it runs as one call, as
+/// matched. Which operators a library runs follows from the attributes its emitter reads; a
+/// memory-bound instance (match::memory_bound, EinNet §5) gains nothing from a library and runs
+/// as an eOperator.
+struct library {
+  std::string_view name;
+  bool (*runs)(const match::instance& op);
+  bool operator==(const library& o) const { return name == o.name; }
+};
+
+/// GEMMs (matmul, batch_matmul: gemm_attrs) whose sizes and leading dimensions CBLAS and cuBLAS
+/// accept: CBLAS on the host backend, cuBLAS on cuda.
+/// Example: a compute-bound matmul with m = 64, k = 48, lda = 48 runs; with lda = 40 (rows
+/// overlap) it does not.
+inline constexpr library blas{"blas", &detail::blas_runs};
+
+/// Convolutions (conv2d forward, conv_transpose2d as backward data: conv_attrs) the legacy cuDNN
+/// API describes: cuda.
+/// Example: a conv2d padded (1, 1) runs; one padded 1 before and 2 after each row does not.
+inline constexpr library cudnn{"cudnn", &detail::cudnn_runs};
+
+/// What a build's generated code calls: the library families it links, in the order a kernel
+/// tries them (a GEMM that also matches as a degenerate convolution runs as the GEMM).
+/// `every_operator` is the cost model's own view (EinNet's), which a search takes when no build
+/// is named: every matched operator counts as a library call, whatever `libraries` holds. It
+/// prices; plans are bound for builds (`libraries` only).
+struct capabilities {
+  std::vector<library> libraries;
+  bool every_operator = false;
+
+  /// The first library of this build that runs `op` as one call, or nothing (an eOperator).
+  std::optional<library> library_for(const match::instance& op) const {
+    for (auto& l : libraries)
+      if (l.runs(op)) return l;
+    return std::nullopt;
+  }
+  /// Whether the search prices `op` as a library call for this build.
+  bool calls(const match::instance& op) const { return every_operator || library_for(op).has_value(); }
+  /// `blas+cudnn`, `none`, or `every operator`.
+  std::string str() const {
+    if (every_operator) return "every operator";
+    std::string r;
+    for (auto& l : libraries) r += (r.empty() ? "" : "+") + std::string(l.name);
+    return r.empty() ? "none" : r;
+  }
+};
+
+/// The cost model's view: every matched operator is a library call (capabilities::every_operator).
+inline capabilities every_operator() { return {{}, true}; }
+
+}  // namespace ein::plan

@@ -1,0 +1,107 @@
+// The plan of a program as data: its buffers, its kernels in execution order (each a bound
+// library call or an eOperator), its weight transforms, and the derivation that led to it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <variant>
+#include <vector>
+
+#include "ein/derive/rule.hpp"
+#include "ein/detail/error.hpp"
+#include "ein/ir/expr.hpp"
+#include "ein/match/instance.hpp"
+#include "ein/plan/capabilities.hpp"
+
+namespace ein::plan {
+
+/// A tensor of the plan: a bound input, weight or output, or a temporary the plan allocates.
+struct buffer {
+  enum class kind : std::uint8_t { input, output, temporary };
+  std::string name;  // the IR name (bindings use it); a nested scope gets `<def>.<k>`
+  ir::dtype type = ir::dtype::f32;
+  std::vector<std::int64_t> lower, shape;
+  kind role = kind::input;
+  bool weight = false;  // an input that is a weight of the program (bound by ein::prepare)
+
+  std::int64_t count() const {
+    std::int64_t n = 1;
+    for (auto e : shape) n *= e;
+    return n;
+  }
+};
+
+/// A kernel computed by one library call: the library, the matched instance and the buffer each
+/// of its inputs reads, in the instance's operand order (the output is the kernel's target).
+struct library_call {
+  plan::library library = blas;
+  match::instance op;
+  std::vector<std::size_t> inputs;
+
+  /// `library matmul(A=x+0, B=W+0) batch=1 m=64 ...`: the plan's words for the call.
+  std::string str() const { return "library " + op.str(); }
+};
+
+/// One kernel: computes buffer `target` (its box, `value`'s traversal) from the buffers in
+/// `reads` (in order of first read), as `call` when it is a library call, else as an eOperator
+/// evaluating `value`. Nested scopes `value` reads are earlier kernels.
+struct kernel {
+  std::size_t target = 0;
+  ir::scope_ptr value;
+  std::vector<std::size_t> reads;
+  /// Reads weights only (directly or through other weight-only kernels): a weight transform,
+  /// run before every other kernel.
+  bool weight_only = false;
+  std::optional<library_call> call;
+  /// The index in program_plan::derivations of the subprogram whose derivation wrote the
+  /// definition this kernel computes (or a part of), when a search chose it.
+  std::optional<std::size_t> origin;
+};
+
+/// How a subprogram's part of the plan was reached: the search's choice among its candidates.
+struct derivation {
+  std::string subprogram;  // the definition it became: `d`, or `d_s1`, ... for a summation
+  std::string definition;  // the definition of the source program it comes from
+  bool searched = false;   // false: instantiated as written (no summation to derive)
+  std::string target;      // the operator derivation converged to, or "as written" / "explored"
+  /// Rule steps from the source, how the operator matched, then post-optimization steps.
+  std::vector<derive::step> steps;
+  double seconds = 0;  // the chosen plan's predicted time as the priced build runs it
+};
+
+/// Which buffer each name and each materialized nested scope of a plan is.
+struct buffer_index {
+  std::map<std::string, std::size_t> by_name;       // inputs, weights and definitions
+  std::map<const ir::scope*, std::size_t> by_scope;  // materialized nested scopes
+
+  /// The buffer an access reads.
+  /// @throws user_error when it reads a tensor that is no buffer (yet).
+  std::size_t source_of(const ir::access& a) const {
+    if (auto* s = std::get_if<ir::scope_ptr>(&a.source)) return by_scope.at(s->get());
+    auto& t = std::get<ir::tensor>(a.source);
+    auto it = by_name.find(t.name);
+    if (it == by_name.end())
+      throw user_error("tensor `" + t.name + "` is read but is neither an input or weight of the "
+                       "program nor a definition before the one that reads it");
+    return it->second;
+  }
+};
+
+/// The plan of one program for one build: what codegen emits and the report describes.
+/// Buffers: the program's tensors (inputs and weights, in declaration order), then per
+/// definition its buffer (an output or a temporary) and the temporaries of its nested scopes.
+/// Kernels run in order; weight transforms come first.
+struct program_plan : buffer_index {
+  std::string program;               // the program's name
+  std::vector<std::string> outputs;  // the program's outputs, in its order
+  std::vector<buffer> buffers;
+  std::vector<kernel> kernels;
+  capabilities bound_for;                   // the build the calls are bound for
+  std::vector<derivation> derivations;      // per searched or instantiated subprogram
+  std::vector<derive::step> program_steps;  // program-level post-optimization, in order
+};
+
+}  // namespace ein::plan

@@ -1,0 +1,80 @@
+// Plans as a build runs them: which kernels are library calls for its capabilities, what a plan
+// costs then, and the choice of each searched subprogram's plan for the build.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <optional>
+#include <vector>
+
+#include "ein/cost/model.hpp"
+#include "ein/plan/capabilities.hpp"
+#include "ein/search/instantiate.hpp"
+#include "ein/search/optimize.hpp"
+#include "ein/search/pack_weights.hpp"
+
+namespace ein::search {
+
+/// Whether kernel `k` runs as a library call for a build with capabilities `caps`: a library
+/// operator other than elementwise that the build calls (plan::capabilities::calls).
+inline bool runs_as_library(const kernel& k, const ein::plan::capabilities& caps) {
+  return k.library() && k.op->kind != match::op_kind::elementwise && caps.calls(*k.op);
+}
+
+/// The predicted time of `p` as a build with capabilities `caps` runs it: a library kernel the
+/// build does not call runs as the eOperator it becomes (a CPU BLAS has no convolutions);
+/// weight transforms cost nothing at run time.
+inline double seconds_as_run(const plan& p, const cost::model& model, const ein::plan::capabilities& caps) {
+  if (caps.every_operator) return p.seconds;
+  double t = 0;
+  for (auto& k : p.kernels)
+    t += k.weight_only || !k.library() || caps.calls(*k.op) ? k.seconds : eoperator_seconds(*k.value, model);
+  return t;
+}
+
+/// True when every kernel of `p` that runs is a library call of the build or a memory-bound
+/// eOperator (plan::matched_or_memory_bound, with the library kernels the build does not call
+/// counted as the eOperators they become).
+inline bool runs_well(const plan& p, const ein::plan::capabilities& caps) {
+  return std::all_of(p.kernels.begin(), p.kernels.end(), [&](const kernel& k) {
+    return k.weight_only || (k.library() && caps.calls(*k.op)) || match::memory_bound(match::eoperator_cost(*k.value));
+  });
+}
+
+/// Chooses the candidate of `r` that is cheapest as a build with capabilities `caps` runs it
+/// (ties: fewer kernels at run time, then discovery order) among those that run well
+/// (runs_well): as in the search, EinNet §6.1, a compute-bound eOperator is the choice only where
+/// nothing else is left, since a generated loop nest is far from the peak a library reaches (the
+/// model's fixed eOperator fraction of peak flatters it at scale). Each candidate first reads its
+/// weight operands packed for the build (pack_weight_operands, compute-bound kernels only, which
+/// are what running well asks for) where that makes it run well, or cheaper as run; its steps
+/// then end with the packings.
+inline void choose_for_backend(optimized& r, const cost::model& model, const ein::plan::capabilities& caps) {
+  std::vector<double> t;
+  std::vector<bool> good;
+  pack_memo orders;  // the candidates share most kernels
+  for (auto& c : r.candidates) {
+    std::vector<derive::step> packings;
+    auto packed = pack_weight_operands(c.p, model, caps, &orders, pack_kernels::compute_bound_refused, &packings);
+    bool packed_good = runs_well(packed, caps), c_good = runs_well(c.p, caps);
+    if ((packed_good && !c_good) ||
+        (packed_good == c_good && seconds_as_run(packed, model, caps) < seconds_as_run(c.p, model, caps))) {
+      c.p = std::move(packed);
+      c.steps.insert(c.steps.end(), packings.begin(), packings.end());
+    }
+    t.push_back(seconds_as_run(c.p, model, caps));
+    good.push_back(runs_well(c.p, caps));
+  }
+  bool any_good = std::find(good.begin(), good.end(), true) != good.end();
+  std::optional<std::size_t> best;
+  for (std::size_t i = 0; i < r.candidates.size(); ++i) {
+    if (any_good && !good[i]) continue;
+    if (!best || t[i] < t[*best] ||
+        (t[i] == t[*best] && r.candidates[i].p.run_time_kernels() < r.candidates[*best].p.run_time_kernels()))
+      best = i;
+  }
+  r.chosen = *best;
+  r.best = r.candidates[*best].p;
+}
+
+}  // namespace ein::search

@@ -1,0 +1,107 @@
+// The result of the program-level optimizer: the optimized program, its subprograms' searches,
+// the program-level steps, and their report.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "ein/derive/rule.hpp"
+#include "ein/ir/print.hpp"
+#include "ein/search/budget.hpp"
+#include "ein/search/subprograms.hpp"
+
+namespace ein::search {
+
+/// The optimized program and how it was found.
+struct optimized_program {
+  ir::program source;  // the program searched
+  /// The same inputs, weights and outputs; subprogram `d` becomes definitions `d_k1`, `d_k2`, ...
+  /// for its kernels, the last one keeping the name `d`.
+  ir::program program;
+  std::vector<subprogram> subprograms;  // in program order
+  std::vector<derive::step> post_steps;  // program-level post-optimization, in order
+  std::vector<std::string> weight_transforms;  // definitions that read weights only
+  /// Per definition of `program` that a subprogram's chosen plan wrote (or a part of): the
+  /// index of that subprogram. Definitions post-optimization made (a merged contraction) have
+  /// none.
+  std::map<std::string, std::size_t> origin;
+  std::string model;                    // the cost model's description
+  unsigned threads = 1;                 // searches run at once
+  double seconds = 0;                   // wall clock
+
+  std::uint64_t states() const { return sum([](const search_statistics& s) { return s.explore.states + s.converge.states; }); }
+  std::uint64_t pruned() const { return sum([](const search_statistics& s) { return s.explore.pruned + s.converge.pruned; }); }
+  int depth() const {
+    int d = 0;
+    for (auto& s : subprograms) d = std::max(d, s.result.stats.explore.depth);
+    return d;
+  }
+  std::size_t searched() const {
+    return static_cast<std::size_t>(std::count_if(subprograms.begin(), subprograms.end(),
+                                                  [](const subprogram& s) { return s.searched; }));
+  }
+  /// `time` or `states` where some search ran out of budget, else `exhausted`.
+  stop_reason reason() const {
+    stop_reason r = stop_reason::exhausted;
+    for (auto& s : subprograms)
+      if (s.result.stats.reason == stop_reason::time || (s.result.stats.reason == stop_reason::states && r != stop_reason::time))
+        r = s.result.stats.reason;
+    return r;
+  }
+  /// True when a search ran out of budget (reason() is not `exhausted`): the plan is the best
+  /// found within it.
+  bool cut() const { return reason() != stop_reason::exhausted; }
+  /// One line without timings (the same program gives the same line), e.g.
+  /// `2 of 3 subprograms searched: 405 states, 941 pruned, depth 2, stop: exhausted`.
+  std::string summary() const {
+    return std::to_string(searched()) + " of " + std::to_string(subprograms.size()) +
+           " subprograms searched: " + std::to_string(states()) + " states, " +
+           std::to_string(pruned()) + " pruned, depth " + std::to_string(depth()) +
+           ", stop: " + name(reason());
+  }
+  /// Each subprogram's statistics and chosen plan, the post-optimization steps, the definitions.
+  std::string report() const {
+    char head[96];
+    std::snprintf(head, sizeof head, " (%.3f s on %u threads)\n", seconds, threads);
+    std::string r = "cost model: " + model + "\n" + summary() + head;
+    for (auto& s : subprograms) {
+      r += "subprogram " + s.name + (s.name == s.definition ? "" : " (of " + s.definition + ")") + ": ";
+      if (s.searched)
+        r += s.result.stats.str() + "\n  chosen " + s.result.best.shape() + " (" +
+             s.result.candidates[s.result.chosen].target + "), " + plan::ms_text(s.seconds_as_run) +
+             " ms as the backend runs it; baseline " + s.result.baseline.shape() + " " +
+             plan::ms_text(s.result.baseline.seconds) + " ms\n";
+      else
+        r += "as written (no summation)\n";
+      for (auto& line : split_lines(s.result.best.str())) r += "  " + line + "\n";
+    }
+    for (auto& p : post_steps) r += "post-optimization: " + derive::to_string(p) + "\n";
+    for (auto& d : program.definitions)
+      r += "  " + d.name + " = " + ir::to_string(*d.value) +
+           (std::count(weight_transforms.begin(), weight_transforms.end(), d.name) ? "  [weight transform]" : "") + "\n";
+    return r;
+  }
+
+ private:
+  template <class F>
+  std::uint64_t sum(F f) const {
+    std::uint64_t n = 0;
+    for (auto& s : subprograms) n += f(s.result.stats);
+    return n;
+  }
+  static std::vector<std::string> split_lines(const std::string& text) {
+    std::vector<std::string> r;
+    std::size_t at = 0;
+    for (auto nl = text.find('\n'); nl != std::string::npos; at = nl + 1, nl = text.find('\n', at))
+      r.push_back(text.substr(at, nl - at));
+    if (at < text.size()) r.push_back(text.substr(at));
+    return r;
+  }
+};
+
+}  // namespace ein::search

@@ -1,0 +1,131 @@
+// Binding a plan's calls for a build: which kernels BLAS and cuDNN run as library calls (and what
+// each library accepts), which stay eOperators, and in which order a build tries its libraries.
+#include <doctest/doctest.h>
+
+#include <string>
+#include <vector>
+
+#include "codegen/e2e/programs.hpp"
+#include "ein/codegen/backend.hpp"
+#include "ein/match/match.hpp"
+#include "ein/match/repack.hpp"
+#include "ein/plan/build.hpp"
+#include "plan/conv_programs.hpp"
+
+using namespace ein;
+using ir::idx;
+using plan_test::conv;
+using plan_test::conv_transpose;
+using plan_test::f32;
+
+namespace {
+
+const plan::capabilities blas_only{{plan::blas}};
+const plan::capabilities blas_cudnn{{plan::blas, plan::cudnn}};
+
+// Which kernels of `p` are library calls for `caps`: their operators in kernel order ("-" for
+// an eOperator).
+std::vector<std::string> kinds(const ir::program& p, const plan::capabilities& caps = blas_only) {
+  std::vector<std::string> r;
+  for (auto& k : plan::make_plan(p, caps).kernels) r.push_back(k.call ? match::name(k.call->op.kind) : "-");
+  return r;
+}
+
+// The first instance of `kind` that computes the only definition of `p`.
+match::instance instance_of(const ir::program& p, match::op_kind kind) {
+  for (auto& i : match::match(*p.definitions.at(0).value))
+    if (i.kind == kind) return i;
+  FAIL("no " << match::name(kind) << " instance");
+  return {};
+}
+
+}  // namespace
+
+TEST_CASE("bind: compute-bound GEMMs over whole buffers are BLAS calls; small, nested, shifted and band ones are not") {
+  CHECK(kinds(ein::reify(ein_test::matmul)) == std::vector<std::string>{"-"});  // memory-bound
+  CHECK(kinds(ein::reify(ein_test::conv_nhwc)) == std::vector<std::string>{"-"});
+  CHECK(kinds(ein::reify(ein_test::g2bmm)) == std::vector<std::string>{"-"});
+  CHECK(kinds(ein::reify(ein_test::gemm_chain)) == std::vector<std::string>{"matmul", "matmul"});
+  CHECK(kinds(ein::reify(ein_test::batch_gemm)) == std::vector<std::string>{"batch_matmul"});
+  // a build that links no library calls nothing
+  CHECK(kinds(ein::reify(ein_test::gemm_chain), {}) == std::vector<std::string>{"-", "-"});
+  auto A = f32("A", {41, 36}), B = f32("B", {36, 48});
+  auto product = [&](ir::expr a) {
+    return ir::make_scope({{"i", 0, 40}, {"j", 0, 48}}, {{"k", 0, 36}}, a * ir::make_access(B, {idx("k"), idx("j")}));
+  };
+  // an operand read from an offset is still a library call
+  ir::program shifted{"shifted", {A, B}, {{"out", product(ir::make_access(A, {idx("i") + 1, idx("k")})), ir::dtype::f32}}, {"out"}};
+  CHECK(kinds(shifted) == std::vector<std::string>{"matmul"});
+  // an operand that is a nested scope is not
+  auto inner = ir::make_scope({{"a", 0, 41}, {"b", 0, 36}}, {}, ir::make_access(A, {idx("a"), idx("b")}) + ir::make_constant(1));
+  ir::program nested{"nested", {A, B}, {{"out", product(ir::make_access(inner, {idx("i"), idx("k")})), ir::dtype::f32}}, {"out"}};
+  CHECK(kinds(nested) == std::vector<std::string>{"-", "-"});
+  // nor one that reads a definition whose box does not start at 0
+  auto h = ir::make_scope({{"a", -1, 40}, {"b", 0, 36}}, {}, ir::make_access(A, {idx("a") + 1, idx("b")}));
+  ir::tensor ht{"h", ir::dtype::f32, {41, 36}, ir::tensor_role::definition};
+  ir::program shifted_box{"shifted_box", {A, B},
+                          {{"h", h, ir::dtype::f32}, {"out", product(ir::make_access(ht, {idx("i"), idx("k")})), ir::dtype::f32}},
+                          {"out"}};
+  CHECK(kinds(shifted_box) == std::vector<std::string>{"-", "-"});
+}
+
+TEST_CASE("bind: cuDNN runs the convolutions its legacy API describes; BLAS is tried first") {
+  CHECK(kinds(conv(3, 1), blas_cudnn) == std::vector<std::string>{"conv2d"});
+  CHECK(kinds(conv_transpose(), blas_cudnn) == std::vector<std::string>{"conv_transpose2d"});
+  // asymmetric padding (a 2×2 kernel padded before only), a filter in no cuDNN format
+  CHECK(kinds(conv(2, 1), blas_cudnn) == std::vector<std::string>{"-"});
+  CHECK(kinds(conv(3, 1, true), blas_cudnn) == std::vector<std::string>{"-"});
+  // a build without cuDNN (the host one)
+  CHECK(kinds(conv(3, 1)) == std::vector<std::string>{"-"});
+  // a small convolution is memory-bound
+  CHECK(kinds(ein::reify(ein_test::conv_nhwc), blas_cudnn) == std::vector<std::string>{"-"});
+  // a matrix product that also matches as a degenerate convolution is bound as a GEMM, unless
+  // the build tries cuDNN first
+  CHECK(kinds(ein::reify(ein_test::gemm_chain), blas_cudnn) == std::vector<std::string>{"matmul", "matmul"});
+}
+
+TEST_CASE("library::runs: the conditions of BLAS and cuDNN, each instance checked as matched") {
+  auto gemm = instance_of(ein::reify(ein_test::gemm_chain), match::op_kind::matmul);
+  CHECK(plan::blas.runs(gemm));
+  CHECK_FALSE(plan::cudnn.runs(gemm));
+  auto g = gemm.gemm();
+  g.lda = (g.trans_a ? g.m : g.k) - 1;  // rows that overlap
+  auto overlapping = gemm;
+  overlapping.attrs = g;
+  CHECK_FALSE(plan::blas.runs(overlapping));
+  CHECK_FALSE(plan::blas.runs(instance_of(ein::reify(ein_test::matmul), match::op_kind::matmul)));  // memory-bound
+  auto c = instance_of(conv(3, 1), match::op_kind::conv2d);
+  CHECK(plan::cudnn.runs(c));
+  CHECK_FALSE(plan::blas.runs(c));
+  CHECK_FALSE(plan::cudnn.runs(instance_of(conv(2, 1), match::op_kind::conv2d)));        // asymmetric
+  auto strided = instance_of(conv(3, 1, true), match::op_kind::conv2d);                   // RSFC filter
+  CHECK_FALSE(plan::cudnn.runs(strided));
+  CHECK(plan::cudnn.runs(match::repack_filter(strided).op));                            // its packed copy
+  auto shifted = c;
+  shifted.inputs[0].offset = 1;
+  CHECK_FALSE(plan::cudnn.runs(shifted));
+  // the capabilities of builds, as codegen decides them
+  CHECK(codegen::capabilities_of(codegen::backend::host, true, true).str() == "blas");
+  CHECK(codegen::capabilities_of(codegen::backend::host, false, true).str() == "none");
+  CHECK(codegen::capabilities_of(codegen::backend::cuda, false, false).str() == "blas");
+  CHECK(codegen::capabilities_of(codegen::backend::cuda, false, true).str() == "blas+cudnn");
+  CHECK(plan::every_operator().calls(instance_of(ein::reify(ein_test::matmul), match::op_kind::matmul)));
+}
+
+TEST_CASE("make_plan: buffers in declaration order, nested scopes before their readers, transforms first") {
+  auto source = ein::reify(ein_test::nested);
+  auto p = plan::make_plan(source, blas_only);
+  std::vector<std::string> buffers, tensors, order;
+  for (auto& b : p.buffers) buffers.push_back(b.name);
+  for (auto& t : source.tensors) tensors.push_back(t.name);
+  for (auto& k : p.kernels) order.push_back(p.buffers[k.target].name);
+  CHECK(order == std::vector<std::string>{"out.1", "out.3", "out.2", "out"});
+  REQUIRE(buffers.size() == tensors.size() + 4);
+  CHECK(std::vector<std::string>(buffers.begin(), buffers.begin() + tensors.size()) == tensors);
+  CHECK(std::vector<std::string>(buffers.begin() + tensors.size(), buffers.end()) ==
+        std::vector<std::string>{"out", "out.1", "out.2", "out.3"});
+  CHECK(p.outputs == std::vector<std::string>{"out"});
+  CHECK(p.bound_for.str() == "blas");
+  for (auto& k : p.kernels) CHECK(!k.origin);  // taken as written: no derivation
+  CHECK(p.derivations.empty());
+}

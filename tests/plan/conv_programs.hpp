@@ -1,0 +1,48 @@
+// Convolution programs the plan and library-step tests bind: an NHWC convolution with a
+// chosen filter format and padding, and a transposed convolution.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ein/ir/expr.hpp"
+
+namespace plan_test {
+
+inline ein::ir::tensor f32(std::string name, std::vector<std::int64_t> shape) {
+  return {std::move(name), ein::ir::dtype::f32, std::move(shape), ein::ir::tensor_role::input};
+}
+
+// out[n, h, w, f] = Σ_{r,s,c} X[n, h+r-pad, w+s-pad, c] · filter: NHWC, an r×r kernel read at
+// [f, r, s, c] (KRSC) or, with `rsfc`, at [r, s, f, c] (no cuDNN format).
+inline ein::ir::program conv(std::int64_t r, std::int64_t pad, bool rsfc = false) {
+  namespace ir = ein::ir;
+  using ir::idx;
+  auto X = f32("X", {2, 16, 16, 8});
+  auto K = rsfc ? f32("K", {r, r, 16, 8}) : f32("K", {16, r, r, 8});
+  auto kr = rsfc ? std::vector<ir::affine>{idx("r"), idx("s"), idx("f"), idx("c")}
+                 : std::vector<ir::affine>{idx("f"), idx("r"), idx("s"), idx("c")};
+  auto body = ir::make_scope({{"n", 0, 2}, {"h", 0, 16}, {"w", 0, 16}, {"f", 0, 16}},
+                             {{"r", 0, r}, {"s", 0, r}, {"c", 0, 8}},
+                             ir::make_access(X, {idx("n"), idx("h") + idx("r") - pad,
+                                                 idx("w") + idx("s") - pad, idx("c")}) *
+                                 ir::make_access(K, kr));
+  return {"conv", {X, K}, {{"out", body, ir::dtype::f32}}, {"out"}};
+}
+
+// InfoGAN-style transposed convolution: NCHW dy A, (c, f, r, s) filter, stride 2, padding 1.
+inline ein::ir::program conv_transpose() {
+  namespace ir = ein::ir;
+  using ir::idx;
+  auto A = f32("A", {2, 16, 8, 8}), K = f32("K", {16, 8, 4, 4});
+  auto body = ir::make_scope({{"n", 0, 2}, {"f", 0, 8}, {"h", 0, 16}, {"w", 0, 16}},
+                             {{"i", 0, 8}, {"j", 0, 8}, {"c", 0, 16}},
+                             ir::make_access(A, {idx("n"), idx("c"), idx("i"), idx("j")}) *
+                                 ir::make_access(K, {idx("c"), idx("f"), idx("h") - idx("i") * 2 + 1,
+                                                     idx("w") - idx("j") * 2 + 1}));
+  return {"deconv", {A, K}, {{"out", body, ir::dtype::f32}}, {"out"}};
+}
+
+}  // namespace plan_test
