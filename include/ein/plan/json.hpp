@@ -205,9 +205,10 @@ inline match::instance instance_from_json(const nlohmann::json& j) {
     for (auto& def : match::operator_table())
       if (kind == match::name(def.kind)) op.kind = def.kind, known = true;
     if (!known) throw user_error("plan JSON: unknown operator `" + kind + "`");
-    op.type = ir::from_json<ir::tensor>({{"name", ""}, {"dtype", j.at("dtype")}, {"shape", nlohmann::json::array()},
-                                         {"role", "input"}})
-                  .type;
+    auto dtype = j.at("dtype").get<std::string>();
+    if (dtype == ir::name(ir::dtype::f32)) op.type = ir::dtype::f32;
+    else if (dtype == ir::name(ir::dtype::f64)) op.type = ir::dtype::f64;
+    else throw user_error("plan JSON: unknown dtype `" + dtype + "` (expected `float` or `double`)");
     for (auto& i : j.at("inputs")) op.inputs.push_back(detail::operand_of(i));
     op.output = detail::operand_of(j.at("output"));
     auto& attributes = j.at("attributes");
