@@ -1,18 +1,22 @@
-# ptxas's report of every generated kernel: compiles each generated CUDA source of the build
-# (BUILD_DIR/**/ein_generated/*.cu and KERNELS_DIR/*.cu) to PTX for compute_90 with NVCC, runs
-# PTXAS -v for sm_90 on it, and fails when a kernel spills or has a stack frame, or when a kernel
-# of float tensors only (no `d`, double, among the parameter types of its mangled name) holds a
-# double-precision (.f64) line in its PTX, unless its source is named in DOUBLE_SOURCES (plans
-# generated with ACCUMULATE double). Writes WORK/ptxas_report.txt: one line per kernel
-# (registers, stack, spills, shared memory, .f64 lines).
+# ptxas's report of generated kernels: compiles generated CUDA sources of the build to PTX for
+# compute_90 with NVCC, runs PTXAS -v for sm_90 on each (ptxas_one.sh, JOBS sources at once,
+# default the machine's cores), and fails when a kernel spills or has a stack frame, or when a
+# kernel of float tensors only (no `d`, double, among the parameter types of its mangled name)
+# holds a double-precision (.f64) line in its PTX, unless its source is named in DOUBLE_SOURCES
+# (plans generated with ACCUMULATE double). SCOPE picks the sources: `all`, every
+# BUILD_DIR/**/ein_generated/*.cu and KERNELS_DIR/*.cu; `examples`, the examples' sources and
+# KERNELS_DIR/*.cu (the kernel families, which cover every schedule). Writes
+# WORK/ptxas_report.txt: one line per kernel (registers, stack, spills, shared memory, .f64 lines).
 #
-#   cmake -DNVCC=... -DPTXAS=... -DBUILD_DIR=... -DINCLUDE=... [-DCUDNN_INCLUDE=...] -DKERNELS_DIR=...
-#         -DDOUBLE_SOURCES=a.cu;b.cu -DWORK=... -P ptxas_check.cmake
+#   cmake -DNVCC=... -DPTXAS=... -DONE_SOURCE=ptxas_one.sh -DBUILD_DIR=... -DINCLUDE=... [-DCUDNN_INCLUDE=...]
+#         -DKERNELS_DIR=... -DDOUBLE_SOURCES=a.cu;b.cu -DSCOPE=all|examples [-DJOBS=n] -DWORK=...
+#         -P ptxas_check.cmake
 cmake_minimum_required(VERSION 3.24)
 file(GLOB_RECURSE everything ${BUILD_DIR}/*.cu)
 set(sources)
 foreach(source ${everything})
-  if(source MATCHES "/ein_generated/[^/]*\\.cu$")
+  file(RELATIVE_PATH relative ${BUILD_DIR} ${source})
+  if(relative MATCHES "/ein_generated/[^/]*\\.cu$" AND (SCOPE STREQUAL "all" OR relative MATCHES "^examples/"))
     list(APPEND sources ${source})
   endif()
 endforeach()
@@ -22,11 +26,32 @@ list(SORT sources)
 if(NOT sources)
   message(FATAL_ERROR "no generated CUDA source under ${BUILD_DIR}: build first")
 endif()
-set(includes -I${INCLUDE})
+if(NOT SCOPE MATCHES "^(all|examples)$")
+  message(FATAL_ERROR "SCOPE must be all or examples, not '${SCOPE}'")
+endif()
+set(includes "-I${INCLUDE}")
 if(CUDNN_INCLUDE)
-  list(APPEND includes -I${CUDNN_INCLUDE})
+  string(APPEND includes " -I${CUDNN_INCLUDE}")
+endif()
+if(NOT JOBS)
+  cmake_host_system_information(RESULT JOBS QUERY NUMBER_OF_LOGICAL_CORES)
 endif()
 file(MAKE_DIRECTORY ${WORK})
+# nvcc and ptxas on every source, JOBS at once: one `source ptx` line each for xargs.
+set(jobs "")
+foreach(source ${sources})
+  get_filename_component(name ${source} NAME)
+  string(MD5 key ${source})
+  set(ptx_${source} ${WORK}/${name}.${key}.ptx)
+  file(REMOVE ${ptx_${source}}.status)
+  string(APPEND jobs "${source} ${ptx_${source}}\n")
+endforeach()
+file(WRITE ${WORK}/jobs.txt "${jobs}")
+execute_process(COMMAND xargs -P ${JOBS} -L 1 sh ${ONE_SOURCE} ${NVCC} ${PTXAS} "${includes}"
+                INPUT_FILE ${WORK}/jobs.txt RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "xargs failed (${status}) running ${ONE_SOURCE}")
+endif()
 set(report "")
 set(failures "")
 set(kernel_count 0)
@@ -34,18 +59,12 @@ set(max_registers 0)
 set(float_f64 0)
 foreach(source ${sources})
   get_filename_component(name ${source} NAME)
-  string(MD5 key ${source})
-  set(ptx ${WORK}/${name}.${key}.ptx)
-  execute_process(COMMAND ${NVCC} -std=c++20 -ptx -arch=compute_90 ${includes} ${source} -o ${ptx}
-                  RESULT_VARIABLE status ERROR_VARIABLE errors)
-  if(NOT status EQUAL 0)
-    string(APPEND failures "${source}: nvcc failed:\n${errors}\n")
-    continue()
-  endif()
-  execute_process(COMMAND ${PTXAS} -v -arch=sm_90 ${ptx} -o ${WORK}/discard.cubin
-                  RESULT_VARIABLE status OUTPUT_VARIABLE out ERROR_VARIABLE info)
-  if(NOT status EQUAL 0)
-    string(APPEND failures "${source}: ptxas failed:\n${info}\n")
+  set(ptx ${ptx_${source}})
+  file(READ ${ptx}.status step)
+  string(STRIP "${step}" step)
+  file(READ ${ptx}.log info)
+  if(NOT step STREQUAL "ok")
+    string(APPEND failures "${source}: ${step} failed:\n${info}\n")
     continue()
   endif()
   # The .f64 lines of each entry of the PTX, and which entries take float tensors only.
