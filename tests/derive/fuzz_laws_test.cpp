@@ -3,6 +3,7 @@
 // rules, a position of the source) and come out the same on every call.
 #include <doctest/doctest.h>
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -159,5 +160,40 @@ TEST_CASE("laws: every inter-expression rule on generated programs") {
   for (std::size_t r = 0; r < rules.size(); ++r) {
     INFO("rule " << rules[r].name << " never applied to the generated programs");
     CHECK(produced[r] > 0);
+  }
+}
+
+TEST_CASE("laws: every intra-expression rule on generated expressions with max and min") {
+  // the rules proven for a max (docs/rules.md) must also rewrite some max or min scope here
+  auto rules = derive::intra_rules();
+  std::map<std::string, std::size_t> at_max;
+  auto options = small(5, 4, 1);
+  options.max_percent = 40;
+  // every rule on `source`, counting the candidates that rewrote a max or min scope
+  auto check_rules = [&](const ir::scope_ptr& source, const eval::bindings& env, std::uint64_t seed) {
+    for (auto& rule : rules) {
+      if (auto v = violation(rule, source, env))
+        FAIL("rule " << rule.name << ", seed " << seed << "\n  " << ir::to_string(*source) << "\n  " << *v);
+      for (auto& c : rule.apply(source))
+        derive::for_each_position(source, [&](const ir::scope_ptr& s, const derive::path& p) {
+          if (p == *c.how.at && s->reduce != ir::reduction::sum) ++at_max[rule.name];
+        });
+    }
+  };
+  for (std::uint64_t seed = 0; seed < 300; ++seed) {
+    auto g = eval::generate(seed, options);
+    auto env = eval::random_inputs(g, seed);
+    check_rules(g.scope, env, seed);
+    // one step further: the rules on each rule's first candidate (a split max merges back)
+    for (auto& rule : rules)
+      if (auto cs = rule.apply(g.scope); !cs.empty()) check_rules(cs.front().result, env, seed);
+  }
+  for (const char* name : {"split_summation", "substitute_variable", "merge_traversal", "split_variable"}) {
+    INFO("rule " << std::string(name) << " never rewrote a max or min scope of the generated family");
+    CHECK(at_max[name] > 0);
+  }
+  for (const char* name : {"relax_boundary", "tighten_boundary", "relayout_weight"}) {
+    INFO("rule " << std::string(name) << " rewrote a max or min scope");
+    CHECK(at_max[name] == 0);
   }
 }

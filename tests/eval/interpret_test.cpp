@@ -1,6 +1,12 @@
 // The interpreter against hand-written loops.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <tuple>
+
+#include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 
@@ -57,4 +63,83 @@ TEST_CASE("interpreter: unknown iterators are user errors") {
   auto s = make_scope({{"i", 0, 3}}, {}, make_access(A, {idx("j")}));
   eval::bindings env{{"A", eval::dense({3})}};
   CHECK_THROWS_AS(eval::evaluate(*s, env), user_error);
+}
+
+TEST_CASE("interpreter: max pooling leaves padded points out, as PyTorch's MaxPool2d") {
+  eval::random_stream rng(4);
+  for (auto [hw, k, stride, pad] : {std::tuple{5, 3, 2, 1}, {6, 2, 2, 0}, {4, 3, 1, 1}, {7, 3, 3, 1}}) {
+    tensor A{"A", dtype::f32, {hw, hw}};
+    std::int64_t out = (hw + 2 * pad - k) / stride + 1;
+    auto s = make_scope({{"h", 0, out}, {"w", 0, out}}, {{"r", 0, k}, {"s", 0, k}},
+                        make_access(A, {stride * idx("h") + idx("r") - pad,
+                                        stride * idx("w") + idx("s") - pad}),
+                        reduction::max);
+    eval::bindings env{{"A", eval::random_dense(A.shape, rng)}};
+    auto got = eval::evaluate(*s, env);
+    for (std::int64_t h = 0; h < out; ++h)
+      for (std::int64_t w = 0; w < out; ++w) {
+        double ref = -std::numeric_limits<double>::infinity();
+        for (std::int64_t r = 0; r < k; ++r)
+          for (std::int64_t q = 0; q < k; ++q) {
+            std::int64_t y = stride * h + r - pad, x = stride * w + q - pad;
+            if (y >= 0 && y < hw && x >= 0 && x < hw) ref = std::max(ref, env["A"].data[y * hw + x]);
+          }
+        CHECK(got.data[h * out + w] == ref);
+      }
+  }
+}
+
+TEST_CASE("interpreter: a max or min point is left out when any access of its body is outside") {
+  eval::random_stream rng(5);
+  tensor A{"A", dtype::f32, {4}}, B{"B", dtype::f32, {6}};
+  // max_k A[k - 1] + B[k]: k = 0 and k = 5 read A outside its box, whatever B holds there
+  auto body = make_access(A, {idx("k") - 1}) + make_access(B, {idx("k")});
+  eval::bindings env{{"A", eval::random_dense(A.shape, rng)}, {"B", eval::random_dense(B.shape, rng)}};
+  for (auto r : {reduction::max, reduction::min}) {
+    auto got = eval::evaluate(*make_scope({}, {{"k", 0, 6}}, body, r), env);
+    double ref = env["A"].data[0] + env["B"].data[1];
+    for (int k = 2; k <= 4; ++k) {
+      double v = env["A"].data[k - 1] + env["B"].data[k];
+      ref = r == reduction::max ? std::max(ref, v) : std::min(ref, v);
+    }
+    CHECK(got.data[0] == ref);
+  }
+  // the sum over the same body reads the outside as 0
+  auto sum = eval::evaluate(*make_scope({}, {{"k", 0, 6}}, body), env);
+  double ref = 0;
+  for (int k = 0; k < 6; ++k) ref += (k >= 1 && k <= 4 ? env["A"].data[k - 1] : 0.0) + env["B"].data[k];
+  CHECK(sum.data[0] == doctest::Approx(ref));
+}
+
+TEST_CASE("interpreter: an element with no point left is -inf for max, +inf for min") {
+  eval::random_stream rng(6);
+  tensor A{"A", dtype::f32, {3}};
+  eval::bindings env{{"A", eval::random_dense(A.shape, rng)}};
+  // L_{i in [-3, 5)} max_{} A[i]: the -inf-padded copy of A
+  auto copy = make_scope({{"i", -3, 5}}, {}, make_access(A, {idx("i")}), reduction::max);
+  auto got = eval::evaluate(*copy, env);
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  CHECK(got.data == std::vector<double>{-inf, -inf, -inf, env["A"].data[0], env["A"].data[1],
+                                        env["A"].data[2], -inf, -inf});
+  auto window = make_scope({{"i", 0, 6}}, {{"k", 0, 2}}, make_access(A, {idx("i") + idx("k")}),
+                           reduction::min);
+  auto m = eval::evaluate(*window, env);
+  CHECK(m.data[2] == env["A"].data[2]);
+  CHECK(m.data[3] == inf);
+  CHECK(m.data[5] == inf);
+  // compare: equal infinities match, an infinity against a number does not
+  CHECK(eval::max_rel_error(got, got) == 0.0);
+  auto other = got;
+  other.data[0] = 1;
+  CHECK(eval::max_rel_error(other, got) == inf);
+}
+
+TEST_CASE("interpreter: binary max and min") {
+  eval::random_stream rng(7);
+  tensor A{"A", dtype::f32, {9}}, B{"B", dtype::f32, {9}};
+  eval::bindings env{{"A", eval::random_dense(A.shape, rng)}, {"B", eval::random_dense(B.shape, rng)}};
+  auto a = make_access(A, {idx("i")}), b = make_access(B, {idx("i")});
+  auto got = eval::evaluate(*make_scope({{"i", 0, 9}}, {}, max(a, b) - min(a, b)), env);
+  for (int i = 0; i < 9; ++i)
+    CHECK(got.data[i] == std::abs(env["A"].data[i] - env["B"].data[i]));
 }

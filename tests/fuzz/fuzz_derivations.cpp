@@ -3,8 +3,9 @@
 //
 //   fuzz_derivations [--seed N] [--candidates N] [--depth D] [--seconds S]
 //
-// Each round generates an expression from a seed (default, small or deeply nested sizes),
-// binds fresh random inputs and walks up to `depth` steps: at each step a random rule that
+// Each round generates an expression from a seed (default, small or deeply nested sizes; in half
+// the rounds a quarter of the scopes are max or min and a quarter of the binary nodes max or
+// min), binds fresh random inputs and walks up to `depth` steps: at each step a random rule that
 // applies is chosen, EVERY candidate it produces is verified and evaluated against the generated
 // expression (relative error 1e-9 in double), and a random candidate becomes the next step's
 // source. One round in four walks a generated program instead, with the inter-expression rules
@@ -280,6 +281,7 @@ eval::generate_options size_profile(std::uint64_t expression_seed) {
     default:
       break;
   }
+  if (mix(expression_seed, 0x6d6178ULL) % 2) o.max_percent = 25;
   return o;
 }
 
@@ -302,10 +304,11 @@ std::vector<eval::generate_options> shrink_steps(const eval::generate_options& f
 
 void print_failure(const failure& f, const options& o) {
   std::printf("smallest failure (run seed %llu, expression seed %llu, family %s,\n"
-              "  size: max_rank %d, max_extent %d, max_summation %d, max_nesting %d, max_body %d)\n",
+              "  size: max_rank %d, max_extent %d, max_summation %d, max_nesting %d, max_body %d, "
+              "max_percent %d)\n",
               static_cast<unsigned long long>(o.seed), static_cast<unsigned long long>(f.expression_seed),
               f.family.c_str(), f.size.max_rank, f.size.max_extent, f.size.max_summation,
-              f.size.max_nesting, f.size.max_body);
+              f.size.max_nesting, f.size.max_body, f.size.max_percent);
   std::printf("  generated: %s\n", f.generated.c_str());
   for (std::size_t i = 0; i < f.path.size(); ++i)
     std::printf("  step %zu: %s\n", i + 1, f.path[i].c_str());

@@ -69,7 +69,7 @@ scope_ptr alpha(const scope& s, const std::string& prefix, bool swap = false,
   auto t = renamed(s.traversal);
   auto u = renamed(s.summation);
   std::reverse(u.begin(), u.end());
-  return make_scope(t, u, rewrite(s.body, names, swap));
+  return make_scope(t, u, rewrite(s.body, names, swap), s.reduce);
 }
 
 tensor tensor_of(const char* n, std::vector<std::int64_t> shape) {
@@ -193,6 +193,16 @@ TEST_CASE("fingerprint: sensitive to layout, ranges, index terms, constants, ten
   check_different(*ref,
                   *base(3, 3, jk, 2, tensor{"A", dtype::f64, {4, 6}}, unary_fn::relu));  // dtype
   check_different(*ref, *base(3, 3, jk, 2, A, unary_fn::sigmoid));                       // function
+  for (auto r : {reduction::max, reduction::min})                                        // reduction
+    check_different(*ref, *make_scope(ref->traversal, ref->summation, ref->body, r));
+  check_different(*make_scope(ref->traversal, ref->summation, ref->body, reduction::max),
+                  *make_scope(ref->traversal, ref->summation, ref->body, reduction::min));
+  // a max with no summation iterator leaves out-of-box points out: it is no plain copy
+  check_different(*make_scope(ref->traversal, {}, ref->body),
+                  *make_scope(ref->traversal, {}, ref->body, reduction::max));
+  auto a = make_access(A, {idx("i"), jk}), b = make_access(A, {idx("i"), idx("j")});
+  check_different(*make_scope(ref->traversal, ref->summation, max(a, b)),
+                  *make_scope(ref->traversal, ref->summation, min(a, b)));
 }
 
 TEST_CASE("fingerprint: the published implementation's counterexamples are told apart") {
@@ -290,14 +300,16 @@ TEST_CASE("fingerprint: a random family keeps its fingerprint under renaming and
     expr body = leaf();
     for (int n = 0; n < 3; ++n) {
       auto l = leaf();
-      switch (rng.integer(0, 3)) {
+      switch (rng.integer(0, 4)) {
         case 0: body = body + l; break;
         case 1: body = body * l; break;
         case 2: body = l - body; break;
+        case 3: body = max(l, max(body, l * l)); break;
         default: body = make_unary(unary_fn::tanh, body) * l; break;
       }
     }
-    auto s = make_scope({{"i", 0, 3}, {"j", -1, 3}}, {{"k", 0, 3}, {"l", 0, 3}}, body);
+    auto s = make_scope({{"i", 0, 3}, {"j", -1, 3}}, {{"k", 0, 3}, {"l", 0, 3}}, body,
+                        static_cast<reduction>(rng.integer(0, 2)));
     check_same(*s, *alpha(*s, "r", rng.integer(0, 1) == 1, rng.next()), env);
   }
 }
@@ -332,15 +344,17 @@ TEST_CASE("fingerprint: scopes that share a fingerprint evaluate alike (random f
   for (int n = 0; n < 400; ++n) {
     expr body = leaf();
     for (int d = static_cast<int>(rng.integer(1, 2)); d > 0; --d) {
-      switch (rng.integer(0, 2)) {
+      switch (rng.integer(0, 4)) {
         case 0: body = body + leaf(); break;
         case 1: body = leaf() * body; break;
+        case 2: body = max(leaf(), body); break;
+        case 3: body = min(body, leaf()); break;
         default: body = body - leaf(); break;
       }
     }
     std::vector<iterator> sums{{"k", 0, 3}, {"l", 0, 3}};
     if (rng.integer(0, 1)) std::swap(sums[0], sums[1]);
-    auto s = make_scope({{"i", 0, 3}}, sums, body);
+    auto s = make_scope({{"i", 0, 3}}, sums, body, static_cast<reduction>(rng.integer(0, 2)));
     classes[fingerprint(*s)].push_back(s);
   }
   std::size_t merged = 0;

@@ -52,6 +52,23 @@ TEST_CASE("json: typical operators round-trip exactly") {
   check_round_trip(test::g2bmm(1, 9, 4, 2, 2),
                    {{"Q", dtype::f32, {1, 9, 4}}, {"K", dtype::f32, {1, 9, 4}}});
   check_round_trip(test::nested_stencil(), {{"A", dtype::f32, {5}}, {"W", dtype::f32, {3}}});
+  check_round_trip(test::max_pool3x3(1, 5, 2), {{"A", dtype::f32, {1, 5, 5, 2}}});
+}
+
+TEST_CASE("json: reductions and max/min nodes round-trip; a sum is written as before") {
+  tensor A{"A", dtype::f32, {4, 3}};
+  auto a = make_access(A, {idx("i"), idx("k")}), b = make_access(A, {idx("i"), idx("k") + 1});
+  for (auto r : {reduction::max, reduction::min})
+    check_round_trip(make_scope({{"i", 0, 4}}, {{"k", -1, 3}}, min(max(a, b), a * b), r), {A});
+  auto sum = make_scope({{"i", 0, 4}}, {{"k", 0, 3}}, max(a, b));
+  check_round_trip(sum, {A});
+  CHECK_FALSE(to_json(*sum).contains("reduction"));
+  auto j = to_json(*make_scope({{"i", 0, 4}}, {{"k", 0, 3}}, a, reduction::max));
+  CHECK(j["reduction"] == "max");
+  j["reduction"] = "product";
+  CHECK(error_of(j.dump()).find("at /reduction: unknown reduction `product`") != std::string::npos);
+  j["reduction"] = 1;
+  CHECK(error_of(j.dump()).find("at /reduction: expected") != std::string::npos);
 }
 
 TEST_CASE("json: floor division, modulo, functions, constants") {

@@ -27,6 +27,17 @@ inline scope_ptr conv3x3(std::int64_t n, std::int64_t hw, std::int64_t f, std::i
           make_access(K, {idx("r"), idx("s"), idx("f"), idx("c")}));
 }
 
+/// 3x3 max pooling, stride 2, padding 1, NHWC: L_{n,h,w,c} max_{r,s} A[n, 2h + r - 1, 2w + s - 1,
+/// c]; the padded points are left out (PyTorch's MaxPool2d).
+inline scope_ptr max_pool3x3(std::int64_t n, std::int64_t hw, std::int64_t c) {
+  tensor A{"A", dtype::f32, {n, hw, hw, c}};
+  std::int64_t out = (hw - 1) / 2 + 1;
+  return make_scope(
+      {{"n", 0, n}, {"h", 0, out}, {"w", 0, out}, {"c", 0, c}}, {{"r", 0, 3}, {"s", 0, 3}},
+      make_access(A, {idx("n"), 2 * idx("h") + idx("r") - 1, 2 * idx("w") + idx("s") - 1, idx("c")}),
+      reduction::max);
+}
+
 /// Dilated G2BMM (band attention): L_{b,i,w} Σ_k Q[b, i, k] * K[b, i + d*(w - W), k], w in [0,
 /// 2W+1).
 inline scope_ptr g2bmm(std::int64_t b, std::int64_t m, std::int64_t k, std::int64_t width,

@@ -33,6 +33,17 @@ TEST_CASE("print: no summation, floor division and modulo") {
   CHECK(to_string(*scalar) == "L_{} Σ_{k:[0,3)} A[k, 2*k + 1]");
 }
 
+TEST_CASE("print: max and min reductions and nodes") {
+  CHECK(to_string(*ein::test::max_pool3x3(1, 5, 2)) ==
+        "L_{n:[0,1), h:[0,3), w:[0,3), c:[0,2)} max_{r:[0,3), s:[0,3)} "
+        "A[n, 2*h + r - 1, s + 2*w - 1, c]");
+  auto a = at("a"), b = at("b"), c = at("c");
+  CHECK(to_string(*make_scope({{"i", 0, 4}}, {}, a, reduction::min)) == "L_{i:[0,4)} min_{} a[i]");
+  CHECK(to_string(max(a, b) * c) == "max(a[i], b[i]) * c[i]");
+  CHECK(to_string(min(a + b, max(b, c * a))) == "min(a[i] + b[i], max(b[i], c[i] * a[i]))");
+  CHECK(to_string(make_unary(unary_fn::neg, max(a, b))) == "-max(a[i], b[i])");
+}
+
 TEST_CASE("print: minimal parentheses keep the tree") {
   auto a = at("a"), b = at("b"), c = at("c");
   CHECK(to_string(a + b * c) == "a[i] + b[i] * c[i]");

@@ -3,6 +3,7 @@
 // ranges say a read can leave it.
 #pragma once
 
+#include <algorithm>
 #include <charconv>
 #include <cmath>
 #include <string>
@@ -101,15 +102,21 @@ inline read_pieces pieces_of(const ir::access& a, const layout& plan, const iter
   return r;
 }
 
-/// The read `source[index...]` as C++ of type `t`: `t_A[off]` (`static_cast<double>(t_A[off])`
-/// where the source's type is not `t`), guarded by `check ? ... : 0.0f` where it can leave the
-/// source's box (pieces_of), the constant 0 where it never enters it.
+/// The read of `src` at the offset of `p` as C++ of type `t`, without its padding check: `t_A[off]`
+/// (`static_cast<double>(t_A[off])` where the source's type is not `t`).
+inline std::string unchecked_read_text(const buffer& src, const read_pieces& p, ir::dtype t) {
+  std::string read = src.variable + "[" + p.offset + "]";
+  return src.type == t ? read : "static_cast<" + std::string(ir::name(t)) + ">(" + read + ")";
+}
+
+/// The read `source[index...]` as C++ of type `t`: unchecked_read_text, guarded by
+/// `check ? ... : 0.0f` where it can leave the source's box (pieces_of), the constant 0 where it
+/// never enters it.
 inline std::string access_text(const ir::access& a, const layout& plan, const iterator_box& box, ir::dtype t) {
   const buffer& src = plan.buffers[plan.source_of(a)];
   read_pieces p = pieces_of(a, plan, box);
   if (p.never) return zero_text(t);
-  std::string read = src.variable + "[" + p.offset + "]";
-  if (src.type != t) read = "static_cast<" + std::string(ir::name(t)) + ">(" + read + ")";
+  std::string read = unchecked_read_text(src, p, t);
   return p.check.empty() ? read : "(" + p.check + " ? " + read + " : " + zero_text(t) + ")";
 }
 
@@ -138,12 +145,32 @@ inline std::string body_text(const ir::expr& e, const layout& plan, const iterat
           return access_text(n, plan, box, t);
         } else if constexpr (std::is_same_v<T, ir::unary>) {
           return std::string("ein::runtime::fn::") + ir::name(n.fn) + "(" + body_text(n.arg, plan, box, t, staged) + ")";
+        } else if (!ir::is_infix(n.op)) {
+          return std::string("ein::runtime::fn::") + ir::symbol(n.op) + "(" + body_text(n.lhs, plan, box, t, staged) +
+                 ", " + body_text(n.rhs, plan, box, t, staged) + ")";
         } else {
           return "(" + body_text(n.lhs, plan, box, t, staged) + " " + ir::symbol(n.op) + " " +
                  body_text(n.rhs, plan, box, t, staged) + ")";
         }
       },
       static_cast<const ir::node::variant&>(*e));
+}
+
+/// The condition under which every read of `e` is inside its box (pieces_of), as C++: `true`
+/// when the index ranges say they always are, `false` when one never is. A max or min scope keeps
+/// a point only there (docs/decisions/0008). Each distinct check appears once.
+/// Example: `max(A[i + k - 2], B[i]) - min(A[i + k - 2], 0)` over i in [0, 8), k in [0, 2), A of
+/// extent 5, gives `(static_cast<std::uint64_t>(i_i + i_k - 2) < 5ULL)`.
+inline std::string all_inside_text(const ir::expr& e, const layout& plan, const iterator_box& box) {
+  std::vector<std::string> checks;
+  for (const ir::access* a : reads_of(e)) {
+    read_pieces p = pieces_of(*a, plan, box);
+    if (p.never) return "false";
+    if (!p.check.empty() && std::find(checks.begin(), checks.end(), p.check) == checks.end()) checks.push_back(p.check);
+  }
+  std::string cond;
+  for (auto& c : checks) cond += (cond.empty() ? "(" : " && (") + c + ")";
+  return cond.empty() ? "true" : cond;
 }
 
 }  // namespace ein::codegen

@@ -2,6 +2,7 @@
 // the summation loops that compute one output element.
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -66,6 +67,12 @@ struct arithmetic {
 /// Sums of up to this many terms have their loops unrolled (EIN_UNROLL): a 3×3 window, say.
 inline constexpr std::int64_t unrolled_terms = 32;
 
+/// The value of a max (min) scope's element with no point left, in type `t`: -inf (+inf).
+inline std::string no_point_text(ir::reduction r, ir::dtype t) {
+  std::string inf = "ein::runtime::fn::infinity<" + std::string(ir::name(t)) + ">()";
+  return r == ir::reduction::max ? "-" + inf : inf;
+}
+
 /// Outputs that one thread of a kernel computes together: `count` consecutive values of the
 /// innermost traversal iterator `iterator`, from the C++ expression `first` on, so that a read
 /// that does not depend on it is made once for all of them; the reads in `vectors` are loaded
@@ -79,11 +86,16 @@ struct lane_plan {
 /// Computes element `target` (a C++ lvalue of type `type`) from the traversal variables already
 /// in scope, in `a.compute`: the body, or its sum over the summation loops, accumulated in one
 /// variable or, for a long float sum, in blocks (codegen::blocks), and rounded to `type` once.
+/// A max or min scope starts from no_point_text and combines (runtime::fn::max, min) only the
+/// points where every read is inside its box (all_inside_text), as docs/decisions/0008 says;
+/// max and min are exact, so they compute in `a.compute` too, without blocks.
 /// With `lanes.count` > 1, `target` is a `runtime::lanes` of that many elements, each lane
 /// computed with its own value of the lane iterator and accumulated in `acc[lane]`.
 /// Example (float, Σ_{r:[0,3), s:[0,3), c:[0,512)}): `float acc = 0.0f; for (r) for (s)
 /// for (chunk_i_c = 0; chunk_i_c < 512; chunk_i_c += 64) { float part = 0.0f; for (c in the
-/// chunk) part += body; acc += part; } target = static_cast<float>(acc);`
+/// chunk) part += body; acc += part; } target = static_cast<float>(acc);`; its max:
+/// `float acc = -ein::runtime::fn::infinity<float>(); for (r) for (s) for (c) if (inside)
+/// acc = ein::runtime::fn::max(acc, body); target = static_cast<float>(acc);`
 inline void emit_element(writer& w, const ir::scope& s, const layout& plan, const iterator_box& box,
                          const std::string& target, const std::string& type, const arithmetic& a,
                          const lane_plan& lanes = {}) {
@@ -122,13 +134,20 @@ inline void emit_element(writer& w, const ir::scope& s, const layout& plan, cons
     w.line(statement);
     w.close();
   };
-  if (empty_box(s.summation)) {  // an empty sum is 0
-    each_lane(out + " = " + type + "(0);", false);
+  const bool sum = s.reduce == ir::reduction::sum;
+  const std::string inside = sum ? "true" : all_inside_text(s.body, plan, box);
+  const std::string none = sum ? zero : no_point_text(s.reduce, a.compute);
+  if (empty_box(s.summation) || inside == "false") {  // no point: 0, -inf or +inf
+    each_lane(out + " = " + (sum ? type + "(0)" : "static_cast<" + type + ">(" + none + ")") + ";", false);
     return;
   }
-  std::string body = body_text(s.body, plan, box, a.compute, many ? &staged : nullptr);
+  if (!sum)  // a max or min reads only where every read is inside: no read needs its own check
+    for (auto* r : reads_of(s.body))
+      staged.push_back({*r, unchecked_read_text(plan.buffers[plan.source_of(*r)], pieces_of(*r, plan, box), a.compute)});
+  std::string body = body_text(s.body, plan, box, a.compute, many || !sum ? &staged : nullptr);
   if (s.summation.empty()) {
-    each_lane(out + " = static_cast<" + type + ">(" + body + ");", true);
+    std::string value = inside == "true" ? body : "(" + inside + " ? " + body + " : " + none + ")";
+    each_lane(out + " = static_cast<" + type + ">(" + value + ");", true);
     return;
   }
   const bool unroll = terms(s.summation) <= unrolled_terms;
@@ -141,9 +160,15 @@ inline void emit_element(writer& w, const ir::scope& s, const layout& plan, cons
     loop(it, int_text(it.lo), box.variable.at(it.name) + " < " + int_text(it.hi));
   };
   auto declare = [&](const std::string& name) {
-    w.line(many ? t + " " + name + "[" + count + "] = {};" : t + " " + name + " = " + zero + ";");
+    if (!many) {
+      w.line(t + " " + name + " = " + none + ";");
+      return;
+    }
+    std::string each;
+    for (std::int64_t k = 0; !sum && k < lanes.count; ++k) each += (k ? ", " : "") + none;
+    w.line(t + " " + name + "[" + count + "] = {" + each + "};");
   };
-  auto split = blocks(s.summation, a.compute);
+  auto split = sum ? blocks(s.summation, a.compute) : std::nullopt;
   declare("acc");
   std::size_t from = split ? split->inner : s.summation.size(), opened = 0;
   for (std::size_t k = 0; k < from; ++k, ++opened) whole(s.summation[k]);
@@ -155,7 +180,7 @@ inline void emit_element(writer& w, const ir::scope& s, const layout& plan, cons
            chunk + " += " + int_text(split->chunk) + ")");
     ++opened;
   }
-  std::string sum = split ? "part" : "acc", lane = many ? "[lane]" : "";
+  std::string into = split ? "part" : "acc", lane = many ? "[lane]" : "";
   if (split) {
     w.open("");
     declare("part");
@@ -171,7 +196,10 @@ inline void emit_element(writer& w, const ir::scope& s, const layout& plan, cons
     bool exact = it.extent() % split->chunk == 0;
     loop(it, chunk, v + " < " + chunk + " + " + int_text(split->chunk) + (exact ? "" : " && " + v + " < " + int_text(it.hi)));
   }
-  each_lane(sum + lane + " += " + body + ";", true);
+  each_lane(sum ? into + lane + " += " + body + ";"
+                : (inside == "true" ? "" : "if (" + inside + ") ") + "acc" + lane + " = ein::runtime::fn::" +
+                      ir::name(s.reduce) + "(acc" + lane + ", " + body + ");",
+            true);
   for (std::size_t k = from; k < s.summation.size(); ++k, --opened) w.close();
   if (split) {
     each_lane("acc" + lane + " += part" + lane + ";", false);

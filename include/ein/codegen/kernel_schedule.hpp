@@ -103,10 +103,11 @@ inline bool fits_int(const step& s, const layout& plan, const iterator_box& box)
 // iterator x (a coefficient other than 0 and ±1 in its flattened offset) and contiguous along
 // another traversal iterator y (coefficient ±1), both outside any floor division or modulo, in a
 // scope whose sum is short (each summation point loads a tile) and whose x and y extents are at
-// least 16 and 4.
+// least 16 and 4. A max or min scope gets none: the tiled kernel only sums.
 inline std::optional<tile_plan> tile_of(const step& s, const layout& plan) {
   const ir::scope& sc = *s.value;
-  if (sc.traversal.size() < 2 || terms(sc.summation) > unrolled_terms || !sc.body) return std::nullopt;
+  if (sc.reduce != ir::reduction::sum || sc.traversal.size() < 2 || terms(sc.summation) > unrolled_terms || !sc.body)
+    return std::nullopt;
   const std::size_t x = sc.traversal.size() - 1;
   const std::string& xn = sc.traversal[x].name;
   if (sc.traversal[x].extent() < 16) return std::nullopt;

@@ -125,7 +125,7 @@ inline ir::scope_ptr flat_eoperator(const ir::scope& s) {
   std::map<const ir::scope*, ir::tensor> nested;
   auto body = s.body ? detail::flatten_reads(s.body, nested, taken, wide ? ir::dtype::f64 : ir::dtype::f32)
                      : s.body;
-  return ir::make_scope(s.traversal, s.summation, std::move(body));
+  return ir::make_scope(s.traversal, s.summation, std::move(body), s.reduce);
 }
 
 /// The program that runs one eOperator: its flat scope (flat_eoperator) as the only definition,

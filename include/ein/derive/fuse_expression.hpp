@@ -19,6 +19,8 @@ namespace ein::derive {
 /// consumer at every access to T' (reads outside its box stay padding, as the tensor's were),
 /// and the producer's definition is removed. Traversal merging (an intra-expression rule) then
 /// folds the nested scope into the consumer where its index allows.
+/// Holds for max and min scopes on either side: the nested scope has the tensor's box and values,
+/// so a consumer's read leaves the same box, and leaves out the same points.
 /// @pre the producer is not a program output, exactly one definition (the consumer) reads it
 ///      (any number of times), and its traversal ranges start at 0 (so the nested scope's box is
 ///      the tensor's box).

@@ -159,7 +159,7 @@ inline std::set<std::string> read_by_nested(const ir::expr& e) {
 /// concatenate into `C = L_{c} P[c] + Q[.., c_p − n1, ..]` (an eOperator over weights, folded at
 /// generation time) and one definition M computes both: M = L_{x_k∈[0,n1+n2)} f(.., C, ..);
 /// d1 = M[x], d2 = M[.., x_k + n1, ..] are slices that keep the names and readers.
-/// @pre d1, d2 independent, zero-based traversal of equal rank and extents except at x_k
+/// @pre d1, d2 sums (not max or min), independent, zero-based traversal of equal rank and extents except at x_k
 ///      (n1, n2), equal summation ranges, the same dtype; P, Q of equal shape except p, with
 ///      P.shape[p] = n1 and Q.shape[p] = n2; at least one input read by both; P and Q read by no
 ///      nested scope; x_k read nowhere else.
@@ -173,7 +173,10 @@ inline std::vector<program_candidate> merge_expression(const ir::program& source
     for (std::size_t j = i + 1; j < defs.size(); ++j) {
       auto &d1 = defs[i], &d2 = defs[j];
       auto &s1 = *d1.value, &s2 = *d2.value;
+      // a max reads the concatenated weights inside the box where a weight read outside left
+      // its point out: sums only
       if (d1.type != d2.type || !detail::zero_based(s1) || !detail::zero_based(s2) ||
+          s1.reduce != ir::reduction::sum || s2.reduce != ir::reduction::sum ||
           s1.traversal.size() != s2.traversal.size() || s1.summation.size() != s2.summation.size())
         continue;
       detail::body_match match;

@@ -113,7 +113,8 @@ struct contraction {
 
 inline std::optional<contraction> as_contraction(const ir::definition& d, const std::set<std::string>& weight_like) {
   auto& s = *d.value;
-  if (!zero_based(s)) return std::nullopt;
+  // a contraction is a sum of products; a max does not distribute over the concatenated weights
+  if (!zero_based(s) || s.reduce != ir::reduction::sum) return std::nullopt;
   contraction c;
   c.value = &s;
   // An iterator of extent 1 takes one value: reading it as that constant changes nothing, and
@@ -406,7 +407,7 @@ inline std::optional<program_candidate> merge_pair(const ir::program& source, co
 /// provably stay in the box (interval bounds), so that no copy runs; d1 and d2 stay as those
 /// slices only when they are outputs or still read.
 /// @pre d1, d2 of one dtype, neither reading the other (even transitively), zero-based
-///      traversals, neither weight-only; the weight side reads no iterator the operand reads.
+///      traversals, sums (not max or min), neither weight-only; the weight side reads no iterator the operand reads.
 /// Example: `y1 = L_{i,j:[0,2)} Σ_k X[i,k] * W1[k,j]`, `y2 = L_{m:[0,4),n:[0,5)} Σ_q X[m,q] *
 ///   W2[q,n]` ⇒ `y1_weights = L_{k,j} W1[k,j]`, `y2_weights = L_{k,j} W2[k,j]`, `y1_y2_weights
 ///   = L_{k,j:[0,7)} y1_weights[k,j] + y2_weights[k,j−2]`, `y1_y2 = L_{i,j:[0,7)} Σ_k X[i,k] *

@@ -19,16 +19,19 @@ namespace ein::derive {
 
 namespace detail {
 
+// True when every point of `n` read at `index` from the box `r` lies in n's box.
+inline bool reads_inside(const ir::scope& n, const std::vector<ir::affine>& index, const ranges& r) {
+  for (std::size_t d = 0; d < index.size(); ++d)
+    if (!values(n.traversal[d]).contains(bounds(index[d], r))) return false;
+  return true;
+}
+
 // True when reading `n` at `index` from the box `r` equals evaluating n's body there: every read
 // point lies in n's box, or the body is 0 wherever a read leaves the box (padding agrees).
 inline bool reads_agree(const ir::scope& n, const std::vector<ir::affine>& index, const ranges& r) {
+  if (reads_inside(n, index, r)) return true;
   std::vector<interval> read;
-  bool inside = true;
-  for (std::size_t d = 0; d < index.size(); ++d) {
-    read.push_back(bounds(index[d], r));
-    inside &= values(n.traversal[d]).contains(read[d]);
-  }
-  if (inside) return true;
+  for (auto& i : index) read.push_back(bounds(i, r));
   ranges wide(n);
   for (std::size_t d = 0; d < index.size(); ++d)
     wide.set(n.traversal[d].name, hull(values(n.traversal[d]), read[d]));
@@ -96,6 +99,11 @@ inline ir::expr inline_body(const ir::scope& n, const std::vector<ir::affine>& i
 ///      L_x Σ_y a·{L_z Σ_w g}[Φ] ⇒ L_x Σ_{y,w'} a·g[z ← Φ] (w renamed to fresh names where they
 ///      clash with x, y; a reads no w). A nested sum under `+`, `/` or a non-linear function is
 ///      left alone.
+/// @pre where either scope is a max (min), both are, the reader's body is exactly the access and
+///      every read lies inside: max_y {L_z max_w g}[Φ] = max_{y,w} g[z ← Φ], the points left out
+///      being those where g reads outside a box in both (the reader's one read never leaves).
+///      Anything else is left alone: inlining a sum into a max turns the zeros its body read
+///      outside a box into points left out, and a max does not distribute over `*` or `+`.
 /// Each access to a nested scope is a candidate on its own (inlining one of several reads of a
 /// shared scope duplicates work, never changes values).
 ///
@@ -113,7 +121,13 @@ inline std::vector<candidate> merge_traversal(const ir::scope_ptr& source) {
       if (!np) return;
       std::uint32_t ordinal = k++;
       const ir::scope& n = **np;
-      if (!n.summation.empty() && !detail::distributes(s->body, ordinal)) return;
+      if (s->reduce != ir::reduction::sum || n.reduce != ir::reduction::sum) {
+        if (n.reduce != s->reduce || std::get_if<ir::access>(s->body.get()) != &a ||
+            !detail::reads_inside(n, a.index, r))
+          return;
+      } else if (!n.summation.empty() && !detail::distributes(s->body, ordinal)) {
+        return;
+      }
       if (!detail::reads_agree(n, a.index, r)) return;
       std::vector<std::string> taken = iterator_names(*s);
       std::map<std::string, ir::affine> rename;
@@ -137,7 +151,7 @@ inline std::vector<candidate> merge_traversal(const ir::scope_ptr& source) {
       });
       path nested = at;
       nested.push_back(ordinal);
-      out.push_back({replace_at(source, at, ir::make_scope(s->traversal, std::move(summation), body)),
+      out.push_back({replace_at(source, at, ir::make_scope(s->traversal, std::move(summation), body, s->reduce)),
                      {"merge_traversal", at, {{"inline", std::move(nested)}, {"read at", a.index}}}});
     });
   });

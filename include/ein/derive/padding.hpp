@@ -60,7 +60,8 @@ inline interval readable_values(const ir::access& a, const std::string& t, const
 /// The smallest interval of values of iterator `t` (within its range in `r`) outside which `e` is
 /// 0 for every input and every value of the other iterators within `r`. Empty when `e` is always 0.
 /// The analysis: a constant 0 is zero; an access is zero where its index is certainly outside its
-/// source's box (the padding rule); `a * b` is zero where either is; `a ± b` where both are;
+/// source's box (the padding rule); `a * b` is zero where either is; `a ± b`, `max(a, b)` and
+/// `min(a, b)` where both are;
 /// `a / b` where `a` is, when `b` is a non-zero constant (0/0 is not 0); `f(a)` where `a` is, for
 /// f with f(0) = 0 (neg, relu, tanh; not sigmoid or exp).
 /// Example: for `A[t1, t2, c] * K[r, s, f, c]` with A of shape [5, 5, 4] and t1 in [-1, 6),
@@ -79,6 +80,8 @@ inline interval nonzero_values(const ir::expr& e, const std::string& t, const ra
           switch (n.op) {
             case ir::binary_op::add:
             case ir::binary_op::sub:
+            case ir::binary_op::max:
+            case ir::binary_op::min:
               return hull(nonzero_values(n.lhs, t, r), nonzero_values(n.rhs, t, r));
             case ir::binary_op::mul: {
               interval a = nonzero_values(n.lhs, t, r);

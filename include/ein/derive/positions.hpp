@@ -114,12 +114,13 @@ ir::expr map_accesses_deep(const ir::expr& e, F&& f, const ir::scope* within = n
 template <class F>
 ir::scope_ptr map_accesses_deep(const ir::scope_ptr& s, F&& f) {
   ir::expr body = map_accesses_deep(s->body, f, s.get());
-  return body == s->body ? s : ir::make_scope(s->traversal, s->summation, std::move(body));
+  return body == s->body ? s : ir::make_scope(s->traversal, s->summation, std::move(body), s->reduce);
 }
 
-/// The same scope with another body (the iterator lists are copied; the body is shared).
+/// The same scope with another body (the iterator lists and the reduction are copied; the body
+/// is shared).
 inline ir::scope_ptr with_body(const ir::scope& s, ir::expr body) {
-  return ir::make_scope(s.traversal, s.summation, std::move(body));
+  return ir::make_scope(s.traversal, s.summation, std::move(body), s.reduce);
 }
 
 namespace detail {
@@ -160,6 +161,24 @@ template <class F>
 void for_each_position(const ir::scope_ptr& root, F&& visit) {
   path p;
   detail::visit_positions(root, p, visit);
+}
+
+/// The scope that reads the one at `where` (the scope one level up), nullptr for the root.
+/// @pre `where` was produced by for_each_position on `root`.
+inline ir::scope_ptr reader_of(const ir::scope_ptr& root, const path& where) {
+  if (where.empty()) return nullptr;
+  ir::scope_ptr s = root;
+  for (std::size_t level = 0; level + 1 < where.size(); ++level) {
+    std::uint32_t k = 0;
+    ir::scope_ptr next;
+    for_each_access(s->body, [&](const ir::access& a) {
+      auto* nested = std::get_if<ir::scope_ptr>(&a.source);
+      if (nested && k++ == where[level]) next = *nested;
+    });
+    if (!next) throw internal_error("scope path " + to_string(where) + " leads nowhere");
+    s = next;
+  }
+  return s;
 }
 
 /// `root` with the scope at `where` replaced by `replacement`; every subtree off the path is shared.

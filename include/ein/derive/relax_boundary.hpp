@@ -70,6 +70,10 @@ void relax_each(const std::vector<ir::iterator>& its, const std::vector<ir::iter
 ///   redundant work, and long sums (channels) gain nothing: none of them grows.
 /// @pre the body is 0 on every added point, for every value of the other iterators over the
 ///      enlarged box (checked by nonzero_values); a top-level traversal (the output) never changes.
+/// @pre no max or min is involved: neither the scope whose summation grows nor the nested scope
+///      whose traversal grows nor its reader. A max leaves out a point that reads outside a box
+///      rather than reading 0, so the points a relaxed range adds (and the reads that fall inside
+///      a grown box) would change it; a nested max holds -inf, not 0, where nothing is left.
 /// Candidates: each iterator that can grow, and (when several can) all of them at once.
 ///
 /// Example, as printed (A of shape [5]; step `relax_boundary(at /0: t [0,5) → [-1,6))`):
@@ -78,6 +82,7 @@ void relax_each(const std::vector<ir::iterator>& its, const std::vector<ir::iter
 inline std::vector<candidate> relax_boundary(const ir::scope_ptr& source) {
   std::vector<candidate> out;
   for_each_position(source, [&](const ir::scope_ptr& s, const path& at) {
+    if (s->reduce != ir::reduction::sum) return;
     ranges r(*s);
     // the nested scopes this scope reads: each with the path of its first access and the
     // bounding box of all its reads
@@ -90,7 +95,7 @@ inline std::vector<candidate> relax_boundary(const ir::scope_ptr& source) {
     std::uint32_t ordinal = 0;
     for_each_access(s->body, [&](const ir::access& a) {
       auto* n = std::get_if<ir::scope_ptr>(&a.source);
-      if (!n) return;
+      if (!n || (*n)->reduce != ir::reduction::sum) return;
       std::size_t i = 0;
       while (i < nested.size() && nested[i].scope != *n) ++i;
       if (i == nested.size()) {

@@ -59,7 +59,8 @@ inline bool same_access(const ir::access& a, const ir::access& b) {
 ///      other than 1, two iterators in a dimension, an iterator in two dimensions, `/`, `%`, or
 ///      reads outside W's box); z is not empty; the scope is not already such a copy (its body
 ///      the access, no summation, z its traversal in order). z keeps the scope's order:
-///      traversal iterators, then summation iterators.
+///      traversal iterators, then summation iterators. The scope is a sum: in a max, a weight
+///      read outside its box leaves the point out, while the copy would be read inside its box.
 /// Candidates: one per distinct weight access per position (equal accesses are relaid out
 /// together).
 ///
@@ -69,6 +70,7 @@ inline bool same_access(const ir::access& a, const ir::access& b) {
 inline std::vector<candidate> relayout_weight(const ir::scope_ptr& source) {
   std::vector<candidate> out;
   for_each_position(source, [&](const ir::scope_ptr& s, const path& at) {
+    if (s->reduce != ir::reduction::sum) return;
     ranges r(*s);
     std::vector<ir::access> done;
     for_each_access(s->body, [&](const ir::access& a) {

@@ -24,7 +24,9 @@ namespace ein::derive {
 ///
 /// Split points m: 1, n/2 and n − 1 (peeling the first or last slice separates a padded border
 /// from the interior; the half splits the work evenly); the paper leaves them open.
-/// @pre the definition's traversal ranges start at 0 and x_k has extent ≥ 2.
+/// @pre the definition's traversal ranges start at 0 and x_k has extent ≥ 2. A max or min splits
+///      alike: each part reads what the whole read at its points, and the concatenation adds 0
+///      to each part's element, -inf included.
 /// Example: `c = L_{i:[0,4), j:[0,5)} Σ_{k:[0,3)} A[i, k] * B[k, j]`, split i at 2 ⇒
 ///   `c_part0 = L_{i:[0,2), j:[0,5)} Σ_k A[i, k] * B[k, j]`,
 ///   `c_part1 = L_{i:[0,2), j:[0,5)} Σ_k A[i + 2, k] * B[k, j]`,
@@ -47,11 +49,12 @@ inline std::vector<program_candidate> split_expression(const ir::program& source
         upper[k].hi = n - m;
         auto p = source;
         ir::definition part0{detail::fresh_definition_name(p, def.name + "_part0"),
-                             ir::make_scope(lower, s.summation, s.body), def.type};
+                             ir::make_scope(lower, s.summation, s.body, s.reduce), def.type};
         p.definitions.push_back(part0);  // reserves the name for the next fresh name
         ir::definition part1{
             detail::fresh_definition_name(p, def.name + "_part1"),
-            ir::make_scope(upper, s.summation, detail::substitute_indices(s.body, {{x, ir::idx(x) + m}})),
+            ir::make_scope(upper, s.summation, detail::substitute_indices(s.body, {{x, ir::idx(x) + m}}),
+                           s.reduce),
             def.type};
         p.definitions.pop_back();
         auto index = detail::identity_index(s);

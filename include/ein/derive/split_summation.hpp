@@ -20,7 +20,11 @@ namespace ein::derive {
 ///
 /// @pre the scope has at least two summation iterators; s2 is a non-empty proper subset of them.
 ///      The rewrite is always legal: a finite sum splits into nested sums, and every point
-///      (s1, x) the outer reads lies in the inner box (the inner box is exactly S1 × X).
+///      (s1, x) the outer reads lies in the inner box (the inner box is exactly S1 × X). A max
+///      (min) splits into a max of maxes the same way: the inner leaves out the points the
+///      source left out (its body is the source's), the outer leaves none out (its one read is
+///      inside), and an inner element with no point left is -inf, which changes no max
+///      (docs/decisions/0008).
 /// Candidates: every s2 (2^k − 2 of them) when k ≤ 6 summation iterators, else each single
 /// iterator and each complement of one (2k). At every position.
 ///
@@ -48,13 +52,13 @@ inline std::vector<candidate> split_summation(const ir::scope_ptr& source) {
       inner_traversal.insert(inner_traversal.end(), s->traversal.begin(), s->traversal.end());
       std::vector<ir::affine> index;
       for (auto& i : inner_traversal) index.push_back(ir::idx(i.name));
-      auto inner = ir::make_scope(std::move(inner_traversal), s2, s->body);
+      auto inner = ir::make_scope(std::move(inner_traversal), s2, s->body, s->reduce);
       std::vector<std::string> inner_names, outer_names;
       for (auto& i : s2) inner_names.push_back(i.name);
       for (auto& i : s1) outer_names.push_back(i.name);
       step how{"split_summation", at, {{"inner Σ", std::move(inner_names)}, {"outer Σ", std::move(outer_names)}}};
       auto outer = ir::make_scope(s->traversal, std::move(s1),
-                                  ir::make_access(std::move(inner), std::move(index)));
+                                  ir::make_access(std::move(inner), std::move(index)), s->reduce);
       out.push_back({replace_at(source, at, outer), std::move(how)});
     }
   });

@@ -74,7 +74,9 @@ inline bool read_beside(const ir::expr& e, const std::string& y) {
 /// Relaxing and splitting in one step keeps the derivation to Figure 6 short (the search explores
 /// only a few steps); relax_boundary alone gives the Conv6x6 over a padded kernel.
 /// @pre y is a summation iterator with split_size(n) ≠ 0, read by some index together with
-///      another iterator; f is 0 on the added terms (checked). The names q, p are fresh: y's
+///      another iterator; f is 0 on the added terms (checked). A max or min splits only where
+///      nothing is relaxed: the bijection keeps every point and what its body reads, so the same
+///      points are left out; an added term would be a point of its own, not a 0. The names q, p are fresh: y's
 ///      name followed by 1, 2, ... (`r` → `r1`, `r2`), in y's place in the summation.
 /// Candidates, at every position: one per divisor d, splitting every such y that d divides — a
 /// common factor, as EinNet relaxes "to a common constant" (Figure 6 splits r and s by 3
@@ -107,7 +109,9 @@ inline std::vector<candidate> split_variable(const ir::scope_ptr& source) {
       }
       for (auto k : which) {
         const auto& y = s->summation[k];
-        if (size[k] > y.extent() && !values(y).contains(nonzero_values(s->body, y.name, wide))) return;
+        if (size[k] > y.extent() && (s->reduce != ir::reduction::sum ||
+                                     !values(y).contains(nonzero_values(s->body, y.name, wide))))
+          return;
       }
       std::vector<std::string> taken = iterator_names(*s);
       std::map<std::string, ir::affine> with;
@@ -136,7 +140,7 @@ inline std::vector<candidate> split_variable(const ir::scope_ptr& source) {
       r.add(s->traversal);
       r.add(sum);
       auto body = substitute(s->body, with, r);
-      out.push_back({replace_at(source, at, ir::make_scope(s->traversal, std::move(sum), std::move(body))),
+      out.push_back({replace_at(source, at, ir::make_scope(s->traversal, std::move(sum), std::move(body), s->reduce)),
                      std::move(how)});
     };
     for (auto& [d, which] : by_divisor) split(d, which);

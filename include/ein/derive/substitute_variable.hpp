@@ -42,7 +42,9 @@ struct substitution {
 /// Points of B outside Φ(X) are computed but never read: there Φ⁻¹(y) may lie outside X (for
 /// t1 = h + r keeping r, h = t1 − r leaves [0, H) at the corners), the body is still defined
 /// (reads outside a box are 0) and its value does not matter. So the only obligation is that Φ⁻¹
-/// is a left inverse of Φ on X, i.e. that Φ is injective on X.
+/// is a left inverse of Φ on X, i.e. that Φ is injective on X. A max or min scope substitutes
+/// alike: at y = Φ(x) the new body reads what the old read at x, inside or outside its box, so
+/// the same points are left out; the outer copy reads inside the new box.
 /// @pre proven, not assumed: `simplify(Φ⁻¹(Φ(x)), X)` is syntactically x for every replaced
 ///      iterator; `define` reads only traversal iterators of `s`; the new names are fresh; `layout`
 ///      names every kept and new iterator once; Φ defines at least one iterator. Otherwise the
@@ -98,7 +100,8 @@ inline std::optional<ir::scope_ptr> substitute(const ir::scope& s, const substit
       read.push_back(ir::idx(n));
     }
   }
-  auto nested = ir::make_scope(std::move(traversal), s.summation, substitute(s.body, backward, inner));
+  auto nested =
+      ir::make_scope(std::move(traversal), s.summation, substitute(s.body, backward, inner), s.reduce);
   return ir::make_scope(s.traversal, {}, ir::make_access(std::move(nested), std::move(read)));
 }
 

@@ -54,6 +54,9 @@ void tighten_each(const std::vector<ir::iterator>& its, const ir::scope& s, cons
 ///   function on all of Z^n. (A top-level traversal is the output's shape and never changes.)
 /// @pre the body is 0 outside the new range for every value of the other iterators (checked by
 ///      nonzero_values); the new range is non-empty and strictly smaller.
+/// @pre no max or min is involved: the scope is a sum, and so is the reader of a nested scope
+///      whose traversal shrinks. A max leaves out the points whose body reads outside a box:
+///      removing its terms, or moving a reader's reads outside a shrunk box, changes it.
 /// Candidates: each iterator that can shrink, and (when several can) all of them at once.
 ///
 /// Example, as printed (A of shape [5]; step `tighten_boundary(at /0: t [-1,6) → [0,5))`; EinNet
@@ -63,8 +66,9 @@ void tighten_each(const std::vector<ir::iterator>& its, const ir::scope& s, cons
 inline std::vector<candidate> tighten_boundary(const ir::scope_ptr& source) {
   std::vector<candidate> out;
   for_each_position(source, [&](const ir::scope_ptr& s, const path& at) {
+    if (s->reduce != ir::reduction::sum) return;
     ranges r(*s);
-    if (!at.empty())
+    if (!at.empty() && reader_of(source, at)->reduce == ir::reduction::sum)
       detail::tighten_each(s->traversal, *s, r, at, "", [&](std::vector<ir::iterator> t) {
         return replace_at(source, at, ir::make_scope(std::move(t), s->summation, s->body));
       }, out);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -12,6 +13,7 @@
 #include <variant>
 #include <vector>
 
+#include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/ir/expr.hpp"
 
@@ -26,6 +28,9 @@ struct generate_options {
   int max_nesting = 2;            // scopes nested inside scopes
   int max_body = 3;               // depth of a body's expression tree
   std::int64_t max_work = 20000;  // bound on the interpreter's work (see `work`)
+  // percent of free-form scopes that take a max or min, and of binary nodes that are `max` or
+  // `min`; 0 draws exactly what it drew before reductions other than sums existed
+  int max_percent = 0;
 };
 
 /// A generated expression and the tensors it reads (inputs and weights, shared by accesses).
@@ -180,7 +185,24 @@ class generator {
     for (auto* v : {&traversal, &summation})
       for (auto& i : *v) b[i.name] = {i.lo, i.hi - 1}, names.push_back(i.name);
     auto body = expression(b, names, nesting, opt_.max_body);
-    return ir::make_scope(std::move(traversal), std::move(summation), std::move(body));
+    auto s = ir::make_scope(std::move(traversal), std::move(summation), std::move(body));
+    if (opt_.max_percent > 0 && chance(opt_.max_percent)) {
+      auto m = ir::make_scope(s->traversal, s->summation, s->body,
+                              chance(50) ? ir::reduction::max : ir::reduction::min);
+      if (every_element_has_a_point(*m)) return m;
+    }
+    return s;
+  }
+
+  // Whether no element of a max or min scope is left without a point: rules reason over the
+  // reals, and the -inf of an empty max times a padding 0 is not one (a derived scope may still
+  // hold -inf, as an inner part of a split max does, where only a max reads it).
+  bool every_element_has_a_point(const ir::scope& s) const {
+    bindings ones;
+    for (auto& t : tensors_) ones[t.name] = dense(t.shape), ones[t.name].data.assign(ones[t.name].data.size(), 1.0);
+    for (double v : evaluate(s, ones).data)
+      if (std::isinf(v)) return false;
+    return true;
   }
 
   // Values stay bounded: exp only of tanh, division only by constants away from zero.
@@ -196,6 +218,8 @@ class generator {
       static constexpr ir::binary_op ops[] = {ir::binary_op::add, ir::binary_op::sub,
                                               ir::binary_op::mul, ir::binary_op::mul};
       auto op = ops[rng_.integer(0, 3)];
+      if (opt_.max_percent > 0 && chance(opt_.max_percent))
+        op = chance(50) ? ir::binary_op::max : ir::binary_op::min;
       auto l = sub();
       return ir::make_binary(op, std::move(l), sub());
     }
@@ -335,7 +359,7 @@ class generator {
 inline ir::expr rename_tensor(const ir::expr& e, const std::string& from, const ir::tensor& to);
 
 inline ir::scope_ptr rename_tensor(const ir::scope_ptr& s, const std::string& from, const ir::tensor& to) {
-  return ir::make_scope(s->traversal, s->summation, rename_tensor(s->body, from, to));
+  return ir::make_scope(s->traversal, s->summation, rename_tensor(s->body, from, to), s->reduce);
 }
 
 inline ir::expr rename_tensor(const ir::expr& e, const std::string& from, const ir::tensor& to) {

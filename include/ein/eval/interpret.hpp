@@ -3,8 +3,10 @@
 #pragma once
 
 #include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <map>
 #include <string>
 #include <vector>
@@ -109,6 +111,8 @@ inline double apply(ir::binary_op op, double a, double b) {
     case ir::binary_op::sub: return a - b;
     case ir::binary_op::mul: return a * b;
     case ir::binary_op::div: return a / b;
+    case ir::binary_op::max: return std::max(a, b);
+    case ir::binary_op::min: return std::min(a, b);
   }
   throw internal_error("unknown binary operator");
 }
@@ -119,20 +123,22 @@ dense evaluate(const ir::scope& s, const bindings& env);
 
 namespace detail {
 
+// `outside` is set whenever an access reads outside its source's box, so that a max or min scope
+// can leave that point out.
 inline compiled_expr compile(const ir::expr& e, const slot_map& slots, const bindings& env,
-                             std::vector<std::shared_ptr<dense>>& keep) {
+                             std::vector<std::shared_ptr<dense>>& keep, bool* outside) {
   return std::visit(
       [&](const auto& n) -> compiled_expr {
         using T = std::decay_t<decltype(n)>;
         if constexpr (std::is_same_v<T, ir::constant>) {
           return [v = n.value](const std::int64_t*) { return v; };
         } else if constexpr (std::is_same_v<T, ir::unary>) {
-          return [f = n.fn, a = compile(n.arg, slots, env, keep)](const std::int64_t* it) {
+          return [f = n.fn, a = compile(n.arg, slots, env, keep, outside)](const std::int64_t* it) {
             return apply(f, a(it));
           };
         } else if constexpr (std::is_same_v<T, ir::binary>) {
-          return [op = n.op, l = compile(n.lhs, slots, env, keep),
-                  r = compile(n.rhs, slots, env, keep)](const std::int64_t* it) {
+          return [op = n.op, l = compile(n.lhs, slots, env, keep, outside),
+                  r = compile(n.rhs, slots, env, keep, outside)](const std::int64_t* it) {
             return apply(op, l(it), r(it));
           };
         } else {
@@ -155,11 +161,14 @@ inline compiled_expr compile(const ir::expr& e, const slot_map& slots, const bin
           keep.push_back(src);
           std::vector<compiled_index> idx;
           for (auto& a : n.index) idx.push_back(compile_index(a, slots));
-          return [src = src.get(), idx = std::move(idx)](const std::int64_t* it) {
+          return [src = src.get(), idx = std::move(idx), outside](const std::int64_t* it) {
             std::int64_t off = 0;
             for (std::size_t d = 0; d < idx.size(); ++d) {
               std::int64_t i = idx[d](it) - src->lower[d];
-              if (i < 0 || i >= src->shape[d]) return 0.0;
+              if (i < 0 || i >= src->shape[d]) {
+                *outside = true;
+                return 0.0;
+              }
               off = off * src->shape[d] + i;
             }
             return src->data[static_cast<std::size_t>(off)];
@@ -186,7 +195,15 @@ inline bool empty_box(const std::vector<ir::iterator>& box) {
 
 }  // namespace detail
 
-/// Evaluates a scope: nested scopes first (each once), then every traversal point.
+/// The value of a reduction over no point: 0 for a sum, -inf for a max, +inf for a min.
+inline double empty_value(ir::reduction r) {
+  constexpr double inf = std::numeric_limits<double>::infinity();
+  return r == ir::reduction::sum ? 0.0 : r == ir::reduction::max ? -inf : inf;
+}
+
+/// Evaluates a scope: nested scopes first (each once), then every traversal point. A sum adds
+/// the body over the summation box; a max or min combines it over the points whose body reads
+/// no source outside its box (docs/decisions/0008), the empty value where there is none.
 inline dense evaluate(const ir::scope& s, const bindings& env) {
   detail::slot_map slots;
   int k = 0;
@@ -199,7 +216,16 @@ inline dense evaluate(const ir::scope& s, const bindings& env) {
       throw user_error("iterator `" + i.name + "` is declared twice in one scope");
   }
   std::vector<std::shared_ptr<dense>> keep;
-  auto body = detail::compile(s.body, slots, env, keep);
+  bool outside = false;
+  auto body = detail::compile(s.body, slots, env, keep, &outside);
+  auto combine = [&](double acc, double v) {
+    switch (s.reduce) {
+      case ir::reduction::sum: return acc + v;
+      case ir::reduction::max: return outside ? acc : std::max(acc, v);
+      case ir::reduction::min: return outside ? acc : std::min(acc, v);
+    }
+    throw internal_error("unknown reduction");
+  };
 
   dense out(s.shape(), s.lower());
   if (detail::empty_box(s.traversal)) return out;
@@ -209,11 +235,14 @@ inline dense evaluate(const ir::scope& s, const bindings& env) {
   bool no_sum = detail::empty_box(s.summation);
   std::size_t flat = 0;
   do {
-    double acc = 0;
+    double acc = empty_value(s.reduce);
     if (!no_sum) {
       for (std::size_t d = 0; d < s.summation.size(); ++d) sum_it[d] = s.summation[d].lo;
-      do acc += body(it.data());
-      while (detail::next(sum_it, s.summation));
+      do {
+        outside = false;
+        double v = body(it.data());
+        acc = combine(acc, v);
+      } while (detail::next(sum_it, s.summation));
     }
     out.data[flat++] = acc;
   } while (detail::next(it.data(), s.traversal));

@@ -3,7 +3,7 @@
 // (`ops::relu<"y">(ops::matmul<"m">(x, W))`), and through def_base, which every definition derives
 // from, whatever its type. A definition's value thus holds its own record and links only, so a
 // program of n definitions costs the compiler O(n), where values that copied everything they
-// depend on cost O(n^2) (docs/decisions/0007-front-end-compile-time.md).
+// depend on cost O(n^2) (docs/decisions/0009-front-end-compile-time.md).
 #pragma once
 
 #include <cstddef>

@@ -27,7 +27,7 @@ namespace detail {
 // A body with the identities the canonical form quotients by already applied: chains of + - and
 // unary minus become one signed `sum`, chains of * one `product`; `quotient` is a / b.
 struct cnode {
-  enum class kind : std::uint8_t { constant, access, apply, sum, product, quotient };
+  enum class kind : std::uint8_t { constant, access, apply, sum, product, quotient, maximum, minimum };
   kind k = kind::constant;
   double value = 0;
   const access* acc = nullptr;
@@ -60,6 +60,16 @@ inline void collect_product(const expr& e, cnode& out) {
   }
 }
 
+// max and min are associative and commutative: a chain of one of them is one node.
+inline void collect_chain(const expr& e, binary_op op, cnode& out) {
+  if (auto* b = std::get_if<binary>(e.get()); b && b->op == op) {
+    collect_chain(b->lhs, op, out);
+    collect_chain(b->rhs, op, out);
+  } else {
+    out.kids.push_back(normalize(e));
+  }
+}
+
 inline cnode normalize(const expr& e) {
   if (!e) throw user_error("a scope or operand has no body expression");
   cnode n;
@@ -79,6 +89,9 @@ inline cnode normalize(const expr& e) {
     n.k = cnode::kind::quotient;
     n.kids.push_back(normalize(b->lhs));
     n.kids.push_back(normalize(b->rhs));
+  } else if (b && !is_infix(b->op)) {
+    n.k = b->op == binary_op::max ? cnode::kind::maximum : cnode::kind::minimum;
+    collect_chain(e, b->op, n);
   } else {
     n.k = cnode::kind::sum;
     collect_sum(e, 1, n);
@@ -222,6 +235,10 @@ class canonicalizer {
       case cnode::kind::product:
         for (auto& k : n.kids) within(k, ">P");
         return;
+      case cnode::kind::maximum:
+      case cnode::kind::minimum:
+        for (auto& k : n.kids) within(k, n.k == cnode::kind::maximum ? ">X" : ">N");
+        return;
       case cnode::kind::quotient:
         within(n.kids[0], ">Q0");
         within(n.kids[1], ">Q1");
@@ -247,14 +264,17 @@ class canonicalizer {
       case cnode::kind::quotient:
         return "(/ " + body_text(n.kids[0], name_of) + " " + body_text(n.kids[1], name_of) + ")";
       case cnode::kind::sum:
-      case cnode::kind::product: {
+      case cnode::kind::product:
+      case cnode::kind::maximum:
+      case cnode::kind::minimum: {
         std::vector<std::string> parts;
         for (std::size_t i = 0; i < n.kids.size(); ++i) {
           std::string sign = n.k == cnode::kind::sum ? (n.signs[i] > 0 ? "+" : "-") : "";
           parts.push_back(sign.append(body_text(n.kids[i], name_of)));
         }
         std::sort(parts.begin(), parts.end());
-        std::string r = n.k == cnode::kind::sum ? "(+" : "(*";
+        constexpr const char* heads[] = {"", "", "", "(+", "(*", "", "(max", "(min"};
+        std::string r = heads[static_cast<int>(n.k)];
         for (auto& p : parts) r.append(" ").append(p);
         return r + ")";
       }
@@ -362,7 +382,8 @@ class canonicalizer {
     const scope& s = *st.s;
     std::string r = "L(";
     for (auto& i : s.traversal) r += range_text(i);
-    r += ")S(";
+    // a sum keeps the text it always had (`S(`), so that existing fingerprints stay
+    r += s.reduce == reduction::sum ? ")S(" : ")" + std::string(name(s.reduce)) + "(";
     std::vector<const iterator*> by_label(colour.size());
     for (std::size_t v = 0; v < colour.size(); ++v)
       by_label[static_cast<std::size_t>(colour[v])] = &s.summation[v];
@@ -401,10 +422,11 @@ class canonicalizer {
 }  // namespace detail
 
 /// Canonical text of a scope: traversal iterators are named by position, summation iterators by
-/// a canonical labeling, chains of `+ -` (with unary minus) and of `*` are flattened and their
-/// operands sorted, nested scopes appear as their own canonical text and tensors as name, dtype
-/// and shape. Exact: equal texts mean the scopes are equal as real-valued functions (every step
-/// is an identity of real arithmetic or a renaming). Complete for renaming, summation order and
+/// a canonical labeling, chains of `+ -` (with unary minus), of `*`, of `max` and of `min` are
+/// flattened and their operands sorted, the reduction is named unless it is a sum, nested scopes
+/// appear as their own canonical text and tensors as name, dtype and shape. Exact: equal texts
+/// mean the scopes are equal as real-valued functions (every step is an identity of real
+/// arithmetic or a renaming, and keeps every access, so a max or min leaves out the same points). Complete for renaming, summation order and
 /// commutative/associative regrouping whenever the tie search stays within
 /// `canonical_search_limit` labelings; beyond, equal scopes may get different texts (a missed
 /// merge, never a wrong one). Deterministic across runs and platforms.

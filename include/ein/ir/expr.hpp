@@ -40,12 +40,26 @@ inline const char* name(unary_fn f) {
   return "?";
 }
 
-enum class binary_op : std::uint8_t { add, sub, mul, div };
+/// Binary operators: the four of arithmetic, then `max` and `min`, which print and generate as
+/// calls (`max(a, b)`) rather than infix.
+enum class binary_op : std::uint8_t { add, sub, mul, div, max, min };
 inline const char* symbol(binary_op op) {
-  constexpr const char* s[] = {"+", "-", "*", "/"};
+  constexpr const char* s[] = {"+", "-", "*", "/", "max", "min"};
   return s[static_cast<int>(op)];
 }
-inline bool is_commutative(binary_op op) { return op == binary_op::add || op == binary_op::mul; }
+inline bool is_infix(binary_op op) { return op != binary_op::max && op != binary_op::min; }
+inline bool is_commutative(binary_op op) {
+  return op == binary_op::add || op == binary_op::mul || !is_infix(op);
+}
+
+/// How a scope combines its body over the summation box. `sum` adds (an out-of-box read is 0);
+/// `max` and `min` leave out every summation point whose body reads a source outside its box,
+/// and an element with no point left is -inf (max) or +inf (min): docs/decisions/0008.
+enum class reduction : std::uint8_t { sum, max, min };
+inline const char* name(reduction r) {
+  constexpr const char* s[] = {"sum", "max", "min"};
+  return s[static_cast<int>(r)];
+}
 
 /// An iterator and its half-open range [lo, hi); lo may be negative.
 struct iterator {
@@ -97,11 +111,12 @@ struct node : std::variant<constant, access, unary, binary> {
 };
 
 /// L_{traversal} Σ_{summation} body: a tensor over the traversal box (its order is the layout)
-/// whose elements sum `body` over the summation box.
+/// whose elements sum `body` over the summation box, or take its max or min (`reduction`).
 struct scope {
   std::vector<iterator> traversal;
   std::vector<iterator> summation;
   expr body;
+  reduction reduce = reduction::sum;
 
   std::vector<std::int64_t> lower() const {
     std::vector<std::int64_t> v;
@@ -152,15 +167,17 @@ inline expr make_binary(binary_op op, expr l, expr r) {
   return std::make_shared<const node>(binary{op, std::move(l), std::move(r)});
 }
 inline scope_ptr make_scope(std::vector<iterator> traversal, std::vector<iterator> summation,
-                            expr body) {
+                            expr body, reduction reduce = reduction::sum) {
   return std::make_shared<const scope>(
-      scope{std::move(traversal), std::move(summation), std::move(body)});
+      scope{std::move(traversal), std::move(summation), std::move(body), reduce});
 }
 
 inline expr operator+(expr a, expr b) { return make_binary(binary_op::add, std::move(a), std::move(b)); }
 inline expr operator-(expr a, expr b) { return make_binary(binary_op::sub, std::move(a), std::move(b)); }
 inline expr operator*(expr a, expr b) { return make_binary(binary_op::mul, std::move(a), std::move(b)); }
 inline expr operator/(expr a, expr b) { return make_binary(binary_op::div, std::move(a), std::move(b)); }
+inline expr max(expr a, expr b) { return make_binary(binary_op::max, std::move(a), std::move(b)); }
+inline expr min(expr a, expr b) { return make_binary(binary_op::min, std::move(a), std::move(b)); }
 
 /// Shorthand for an iterator as an index: `idx("h") + idx("r") - 1`.
 inline affine idx(std::string name) { return affine::iter(std::move(name)); }

@@ -35,8 +35,9 @@ namespace ein::ir {
 //              {"kind": "access", "tensor": <tensor>, "index": [<affine>...]}
 //              {"kind": "access", "scope": <scope>, "index": [<affine>...]}
 //              {"kind": "unary", "fn": "relu", "arg": <expr>}
-//              {"kind": "binary", "op": "add", "lhs": <expr>, "rhs": <expr>}
-//   scope      {"traversal": [<iterator>...], "summation": [<iterator>...], "body": <expr>}
+//              {"kind": "binary", "op": "add", "lhs": <expr>, "rhs": <expr>}  (add sub mul div max min)
+//   scope      {"traversal": [<iterator>...], "summation": [<iterator>...], "body": <expr>,
+//               "reduction": "max"}   ("sum", "max" or "min"; written only when not "sum")
 //   definition {"name": "conv", "dtype": "float", "value": <scope>}
 //   program    {"name": "net", "tensors": [...], "definitions": [...], "outputs": ["conv"]}
 
@@ -64,7 +65,7 @@ inline const char* role_name(tensor_role r) {
   return names[static_cast<int>(r)];
 }
 inline const char* op_name(binary_op op) {
-  constexpr const char* names[] = {"add", "sub", "mul", "div"};
+  constexpr const char* names[] = {"add", "sub", "mul", "div", "max", "min"};
   return names[static_cast<int>(op)];
 }
 }  // namespace detail
@@ -121,8 +122,11 @@ inline nlohmann::json to_json(const scope& s) {
     for (auto& i : v) a.push_back(to_json(i));
     return a;
   };
-  return {
+  nlohmann::json j = {
       {"traversal", its(s.traversal)}, {"summation", its(s.summation)}, {"body", to_json(s.body)}};
+  // a sum is written as before, so that existing files and reports keep their bytes
+  if (s.reduce != reduction::sum) j["reduction"] = name(s.reduce);
+  return j;
 }
 
 inline nlohmann::json to_json(const definition& d) {
@@ -283,6 +287,13 @@ class json_reader {
     fail(p, "unknown dtype `" + s + "` (expected `float` or `double`)");
   }
 
+  reduction read_reduction(const json& j, const std::string& p) const {
+    auto s = text(j, p);
+    for (reduction r : {reduction::sum, reduction::max, reduction::min})
+      if (s == name(r)) return r;
+    fail(p, "unknown reduction `" + s + "` (expected `sum`, `max` or `min`)");
+  }
+
   tensor read(const json& j, const std::string& p, std::type_identity<tensor>) {
     tensor t;
     t.name = text(field(j, "name", p), at(p, "name"));
@@ -371,9 +382,10 @@ class json_reader {
       auto op = text(field(j, "op", p), at(p, "op"));
       expr l = read(field(j, "lhs", p), at(p, "lhs"), std::type_identity<expr>{}, m);
       expr r = read(field(j, "rhs", p), at(p, "rhs"), std::type_identity<expr>{}, m);
-      for (binary_op o : {binary_op::add, binary_op::sub, binary_op::mul, binary_op::div})
+      for (binary_op o : {binary_op::add, binary_op::sub, binary_op::mul, binary_op::div,
+                          binary_op::max, binary_op::min})
         if (op == op_name(o)) return make_binary(o, std::move(l), std::move(r));
-      fail(at(p, "op"), "unknown operator `" + op + "` (expected add, sub, mul or div)");
+      fail(at(p, "op"), "unknown operator `" + op + "` (expected add, sub, mul, div, max or min)");
     }
     fail(at(p, "kind"),
          "unknown expression kind `" + kind + "` (expected constant, access, unary or binary)");
@@ -400,6 +412,7 @@ class json_reader {
     s.summation = read_iterators(field(j, "summation", p), at(p, "summation"), m, volume);
     if (volume > volume_limit) fail(p, "the scope's box has more than 2^48 points");
     s.body = read(field(j, "body", p), at(p, "body"), std::type_identity<expr>{}, &m);
+    if (auto* r = in_.optional_field(j, "reduction", p)) s.reduce = read_reduction(*r, at(p, "reduction"));
     return s;
   }
 

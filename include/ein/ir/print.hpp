@@ -37,10 +37,11 @@ inline std::string iterators_text(const std::vector<iterator>& v) {
   return "{" + join(parts, ", ") + "}";
 }
 
-// Binding strength of an expression's top node: sums 1, products 2, prefix minus 3, atoms 4.
+// Binding strength of an expression's top node: sums 1, products 2, prefix minus 3, atoms and
+// calls 4.
 inline int precedence(const expr& e) {
   if (auto* b = std::get_if<binary>(e.get()))
-    return b->op == binary_op::add || b->op == binary_op::sub ? 1 : 2;
+    return !is_infix(b->op) ? 4 : b->op == binary_op::add || b->op == binary_op::sub ? 1 : 2;
   if (auto* u = std::get_if<unary>(e.get())) return u->fn == unary_fn::neg ? 3 : 4;
   if (auto* c = std::get_if<constant>(e.get())) return c->value < 0 ? 3 : 4;
   return 4;
@@ -65,6 +66,8 @@ inline std::string expr_text(const expr& e) {
         } else if constexpr (std::is_same_v<T, unary>) {
           if (n.fn == unary_fn::neg) return "-" + wrap(expr_text(n.arg), precedence(n.arg) <= 3);
           return std::string(name(n.fn)) + "(" + expr_text(n.arg) + ")";
+        } else if (!is_infix(n.op)) {
+          return std::string(symbol(n.op)) + "(" + expr_text(n.lhs) + ", " + expr_text(n.rhs) + ")";
         } else {
           // Left-associative: a right operand of equal strength keeps its parentheses, so the
           // printed text shows the tree exactly (`a - (b - c)`, `a + (b + c)`).
@@ -97,12 +100,16 @@ inline std::string shape_text(const std::vector<std::int64_t>& shape) {
 /// Example: `A[i, k] * B[k, j] + relu(C[i, j] - 1)`.
 inline std::string to_string(const expr& e) { return detail::expr_text(e); }
 
-/// A scope on one line; the summation part is left out when there is none, nested scopes print
-/// inline in braces. Example:
-/// `L_{i:[0,4), j:[0,5)} Σ_{k:[0,3)} A[i, k] * {L_{a:[0,3), b:[0,5)} B[a, b]}[k, j]`.
+/// A scope on one line; a sum's summation part is left out when there is none (a max or min
+/// always shows its reduction), nested scopes print inline in braces. Examples:
+/// `L_{i:[0,4), j:[0,5)} Σ_{k:[0,3)} A[i, k] * {L_{a:[0,3), b:[0,5)} B[a, b]}[k, j]`,
+/// `L_{h:[0,3)} max_{r:[0,2)} max(A[h + r], 0)`.
 inline std::string to_string(const scope& s) {
   std::string r = "L_" + detail::iterators_text(s.traversal) + " ";
-  if (!s.summation.empty()) r += "Σ_" + detail::iterators_text(s.summation) + " ";
+  if (s.reduce != reduction::sum)
+    r += std::string(name(s.reduce)) + "_" + detail::iterators_text(s.summation) + " ";
+  else if (!s.summation.empty())
+    r += "Σ_" + detail::iterators_text(s.summation) + " ";
   return r + detail::expr_text(s.body);
 }
 

@@ -130,7 +130,8 @@ inline std::optional<elementwise_form> as_elementwise(const ir::expr& e) {
   if (auto* b = std::get_if<ir::binary>(e.get())) {
     auto* l = std::get_if<ir::access>(b->lhs.get());
     auto* r = std::get_if<ir::access>(b->rhs.get());
-    if (!l || !r) return std::nullopt;
+    // max and min have no library operator: they run as eOperators
+    if (!l || !r || !ir::is_infix(b->op)) return std::nullopt;
     constexpr const char* names[] = {"add", "sub", "mul", "div"};
     return elementwise_form{names[static_cast<int>(b->op)], {l, r}};
   }
@@ -195,7 +196,9 @@ struct scope_analysis {
 
 inline scope_analysis analyze(const ir::scope& s) {
   scope_analysis a;
-  if (!s.body) return a;
+  // Every library operator is a sum (with 0 padding): a max or min scope has no form to match,
+  // so it matches nothing and is no operator's distance away (docs/decisions/0008).
+  if (!s.body || s.reduce != ir::reduction::sum) return a;
   for (auto* list : {&s.traversal, &s.summation})
     for (auto& i : *list)
       if (i.extent() < 1) return a;  // an empty box: nothing to compute

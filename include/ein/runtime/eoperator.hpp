@@ -1,5 +1,5 @@
-// What generated eOperators call on host and device: qualifiers, floor division, unary functions
-// in float and double, and the memory of host plans.
+// What generated eOperators call on host and device: qualifiers, floor division, unary, max and
+// min functions and infinity in float and double, and the memory of host plans.
 #pragma once
 
 #include <math.h>  // the global ::exp/::tanh, ::expf/::tanhf that the host and nvcc's device side provide
@@ -88,8 +88,9 @@ EIN_HOST_DEVICE inline void store_lanes(T* p, const lanes<T, N>& v) {
   for (int i = 0; i < N; ++i) p[i] = v.v[i];
 }
 
-/// The unary functions of ir::unary_fn (EIN_FOR_EACH_UNARY_FN), one per name, in double and in
-/// float (a float eOperator stays in float: no double instruction in its kernel).
+/// The unary functions of ir::unary_fn (EIN_FOR_EACH_UNARY_FN), one per name, then the binary
+/// max and min and infinity, in double and in float (a float eOperator stays in float: no double
+/// instruction in its kernel).
 namespace fn {
 EIN_HOST_DEVICE inline double neg(double x) { return -x; }
 EIN_HOST_DEVICE inline double relu(double x) { return x > 0 ? x : 0.0; }
@@ -101,6 +102,22 @@ EIN_HOST_DEVICE inline float relu(float x) { return x > 0 ? x : 0.0f; }
 EIN_HOST_DEVICE inline float sigmoid(float x) { return 1.0f / (1.0f + ::expf(-x)); }
 EIN_HOST_DEVICE inline float tanh(float x) { return ::tanhf(x); }
 EIN_HOST_DEVICE inline float exp(float x) { return ::expf(x); }
+/// The binary max and min (ir::binary_op), in double and in float.
+EIN_HOST_DEVICE inline double max(double a, double b) { return a > b ? a : b; }
+EIN_HOST_DEVICE inline double min(double a, double b) { return a < b ? a : b; }
+EIN_HOST_DEVICE inline float max(float a, float b) { return a > b ? a : b; }
+EIN_HOST_DEVICE inline float min(float a, float b) { return a < b ? a : b; }
+/// +inf in T (float or double): a min over no point (a max over none is its negation).
+template <class T>
+EIN_HOST_DEVICE inline T infinity() {
+#if defined(__CUDACC_RTC__)  // NVRTC knows neither HUGE_VAL nor __builtin_huge_val
+  if constexpr (sizeof(T) == sizeof(float)) return __int_as_float(0x7f800000);
+  else return __longlong_as_double(0x7ff0000000000000LL);
+#else
+  if constexpr (sizeof(T) == sizeof(float)) return __builtin_huge_valf();
+  else return __builtin_huge_val();
+#endif
+}
 }  // namespace fn
 
 /// A temporary of a host plan (a definition that is no output, or a materialized nested scope).

@@ -132,7 +132,7 @@ inline ir::scope_ptr flatten_kernel(const ir::scope& s, const std::vector<kernel
     for (auto& e : index) e = e.substitute(move);
     return ir::make_access(std::get<ir::tensor>(a.source), std::move(index));
   });
-  return ir::make_scope(std::move(trav), s.summation, std::move(body));
+  return ir::make_scope(std::move(trav), s.summation, std::move(body), s.reduce);
 }
 
 }  // namespace detail

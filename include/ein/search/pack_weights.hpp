@@ -75,7 +75,7 @@ inline ir::scope_ptr packed_with(const ir::scope_ptr& s, const ir::access& a, co
     return b.source == a.source && b.index == a.index ? ir::make_access(std::get<ir::scope_ptr>(with.source), with.index)
                                                       : nullptr;
   });
-  return ir::make_scope(s->traversal, s->summation, body);
+  return ir::make_scope(s->traversal, s->summation, body, s->reduce);
 }
 
 // The first order (permutations in lexicographic order, the identity excluded) under which `s`,

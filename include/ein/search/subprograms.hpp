@@ -95,7 +95,7 @@ inline ir::scope_ptr moved_to(const ir::scope_ptr& s, const std::vector<std::int
     for (auto& e : a.index) index.push_back(e.substitute(move));
     return std::visit([&](const auto& src) { return ir::make_access(src, std::move(index)); }, a.source);
   });
-  return ir::make_scope(std::move(trav), s->summation, std::move(body));
+  return ir::make_scope(std::move(trav), s->summation, std::move(body), s->reduce);
 }
 
 }  // namespace detail

@@ -23,8 +23,11 @@
 #include "ein_generated/hand_gemm_chain_cuda.hpp"
 #include "ein_generated/hand_gemm_f64_cuda.hpp"
 #include "ein_generated/hand_matmul_cuda.hpp"
+#include "ein_generated/hand_max_pool_cuda.hpp"
+#include "ein_generated/hand_min_window_cuda.hpp"
 #include "ein_generated/hand_nested_cuda.hpp"
 #include "ein_generated/hand_scalar_f64_cuda.hpp"
+#include "ein_generated/hand_softmax_cuda.hpp"
 #include "ein_generated/hand_two_definitions_cuda.hpp"
 
 namespace {

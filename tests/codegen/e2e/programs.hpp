@@ -202,7 +202,50 @@ inline ir::program build<12>() {
                          read(K, {idx("c"), idx("f"), idx("h") - idx("i") * 2 + 1, idx("w") - idx("j") * 2 + 1})));
 }
 
-inline constexpr int program_count = 13;
+/// 3×3 max pooling, stride 2, padding 1, NHWC: padded points are left out (PyTorch's MaxPool2d),
+/// out[n, h, w, c] = max_{r,s} A[n, 2h+r-1, 2w+s-1, c]
+template <>
+inline ir::program build<13>() {
+  auto A = f32("A", {2, 7, 7, 3});
+  return one_definition(
+      "max_pool", {A},
+      ir::make_scope({{"n", 0, 2}, {"h", 0, 4}, {"w", 0, 4}, {"c", 0, 3}}, {{"r", 0, 3}, {"s", 0, 3}},
+                     read(A, {idx("n"), 2 * idx("h") + idx("r") - 1, 2 * idx("w") + idx("s") - 1, idx("c")}),
+                     ir::reduction::max));
+}
+
+/// Numerically stable softmax over the last axis: m = max_j X[i, j], e = exp(X - m),
+/// out = e / Σ_j e
+template <>
+inline ir::program build<14>() {
+  auto X = f32("X", {5, 9});
+  ir::tensor m{"m", ir::dtype::f32, {5}, ir::tensor_role::definition};
+  ir::tensor e{"e", ir::dtype::f32, {5, 9}, ir::tensor_role::definition};
+  ir::tensor z{"z", ir::dtype::f32, {5}, ir::tensor_role::definition};
+  auto x = read(X, {idx("i"), idx("j")});
+  ir::program p{"softmax", {X}, {}, {"out"}};
+  p.definitions.push_back({"m", ir::make_scope({{"i", 0, 5}}, {{"j", 0, 9}}, x, ir::reduction::max)});
+  p.definitions.push_back({"e", ir::make_scope({{"i", 0, 5}, {"j", 0, 9}}, {},
+                                               ir::make_unary(ir::unary_fn::exp, x - read(m, {idx("i")})))});
+  p.definitions.push_back({"z", ir::make_scope({{"i", 0, 5}}, {{"j", 0, 9}}, read(e, {idx("i"), idx("j")}))});
+  p.definitions.push_back({"out", ir::make_scope({{"i", 0, 5}, {"j", 0, 9}}, {},
+                                                 read(e, {idx("i"), idx("j")}) / read(z, {idx("i")}))});
+  return p;
+}
+
+/// A min over a window that leaves A at both ends (the first and last elements have no point
+/// left: +inf), of a body with max and min nodes: out[i] = min_k max(A[i+k-2], B[i]) - min(A[i+k-2], 0)
+template <>
+inline ir::program build<15>() {
+  auto A = f32("A", {5}), B = f32("B", {8});
+  auto a = read(A, {idx("i") + idx("k") - 2});
+  return one_definition("min_window", {A, B},
+                        ir::make_scope({{"i", 0, 8}}, {{"k", 0, 2}},
+                                       ir::max(a, read(B, {idx("i")})) - ir::min(a, ir::make_constant(0)),
+                                       ir::reduction::min));
+}
+
+inline constexpr int program_count = 16;
 inline constexpr hand_program<0> matmul;
 inline constexpr hand_program<1> conv_nhwc;
 inline constexpr hand_program<2> elementwise;
@@ -216,6 +259,9 @@ inline constexpr hand_program<9> batch_gemm;
 inline constexpr hand_program<10> gemm_f64;
 inline constexpr hand_program<11> conv_cudnn;
 inline constexpr hand_program<12> conv_transpose_cudnn;
+inline constexpr hand_program<13> max_pool;
+inline constexpr hand_program<14> softmax;
+inline constexpr hand_program<15> min_window;
 
 /// The generated programs: `fuzz<k>` is hand_program<fuzz_base + k>.
 template <int K>
@@ -224,7 +270,8 @@ inline constexpr hand_program<fuzz_base + K> fuzz;
 /// The C++ names of the objects, in Id order (the generator writes one header per entry).
 inline constexpr const char* object_names[program_count] = {
     "matmul", "conv_nhwc", "elementwise", "g2bmm", "two_definitions", "nested", "floordiv_mod", "scalar_f64",
-    "gemm_chain", "batch_gemm", "gemm_f64", "conv_cudnn", "conv_transpose_cudnn"};
+    "gemm_chain", "batch_gemm", "gemm_f64", "conv_cudnn", "conv_transpose_cudnn", "max_pool", "softmax",
+    "min_window"};
 
 }  // namespace ein_test
 

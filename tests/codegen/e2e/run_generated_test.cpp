@@ -22,8 +22,11 @@
 #include "ein_generated/hand_gemm_chain.hpp"
 #include "ein_generated/hand_gemm_f64.hpp"
 #include "ein_generated/hand_matmul.hpp"
+#include "ein_generated/hand_max_pool.hpp"
+#include "ein_generated/hand_min_window.hpp"
 #include "ein_generated/hand_nested.hpp"
 #include "ein_generated/hand_scalar_f64.hpp"
+#include "ein_generated/hand_softmax.hpp"
 #include "ein_generated/hand_two_definitions.hpp"
 
 namespace {
@@ -83,6 +86,13 @@ TEST_CASE("generated host plan equals the interpreter: batch matmul") { check_ge
 TEST_CASE("generated host plan equals the interpreter: double matmul with a scale") { check_generated<10>(); }
 TEST_CASE("generated host plan equals the interpreter: conv NHWC, KRSC filter") { check_generated<11>(); }
 TEST_CASE("generated host plan equals the interpreter: transposed conv, stride 2") { check_generated<12>(); }
+TEST_CASE("generated host plan equals the interpreter: max pooling, padded points left out") { check_generated<13>(); }
+TEST_CASE("generated host plan equals the interpreter: stable softmax (max, exp, sum, divide)") {
+  check_generated<14>();
+}
+TEST_CASE("generated host plan equals the interpreter: min window with +inf ends, max/min nodes") {
+  check_generated<15>();
+}
 
 TEST_CASE("compute-bound matrix products are library calls in the plan, small ones eOperators") {
   using chain = ein::runtime::plan<ein_test::hand_program<8>>;

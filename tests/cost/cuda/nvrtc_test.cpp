@@ -51,7 +51,7 @@ TEST_CASE("nvrtc: the kernels of the plans found for small Conv3x3, ConvTranspos
   CHECK(compiled > 10);
 }
 
-TEST_CASE("nvrtc: unary functions, floor division and modulo, padding, nested scopes and f64 compile") {
+TEST_CASE("nvrtc: unary functions, floor division and modulo, padding, nested scopes, f64, max and min compile") {
   auto x = make_access(f("X", {12}), {idx("i")});
   for (auto fn : {unary_fn::neg, unary_fn::relu, unary_fn::sigmoid, unary_fn::tanh, unary_fn::exp})
     check_compiles(*make_scope({{"i", 0, 12}}, {}, make_unary(fn, x)));
@@ -64,4 +64,10 @@ TEST_CASE("nvrtc: unary functions, floor division and modulo, padding, nested sc
   // double precision
   check_compiles(*make_scope({{"i", 0, 4}}, {{"k", 0, 5}},
                              make_access(f("D", {4, 5}, dtype::f64), {idx("i"), idx("k")}) * make_constant(0.5)));
+  // max and min scopes over padded reads, with max and min nodes
+  for (auto r : {reduction::max, reduction::min})
+    check_compiles(*make_scope({{"i", 0, 12}}, {{"k", 0, 3}},
+                               max(make_access(f("X", {12}), {idx("i") + idx("k") - 1}), make_constant(0)) -
+                                   min(x, make_constant(1)),
+                               r));
 }
