@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <limits>
 #include <span>
@@ -58,8 +59,10 @@ struct plan_buffers {
 };
 
 // Runs case `k` as kernels (with at most `resident` blocks) or host loops on random inputs and
-// checks every output; `shift` as plan_buffers.
-void check(std::size_t k, const ein_test::kernel_case& c, bool kernels, unsigned resident, std::size_t shift = 0) {
+// checks every output; `shift` as plan_buffers. Counts the reference's elements of -inf and +inf
+// (a max or min with no point left) into `infinite`.
+void check(std::size_t k, const ein_test::kernel_case& c, bool kernels, unsigned resident, std::size_t shift,
+           std::array<int, 2>& infinite) {
   CAPTURE(c.name);
   CAPTURE(kernels);
   CAPTURE(resident);
@@ -69,6 +72,10 @@ void check(std::size_t k, const ein_test::kernel_case& c, bool kernels, unsigned
   for (auto& s : plan.steps) types.push_back(codegen::compute_type(s, plan, c.accumulate));
   const double tolerance = codegen::tolerance(plan, types, std::vector<bool>(plan.steps.size(), false), false);
   auto env = ein::eval::random_inputs(c.program, 100 + k);
+  // A float input holds floats: the reference reads the values the plan reads (a copy is exact).
+  for (auto& t : c.program.tensors)
+    if (t.type == ein::ir::dtype::f32)
+      for (double& v : env.at(t.name).data) v = static_cast<float>(v);
   auto ref = ein::eval::evaluate(c.program, env);
   plan_buffers buffers(plan, env, shift);
   ein_kernels::cases[k].run(buffers.pointers.data(), kernels, resident);
@@ -76,6 +83,8 @@ void check(std::size_t k, const ein_test::kernel_case& c, bool kernels, unsigned
     CAPTURE(name);
     double err = buffers.error(plan, plan.by_name.at(name), ref.at(name));
     CHECK(err <= tolerance);
+    for (double v : ref.at(name).data)
+      if (std::isinf(v)) ++infinite[v > 0];
   }
 }
 
@@ -84,17 +93,22 @@ void check(std::size_t k, const ein_test::kernel_case& c, bool kernels, unsigned
 TEST_CASE("eOperator kernels, emulated on the CPU, and host loops equal the interpreter") {
   auto cases = ein_test::kernel_cases();
   REQUIRE(cases.size() == std::size(ein_kernels::cases));
+  std::array<int, 2> infinite{};
   for (std::size_t k = 0; k < cases.size(); ++k) {
     REQUIRE(cases[k].name == ein_kernels::cases[k].name);
-    check(k, cases[k], false, 0);
-    check(k, cases[k], true, 3);     // several passes of the grid-stride loops
-    check(k, cases[k], true, 4096);  // one pass
-    check(k, cases[k], true, 3, 1);  // lanes loaded element by element
+    check(k, cases[k], false, 0, 0, infinite);
+    check(k, cases[k], true, 3, 0, infinite);     // several passes of the grid-stride loops
+    check(k, cases[k], true, 4096, 0, infinite);  // one pass
+    check(k, cases[k], true, 3, 1, infinite);     // lanes loaded element by element
   }
+  // Elements with no point left were compared, of a max and of a min.
+  CHECK(infinite[0] > 0);
+  CHECK(infinite[1] > 0);
 }
 
-TEST_CASE("the families reach every kernel shape, lanes and blocked sums with and without a remainder") {
+TEST_CASE("the families reach every kernel shape, lanes, blocked sums with and without a remainder, max and min") {
   int tiled = 0, flat_unrolled = 0, flat = 0, chunks = 0, remainders = 0, int64 = 0, vectors = 0, reused = 0;
+  int extrema = 0, extrema_in_lanes = 0;
   for (auto& c : ein_test::kernel_cases()) {
     auto plan = codegen::make_layout(c.program);
     for (auto& s : plan.steps) {
@@ -104,6 +118,10 @@ TEST_CASE("the families reach every kernel shape, lanes and blocked sums with an
       int64 += k.index != "int";
       vectors += k.lanes > 1 && !k.vectors.empty();
       reused += k.lanes > 1 && k.vectors.empty();
+      if (s.value->reduce != ein::ir::reduction::sum) {
+        ++extrema;
+        extrema_in_lanes += k.lanes > 1;
+      }
       auto b = codegen::blocks(s.value->summation, codegen::compute_type(s, plan, c.accumulate));
       if (b && b->chunk) {
         ++chunks;
@@ -119,4 +137,6 @@ TEST_CASE("the families reach every kernel shape, lanes and blocked sums with an
   CHECK(int64 >= 4);
   CHECK(vectors >= 10);
   CHECK(reused >= 3);
+  CHECK(extrema >= 20);
+  CHECK(extrema_in_lanes >= 6);
 }

@@ -1,6 +1,7 @@
 // The programs whose eOperator kernels the kernel tests emulate and compile: the hand-built and
 // generated programs of the codegen tests, and generated families that reach each kernel shape
-// (long float sums in blocks, relayouts and OffsetReduce staged through shared memory).
+// (long float sums in blocks, relayouts and OffsetReduce staged through shared memory, max and
+// min windows in lanes, with points and whole elements left out).
 #pragma once
 
 #include <algorithm>
@@ -120,6 +121,29 @@ inline ir::program wide_index(std::uint64_t seed) {
                         ir::make_scope({{"i", 0, rows}, {"j", 0, columns}}, {}, body));
 }
 
+/// A max (odd seeds) or min (even seeds) over a window of rows, most seeds with lanes along w:
+/// out[h, w] = red_{r} max(A[h + r - p - R, w], B[h, r]) - min(A[h + r - p - R, w], 0.25), where
+/// the window leaves A (points left out) and row 0 has no point left (-inf or +inf); every fourth
+/// seed has no summation iterator (out[h, w] = red_{} A[h - 1, w]: A shifted, row 0 empty).
+inline ir::program extremum(std::uint64_t seed) {
+  ein::eval::random_stream rng(seed);
+  const bool window = seed % 4 != 0;
+  std::int64_t rows = rng.integer(1, 6), columns = rng.integer(2, 40), R = window ? rng.integer(1, 4) : 1;
+  std::int64_t p = rng.integer(0, R - 1), H = rows + R + 1;
+  auto A = f32("A", {rows, columns}), B = f32("B", {H, R});
+  auto reduce = seed % 2 ? ir::reduction::max : ir::reduction::min;
+  std::vector<ir::iterator> out{{"h", 0, H}, {"w", 0, columns}};
+  ir::scope_ptr value;
+  if (window) {
+    auto a = read(A, {idx("h") + idx("r") - p - R, idx("w")});
+    value = ir::make_scope(out, {{"r", 0, R}},
+                           ir::max(a, read(B, {idx("h"), idx("r")})) - ir::min(a, ir::make_constant(0.25)), reduce);
+  } else {
+    value = ir::make_scope(out, {}, read(A, {idx("h") - 1, idx("w")}), reduce);
+  }
+  return one_definition("extremum_" + std::to_string(seed), {A, B}, value);
+}
+
 template <int... Id>
 void add_hand(std::vector<kernel_case>& cases, std::integer_sequence<int, Id...>) {
   (cases.push_back({std::string("hand_") + object_names[Id], build<Id>()}), ...);
@@ -128,14 +152,19 @@ void add_hand(std::vector<kernel_case>& cases, std::integer_sequence<int, Id...>
 }  // namespace kernel_families
 
 /// Every case, in a fixed order: the hand-built programs, 24 generated ones (as the codegen
-/// tests draw them), 8 long sums in float and in double, 12 relayouts, 8 OffsetReduces and 4
-/// wide indices.
+/// tests draw them) and 12 generated with max and min scopes and nodes, 8 long sums in float and
+/// in double, 12 relayouts, 8 OffsetReduces, 4 wide indices and 8 max or min windows in float
+/// and in double.
 inline std::vector<kernel_case> kernel_cases() {
   using ein::codegen::accumulation;
   std::vector<kernel_case> cases;
   kernel_families::add_hand(cases, std::make_integer_sequence<int, program_count>{});
   for (int k = 0; k < fuzz_count; ++k)
     cases.push_back({"fuzz_" + std::to_string(k), ein::eval::generate_program(static_cast<std::uint64_t>(k + 1))});
+  ein::eval::generate_options extrema;
+  extrema.max_percent = 40;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed)
+    cases.push_back({"fuzz_max_" + std::to_string(seed), ein::eval::generate_program(seed, extrema)});
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     cases.push_back({"long_sum_" + std::to_string(seed), kernel_families::long_sum(seed)});
     cases.push_back({"long_sum_double_" + std::to_string(seed), kernel_families::long_sum(seed), accumulation::f64});
@@ -146,6 +175,10 @@ inline std::vector<kernel_case> kernel_cases() {
     cases.push_back({"offset_reduce_" + std::to_string(seed), kernel_families::offset_reduce(seed)});
   for (std::uint64_t seed = 1; seed <= 4; ++seed)
     cases.push_back({"wide_index_" + std::to_string(seed), kernel_families::wide_index(seed)});
+  for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+    cases.push_back({"extremum_" + std::to_string(seed), kernel_families::extremum(seed)});
+    cases.push_back({"extremum_double_" + std::to_string(seed), kernel_families::extremum(seed), accumulation::f64});
+  }
   return cases;
 }
 
