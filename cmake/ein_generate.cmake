@@ -7,7 +7,7 @@
 #
 #   ein_generate(<target> MODEL <header> OBJECT <qualified::name> BACKEND host|cuda [NAME <name>]
 #                [SEARCH ON|OFF] [PROFILE <device profile JSON>] [COST auto|measured|roofline]
-#                [COST_CACHE <JSON file>] [PLAN_FOR host|cuda])
+#                [COST_CACHE <JSON file>] [PLAN_FOR host|cuda] [ACCUMULATE element|double])
 #
 # Stage 1 searches for the plan (ein::search::optimize_program) under a cost model (docs/cost.md)
 # that COST chooses (else EIN_COST, else auto): auto takes the measured model for BACKEND cuda
@@ -21,7 +21,9 @@
 # elsewhere it uses the roofline model. The search prices kernels as plans for PLAN_FOR (default:
 # BACKEND) run them: BACKEND host PLAN_FOR cuda writes the plan a cuda build chooses (cuBLAS and
 # cuDNN calls) as a host header, to check a GPU plan on the CPU (its convolutions then run as
-# eOperators). SEARCH OFF generates the program as written.
+# eOperators). SEARCH OFF generates the program as written. eOperators compute in the element
+# type of their tensors (ACCUMULATE element, the default: float plans sum in float, in blocks) or
+# in double, rounding once when they store (ACCUMULATE double).
 #
 # writes ${CMAKE_CURRENT_BINARY_DIR}/ein_generated/<name>.hpp (include it as
 # "ein_generated/<name>.hpp") and <name>.json; <name> defaults to <target>. Linking <target>
@@ -30,10 +32,11 @@
 # BACKEND cuda the kernels go to <name>.cu, which nvcc compiles into <target> (then a static
 # library that also brings CUDA::cudart, CUDA::cublas and cuDNN where found), so nvcc never parses
 # the model or the front end. Compute-bound matrix products become library calls: cuBLAS with
-# BACKEND cuda (and convolutions cuDNN calls when cuDNN is found: EIN_CUDNN_LIBRARY, cudnn.h), and
+# BACKEND cuda (and convolutions cuDNN calls when cuDNN is found: ein_find_cudnn.cmake), and
 # with BACKEND host a CBLAS (OpenBLAS unless BLA_VENDOR says otherwise) linked into <target>
 # when find_package(BLAS) finds one and <cblas.h> is found, else eOperators.
 include_guard(GLOBAL)
+include(${CMAKE_CURRENT_LIST_DIR}/ein_find_cudnn.cmake)
 
 if(NOT EIN_CODEGEN_DIR)
   message(FATAL_ERROR "ein_generate: EIN_CODEGEN_DIR (the folder of ein's stage-1 programs) is not set")
@@ -79,7 +82,7 @@ function(ein_search_program codegen_dir cblas cudnn cuda_timer)
 endfunction()
 
 function(ein_generate target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;OBJECT;BACKEND;NAME;SEARCH;PROFILE;COST;COST_CACHE;PLAN_FOR" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;OBJECT;BACKEND;NAME;SEARCH;PROFILE;COST;COST_CACHE;PLAN_FOR;ACCUMULATE" "")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ein_generate(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -101,6 +104,12 @@ function(ein_generate target)
   endif()
   if(NOT arg_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     message(FATAL_ERROR "ein_generate(${target}): NAME '${arg_NAME}' must be a C++ identifier")
+  endif()
+  if(NOT arg_ACCUMULATE)
+    set(arg_ACCUMULATE element)
+  endif()
+  if(NOT arg_ACCUMULATE MATCHES "^(element|double)$")
+    message(FATAL_ERROR "ein_generate(${target}): ACCUMULATE must be element or double, not '${arg_ACCUMULATE}'")
   endif()
   get_filename_component(model "${arg_MODEL}" ABSOLUTE)
   if(NOT EXISTS "${model}")
@@ -165,8 +174,7 @@ function(ein_generate target)
   if(NOT CUDAToolkit_FOUND AND "CUDA" IN_LIST languages)
     find_package(CUDAToolkit QUIET)
   endif()
-  find_library(EIN_CUDNN_LIBRARY cudnn HINTS ${CUDAToolkit_LIBRARY_DIR} /usr/local/cuda/lib64 /usr/lib/x86_64-linux-gnu)
-  find_path(EIN_CUDNN_INCLUDE_DIR cudnn.h HINTS ${CUDAToolkit_INCLUDE_DIRS} /usr/local/cuda/include /usr/include)
+  ein_find_cudnn()
   set(cudnn FALSE)
   if(EIN_CUDNN_LIBRARY AND EIN_CUDNN_INCLUDE_DIR)
     set(cudnn TRUE)
@@ -218,7 +226,7 @@ function(ein_generate target)
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir} ${model_dir}
     COMMAND ${model_program} --out ${model_file}
     COMMAND ein_search --model ${model_file} --name ${arg_NAME} --backend ${arg_BACKEND}
-            --header ${header} --report ${report} ${source_args} ${search_args}
+            --header ${header} --report ${report} ${source_args} ${search_args} --accumulate ${arg_ACCUMULATE}
     DEPENDS ${model_program} ein_search ${model} ${profile}
     COMMENT "ein: generating the ${arg_BACKEND} plan of ${arg_OBJECT} (${arg_NAME}.hpp)"
     VERBATIM)

@@ -86,7 +86,7 @@ inline cost_choice choose_cost(const std::string& cost, const std::string& profi
   c.cache = std::make_unique<cost::measurement_cache>(cache_path);
 #if defined(EIN_HAVE_CUDA_TIMER)
   if (gpu) {
-    c.timer = std::make_unique<cost::gpu_timer>();
+    c.timer = std::make_unique<cost::gpu_timer>(0, cost::gpu_timer_options{.tf32 = c.roofline->profile().use_tf32});
     c.measured = std::make_unique<cost::measured>(*c.cache, c.timer.get(), *c.roofline);
     c.why = cost == "auto" ? "a CUDA device is present" : "requested (--cost measured)";
     return c;
@@ -161,6 +161,8 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
                      choice.measured->device() + "; run the generation where that GPU is present to "
                      "complete the cache (docs/cost.md)");
   r.model = model.describe() + ": " + choice.why;
+  // Library calls run as the profile priced them: on TF32 tensor cores where it says so.
+  o.tf32 = choice.roofline->profile().use_tf32;
   // The header names the model without its counts or the reason for it, so that the same choice
   // writes the same header (a second generation finds in the cache what the first timed).
   std::string model_name = choice.measured ? "measured " + choice.measured->device() + " (" + file_name(cache_path) + ")"
@@ -178,8 +180,9 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
 
 /// `search --model M --name N --backend host|cuda --header H --report R [--source S]
 /// [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]
-/// [--plan-for host|cuda]`: writes header H, report R and for the cuda backend the CUDA source S,
-/// for the program object of model file M (model_file.hpp), and prints the plan.
+/// [--plan-for host|cuda] [--accumulate element|double]`: writes header H, report R and for the
+/// cuda backend the CUDA source S, for the program object of model file M (model_file.hpp), and
+/// prints the plan.
 /// With `--search on` (the default) the plan is the one optimize_program finds under the cost
 /// model `--cost` chooses, printed first (`cost model: roofline (...): no CUDA device found`) and
 /// recorded in the report: `auto` (the default) takes the measured model (cost/measured.hpp,
@@ -191,7 +194,8 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
 /// The search prices kernels as plans for `--plan-for` (default: `--backend`) run them:
 /// `--backend host --plan-for cuda` writes the plan a cuda build chooses (cuBLAS and cuDNN
 /// calls) as a host header, to check it on the CPU, convolutions then running as eOperators.
-/// With `--search off` the plan is the program as written.
+/// With `--search off` the plan is the program as written. eOperators compute in their element
+/// type (`--accumulate element`, the default: float sums, blocked) or in double.
 /// Compute-bound GEMM definitions become cuBLAS calls (cuda) or, where the driver is built with
 /// EIN_HAVE_CBLAS (ein_generate found a CBLAS and links it into host consumers), CBLAS calls.
 /// Compute-bound convolutions become cuDNN calls (cuda) where it is built with EIN_HAVE_CUDNN
@@ -223,6 +227,8 @@ inline int driver_main(int argc, char** argv) {
       o.target = value == "host" ? backend::host : backend::cuda;
     else if (flag == "--plan-for" && (value == "host" || value == "cuda"))
       plan_for = value == "host" ? backend::host : backend::cuda;
+    else if (flag == "--accumulate" && (value == "element" || value == "double"))
+      o.accumulate = value == "element" ? accumulation::element : accumulation::f64;
     else {
       std::fprintf(stderr, "ein_generate search: unexpected argument %s %s\n", flag.c_str(), value.c_str());
       return 2;
@@ -232,7 +238,7 @@ inline int driver_main(int argc, char** argv) {
       (o.target == backend::cuda) == source.empty() || (search && profile.empty())) {
     std::fprintf(stderr, "usage: %s --model M --name N --backend host|cuda --header H --report R [--source S]\n"
                  "       [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]\n"
-                 "       [--plan-for host|cuda]\n"
+                 "       [--plan-for host|cuda] [--accumulate element|double]\n"
                  "(--model, the model file the model's stage-1 program wrote; --source, the CUDA\n"
                  "source, with the cuda backend only; --profile, a device profile JSON file, with\n"
                  "--search on, the default; --cost-cache, the measured model's JSON cache of kernel\n"

@@ -16,7 +16,7 @@ int main() {
   auto start = std::chrono::steady_clock::now();
   ein::run(conv3x3::net, {{"A", ref.a}, {"K", ref.k}, {"conv", out}});
   std::printf("generated host plan: %.1f ms\n", conv3x3::reference::milliseconds_since(start));
-  if (int failed = ref.verdict(out)) return failed;
+  if (int failed = ref.verdict(out, plan::tolerance)) return failed;
 
   // The weights bound once: the plan's weight transforms (steps marked [weight transform]) run
   // here, and `net` keeps what the other steps read; each run binds the input and the output.
@@ -30,5 +30,5 @@ int main() {
     net.run({{"A", ref.a}, {"conv", prepared_out}});
     std::printf("prepared run %d: %.1f ms\n", run + 1, conv3x3::reference::milliseconds_since(start));
   }
-  return ref.verdict(prepared_out);
+  return ref.verdict(prepared_out, plan::tolerance);
 }

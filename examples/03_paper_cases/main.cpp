@@ -20,5 +20,5 @@ int main() {
   auto start = std::chrono::steady_clock::now();
   ein::run(paper_cases::net, ein::runtime::bindings(std::move(buffers)));
   std::printf("generated host plan: %.1f ms\n", paper_cases::reference::milliseconds_since(start));
-  return ref.verdict(outputs);
+  return ref.verdict(outputs, plan::tolerance);
 }

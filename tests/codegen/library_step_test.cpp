@@ -38,6 +38,12 @@ ein::plan::program_plan bound(const ir::program& p, codegen::backend b = codegen
   return ein::plan::make_plan(p, codegen::capabilities_of(b, true, cudnn));
 }
 
+std::size_t count(const std::string& text, const std::string& piece) {
+  std::size_t n = 0;
+  for (auto at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1)) ++n;
+  return n;
+}
+
 }  // namespace
 
 TEST_CASE("library steps: the host header calls CBLAS where enabled, else keeps the loops") {
@@ -54,7 +60,7 @@ TEST_CASE("library steps: the host header calls CBLAS where enabled, else keeps 
   auto unlinked = ein::plan::make_plan(p, codegen::capabilities_of(codegen::backend::host, false, false));
   std::string loops = codegen::emit_header(unlinked, o);
   CHECK(loops.find("cblas") == std::string::npos);
-  CHECK(loops.find("double acc") != std::string::npos);
+  CHECK(loops.find("float acc") != std::string::npos);
   CHECK(codegen::describe(unlinked, o).find("library") == std::string::npos);
 }
 
@@ -77,9 +83,17 @@ TEST_CASE("library steps: the CUDA source calls cuBLAS on one handle, the header
   CHECK(cu.find("EIN_CUBLAS_CHECK(cublasSetStream(ein_cublas, s));") != std::string::npos);
   CHECK(cu.find("ein_cublas, CUBLAS_OP_T, CUBLAS_OP_T, 48, 40, 36, &ein_alpha,") != std::string::npos);
   CHECK(cu.find("__global__") == std::string::npos);
+  // full float, unless the options choose TF32: in run() and run_prepared() alike
+  CHECK(count(cu, "CUBLAS_COMPUTE_32F,") == count(cu, "cublasGemmStridedBatchedEx("));
+  CHECK(cu.find("FAST_TF32") == std::string::npos);
+  auto tf32 = o;
+  tf32.tf32 = true;
+  std::string fast = codegen::emit_cuda_source(p, tf32);
+  CHECK(count(fast, "CUBLAS_COMPUTE_32F_FAST_TF32,") == count(fast, "cublasGemmStridedBatchedEx("));
+  CHECK(count(fast, "CUBLAS_COMPUTE_32F_FAST_TF32,") > 0);
   std::string h = codegen::emit_header(p, o);
   CHECK(h.find("cblas") == std::string::npos);
-  CHECK(h.find("double acc") != std::string::npos);
+  CHECK(h.find("float acc") != std::string::npos);
   CHECK(h.find("  out = library matmul(A=t+0, B=D+0)") != std::string::npos);
   // a plan without library steps has no handle
   std::string conv = codegen::emit_cuda_source(bound(ein::reify(ein_test::conv_nhwc), codegen::backend::cuda), o);
@@ -107,12 +121,6 @@ bool cudnn_calls_checked(const std::string& text) {
   return true;
 }
 
-std::size_t count(const std::string& text, const std::string& piece) {
-  std::size_t n = 0;
-  for (auto at = text.find(piece); at != std::string::npos; at = text.find(piece, at + 1)) ++n;
-  return n;
-}
-
 // The text of `text` from `from` up to the next occurrence of `to` after it.
 std::string between(const std::string& text, const std::string& from, const std::string& to) {
   auto a = text.find(from);
@@ -133,29 +141,22 @@ TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up on
   CHECK(cu.find("__global__") == std::string::npos);
   CHECK(cu.find("static cudnnHandle_t cudnn_handle() {\n  static const ein::runtime::cudnn_handle handle;") !=
         std::string::npos);
-  // the state: built by a function-local static, descriptors from the inferred attributes
+  // the state: built by a function-local static from the inferred geometry, in full float
   std::string state = between(cu, "static const ein::runtime::cudnn_convolution& eop_out_cudnn() {", "\n}\n");
   REQUIRE(!state.empty());
-  CHECK(state.find("static const ein::runtime::cudnn_convolution state([](ein::runtime::cudnn_convolution& c) {") !=
-        std::string::npos);
-  CHECK(state.find("const int x_dims[4] = {2, 8, 16, 16}, x_strides[4] = {2048, 1, 128, 8};") != std::string::npos);
-  CHECK(state.find("EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(c.x, CUDNN_DATA_FLOAT, 4, x_dims, x_strides));") !=
-        std::string::npos);
-  CHECK(state.find("EIN_CUDNN_CHECK(cudnnSetFilter4dDescriptor(c.w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 16, 8, 3, 3));") !=
-        std::string::npos);
-  CHECK(state.find("EIN_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(c.conv, 1, 1, 1, 1, 1, 1, "
-                   "CUDNN_CROSS_CORRELATION, CUDNN_DATA_FLOAT));") != std::string::npos);
-  // the algorithm and the workspace: queried and allocated in the setup only
-  CHECK(state.find("EIN_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(cudnn_handle(), c.x, c.w, c.conv, c.y, 8, "
-                   "&found, perf));") != std::string::npos);
-  CHECK(state.find("c.forward_algo = ein::runtime::first_runnable(perf, found);") != std::string::npos);
-  CHECK(state.find("EIN_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(") != std::string::npos);
-  CHECK(state.find("c.allocate_workspace(bytes);") != std::string::npos);
-  CHECK(count(cu, "Algorithm_v7") == 1);
-  CHECK(count(cu, "WorkspaceSize") == 1);
-  CHECK(count(cu, "allocate_workspace") == 1);
+  CHECK(state.find("static const ein::runtime::cudnn_convolution state(\n      cudnn_handle(), "
+                   "ein::runtime::convolution_geometry{.forward = true, .f64 = false, .krsc = true, "
+                   ".x_dims = {2, 8, 16, 16}, .x_strides = {2048, 1, 128, 8}, .y_dims = {2, 16, 16, 16}, "
+                   ".y_strides = {4096, 1, 256, 16}, .filter = {16, 8, 3, 3}, .pad = {1, 1}, .stride = {1, 1}, "
+                   ".dilation = {1, 1}, .tf32 = false});") != std::string::npos);
+  CHECK(count(cu, "cudnn_convolution state(") == 1);
+  CHECK(cu.find("Algorithm") == std::string::npos);  // chosen by runtime::cudnn_convolution, once
   CHECK(cu.find("cudaMalloc") == std::string::npos);
   CHECK(cu.find("cudnnCreate") == std::string::npos);
+  // TF32 where the options allow it
+  auto tf32 = o;
+  tf32.tf32 = true;
+  CHECK(codegen::emit_cuda_source(p, tf32).find(".tf32 = true});") != std::string::npos);
   // each run: the stream, then the call on the state
   std::string run = between(cu, "void run_cuda_", "\n}\n");
   REQUIRE(!run.empty());
@@ -177,17 +178,16 @@ TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up on
   CHECK(r["plan"][0]["library"].get<std::string>().rfind("conv2d(", 0) == 0);
   std::string h = codegen::emit_header(p, o);
   CHECK(h.find("cudnn") == std::string::npos);
-  CHECK(h.find("double acc") != std::string::npos);
+  CHECK(h.find("float acc") != std::string::npos);
 }
 
 TEST_CASE("library steps: a cuda conv_transpose2d is a cuDNN backward-data call") {
   std::string cu = codegen::emit_cuda_source(bound(conv_transpose(), codegen::backend::cuda, true),
                                              library_options(codegen::backend::cuda));
-  CHECK(cu.find("EIN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(cudnn_handle(), c.w, c.y, c.conv, c.x, 8, "
-                "&found, perf));") != std::string::npos);
-  CHECK(cu.find("c.backward_data_algo = ein::runtime::first_runnable(perf, found);") != std::string::npos);
-  CHECK(cu.find("CUDNN_TENSOR_NCHW, 16, 8, 4, 4));") != std::string::npos);
-  CHECK(cu.find("cudnnSetConvolution2dDescriptor(c.conv, 1, 1, 2, 2, 1, 1,") != std::string::npos);
+  CHECK(cu.find("ein::runtime::convolution_geometry{.forward = false, .f64 = false, .krsc = false, "
+                ".x_dims = {2, 8, 16, 16}, .x_strides = {2048, 256, 16, 1}, .y_dims = {2, 16, 8, 8}, "
+                ".y_strides = {1024, 64, 8, 1}, .filter = {16, 8, 4, 4}, .pad = {1, 1}, .stride = {2, 2}, "
+                ".dilation = {1, 1}, .tf32 = false}") != std::string::npos);
   CHECK(cu.find("EIN_CUDNN_CHECK(cudnnConvolutionBackwardData(ein_cudnn, &ein_alpha, ein_conv.w, t_K, ein_conv.y, t_A, "
                 "ein_conv.conv, ein_conv.backward_data_algo, ein_conv.workspace, ein_conv.workspace_size, &ein_beta, "
                 "ein_conv.x, t_out));") != std::string::npos);

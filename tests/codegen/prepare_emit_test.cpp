@@ -102,7 +102,7 @@ TEST_CASE("the cuda backend: the header declares the prepared entry points, the 
   CHECK(cu.find("return ein::runtime::allocate_device_storage(976);") != std::string::npos);
   std::string prepare = function(cu, "void prepare_cuda_"), run = function(cu, "void run_prepared_cuda_");
   CHECK(prepare.find("eop_Kt_kernel<<<") != std::string::npos);
-  CHECK(prepare.find("cudaMemcpyAsync(static_cast<std::byte*>(storage) + 0, t_bias, 20, cudaMemcpyDeviceToDevice, s)") !=
+  CHECK(prepare.find("cudaMemcpyAsync(static_cast<std::byte*>(storage) + 0, t_bias, 20, cudaMemcpyDefault, s)") !=
         std::string::npos);
   CHECK(prepare.find("EIN_CUDA_CHECK(cudaStreamSynchronize(s));") != std::string::npos);
   CHECK(prepare.find("expect_device_pointer(\"K\", t_K);") != std::string::npos);

@@ -1,5 +1,5 @@
 // The library-call emitters' text: argument order of cuBLAS (column-major swap), CBLAS batch
-// loops, cuDNN descriptors, and refusals of what the library cannot run.
+// loops, cuDNN geometry, and refusals of what the library cannot run.
 #include <doctest/doctest.h>
 
 #include "ein/codegen/library/cblas.hpp"
@@ -23,7 +23,10 @@ TEST_CASE("library emitters: cuBLAS swaps A and B, CBLAS loops over batches") {
   CHECK(w.str().find("h, CUBLAS_OP_T, CUBLAS_OP_N, 4, 3, 5, &ein_alpha,") != std::string::npos);
   CHECK(w.str().find("b, CUDA_R_32F, 5, 0,") != std::string::npos);
   CHECK(w.str().find("a, CUDA_R_32F, 5, 0,") != std::string::npos);
-  CHECK(w.str().find("&ein_beta, c, CUDA_R_32F, 4, 0, 1, CUBLAS_COMPUTE_32F") != std::string::npos);
+  CHECK(w.str().find("&ein_beta, c, CUDA_R_32F, 4, 0, 1, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT") != std::string::npos);
+  codegen::writer tf32;
+  codegen::library::emit_cublas(tf32, op, {"a", "b"}, "c", {"h", "CHECK", "CUDA_CHECK"}, true);
+  CHECK(tf32.str().find("CUBLAS_COMPUTE_32F_FAST_TF32") != std::string::npos);
 
   auto bm = match::operators::batch_matmul_canonical({{"b", 3}});
   auto bop = expect_match(*bm, match::op_kind::batch_matmul);
@@ -36,33 +39,82 @@ TEST_CASE("library emitters: cuBLAS swaps A and B, CBLAS loops over batches") {
       "a + ein_q * 15, 5, b + ein_q * 20, 4, static_cast<float>(0.0), c + ein_q * 12, 4);\n}\n");
 }
 
+namespace {
+
+// conv2d of X (NHWC [2, 6, 5, 3] or NCHW [2, 3, 6, 5]) with a KRSC or KCRS filter, padding 1.
+ir::scope_ptr conv_case(bool nhwc_data, bool krsc, ir::dtype type = ir::dtype::f32) {
+  ir::tensor X{"X", type, nhwc_data ? std::vector<std::int64_t>{2, 6, 5, 3} : std::vector<std::int64_t>{2, 3, 6, 5}};
+  ir::tensor K{"K", type, {4, 3, 3, 3}};  // (f, r, s, c) or (f, c, r, s)
+  auto h = idx("h") + idx("r") - 1, w = idx("w") + idx("s") - 1;
+  auto x = nhwc_data ? make_access(X, {idx("n"), h, w, idx("c")}) : make_access(X, {idx("n"), idx("c"), h, w});
+  auto k = krsc ? make_access(K, {idx("f"), idx("r"), idx("s"), idx("c")})
+                : make_access(K, {idx("f"), idx("c"), idx("r"), idx("s")});
+  auto out = nhwc_data ? std::vector<ir::iterator>{{"n", 0, 2}, {"h", 0, 6}, {"w", 0, 5}, {"f", 0, 4}}
+                       : std::vector<ir::iterator>{{"n", 0, 2}, {"f", 0, 4}, {"h", 0, 6}, {"w", 0, 5}};
+  return make_scope(out, {{"c", 0, 3}, {"r", 0, 3}, {"s", 0, 3}}, x * k);
+}
+
+// The transposed convolution of the library cases, its data NCHW or NHWC, its filter (c, f, r, s).
+ir::scope_ptr conv_transpose_case(bool nhwc_data) {
+  auto A = f32("A", nhwc_data ? std::vector<std::int64_t>{2, 3, 3, 4} : std::vector<std::int64_t>{2, 4, 3, 3});
+  auto K = f32("K", {4, 3, 4, 4});
+  auto a = nhwc_data ? make_access(A, {idx("n"), idx("i"), idx("j"), idx("c")})
+                     : make_access(A, {idx("n"), idx("c"), idx("i"), idx("j")});
+  auto out = nhwc_data ? std::vector<ir::iterator>{{"n", 0, 2}, {"h", 0, 6}, {"w", 0, 6}, {"f", 0, 3}}
+                       : std::vector<ir::iterator>{{"n", 0, 2}, {"f", 0, 3}, {"h", 0, 6}, {"w", 0, 6}};
+  return make_scope(out, {{"i", 0, 3}, {"j", 0, 3}, {"c", 0, 4}},
+                    a * make_access(K, {idx("c"), idx("f"), idx("h") - idx("i") * 2 + 1, idx("w") - idx("j") * 2 + 1}));
+}
+
+}  // namespace
+
 TEST_CASE("library emitters: cuDNN descriptors, and what they refuse") {
   auto s = match::operators::conv2d_canonical({{"n", 1}, {"h", 5}, {"w", 5}, {"f", 2}, {"c", 3}});
   auto op = expect_match(*s, match::op_kind::conv2d);
   // the canonical filter K[r, s, f, c] is neither KCRS nor KRSC
-  CHECK(!codegen::library::cudnn_supports(op));
+  CHECK(!plan::cudnn_accepts(op));
   codegen::writer w;
-  CHECK_THROWS_AS(codegen::library::emit_cudnn(w, op, {"x", "k"}, "y"), internal_error);
+  CHECK_THROWS_AS(codegen::library::emit_cudnn_state(w, op, "state", "h", false), internal_error);
+  CHECK_THROWS_AS(codegen::library::emit_cudnn_run(w, op, {"x", "k"}, "y", "state()", "h"), internal_error);
   CHECK_THROWS_AS(codegen::library::emit_cblas(w, op, {"x", "k"}, "y"), internal_error);
 
-  auto t = make_scope(
-      {{"n", 0, 1}, {"h", 0, 5}, {"w", 0, 5}, {"f", 0, 2}}, {{"c", 0, 3}, {"r", 0, 3}, {"s", 0, 3}},
-      make_access(f32("X", {1, 5, 5, 3}),
-                  {idx("n"), idx("h") + idx("r") - 1, idx("w") + idx("s") - 1, idx("c")}) *
-          make_access(f32("K", {2, 3, 3, 3}), {idx("f"), idx("r"), idx("s"), idx("c")}));
-  auto nhwc = expect_match(*t, match::op_kind::conv2d);
-  REQUIRE(codegen::library::cudnn_supports(nhwc));
-  codegen::library::emit_cudnn(w, nhwc, {"x", "k"}, "y");
-  CHECK(w.str().find(
-            "cudnnSetTensor4dDescriptorEx(ein_x, CUDNN_DATA_FLOAT, 1, 3, 5, 5, 75, 1, 15, 3)") !=
-        std::string::npos);
-  CHECK(w.str().find(
-            "cudnnSetFilter4dDescriptor(ein_w, CUDNN_DATA_FLOAT, CUDNN_TENSOR_NHWC, 2, 3, 3, 3)") !=
-        std::string::npos);
-  CHECK(
-      w.str().find(
-          "cudnnSetConvolution2dDescriptor(ein_conv, 1, 1, 1, 1, 1, 1, CUDNN_CROSS_CORRELATION") !=
-      std::string::npos);
-  CHECK(w.str().find("cudnnConvolutionForward(handle, &ein_alpha, ein_x, x, ein_w, k,") !=
-        std::string::npos);
+  auto nhwc = expect_match(*conv_case(true, true), match::op_kind::conv2d);
+  REQUIRE(plan::cudnn_accepts(nhwc));
+  codegen::library::emit_cudnn_state(w, nhwc, "conv_state", "handle()", false);
+  codegen::library::emit_cudnn_run(w, nhwc, {"x", "k"}, "y", "conv_state()", "handle");
+  CHECK(w.str().find("static const ein::runtime::cudnn_convolution& conv_state() {") != std::string::npos);
+  CHECK(w.str().find("handle(), ein::runtime::convolution_geometry{.forward = true, .f64 = false, .krsc = true, "
+                     ".x_dims = {2, 3, 6, 5}, .x_strides = {90, 1, 15, 3}, .y_dims = {2, 4, 6, 5}, "
+                     ".y_strides = {120, 1, 20, 4}, .filter = {4, 3, 3, 3}, .pad = {1, 1}, .stride = {1, 1}, "
+                     ".dilation = {1, 1}, .tf32 = false});") != std::string::npos);
+  CHECK(w.str().find("cudnnConvolutionForward(handle, &ein_alpha, ein_conv.x, x, ein_conv.w, k,") != std::string::npos);
+  // TF32 only where asked, never for double
+  CHECK(codegen::library::geometry(nhwc, true).tf32);
+  CHECK(!codegen::library::geometry(nhwc, false).tf32);
+}
+
+TEST_CASE("library emitters: cuDNN's unsupported layouts and types are refused") {
+  auto conv = [](bool nhwc_data, bool krsc, ir::dtype type = ir::dtype::f32) {
+    return expect_match(*conv_case(nhwc_data, krsc, type), match::op_kind::conv2d);
+  };
+  // forward: KCRS with any data, KRSC with packed NHWC data only
+  CHECK(plan::cudnn_accepts(conv(false, false)));
+  CHECK(plan::cudnn_accepts(conv(true, false)));
+  CHECK(plan::cudnn_accepts(conv(true, true)));
+  CHECK(!plan::cudnn_accepts(conv(false, true)));
+  // double: NCHW data and a KCRS filter only
+  CHECK(plan::cudnn_accepts(conv(false, false, ir::dtype::f64)));
+  CHECK(!plan::cudnn_accepts(conv(true, false, ir::dtype::f64)));
+  CHECK(!plan::cudnn_accepts(conv(true, true, ir::dtype::f64)));
+  CHECK(!codegen::library::geometry(conv(false, false, ir::dtype::f64), true).tf32);
+  // backward data: NCHW only
+  auto nchw = expect_match(*conv_transpose_case(false), match::op_kind::conv_transpose2d);
+  auto nhwc = expect_match(*conv_transpose_case(true), match::op_kind::conv_transpose2d);
+  REQUIRE(nchw.conv().filter_layout == "kcrs");
+  CHECK(plan::cudnn_accepts(nchw));
+  CHECK(!plan::cudnn_accepts(nhwc));
+  CHECK(!plan::cudnn_accepts(match::repack_filter(nhwc, "kcrs").op));
+  CHECK(!plan::cudnn_accepts(match::repack_filter(nchw, "krsc").op));
+  // a refused KRSC filter with NCHW data runs from a KCRS copy
+  CHECK(plan::cudnn_accepts(match::repack_filter(conv(false, true), "kcrs").op));
 }

@@ -61,7 +61,7 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
       w.line();
       w.comment(plan.buffers[s.target].name + " = " + calls[k]->str() +
                 ": descriptors, algorithm and workspace, chosen on the first run.");
-      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle()");
+      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle()", o.tf32);
     }
   }
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
@@ -69,21 +69,21 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
     if (calls[k]) continue;  // a library call: no kernel
     w.line();
     w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value));
-    emit_cuda_kernel(w, s, plan);
+    emit_cuda_kernel(w, s, plan, o.accumulate);
   }
   const preparation prep = make_preparation(plan);
   const std::string unused = prep.bytes ? "" : "[[maybe_unused]] ";
   w.line();
   w.open("void " + cuda_entry(o) + "(const ein::runtime::bindings& b, ein::runtime::stream s)");
-  detail::emit_body(w, plan, prep, detail::part::whole, ns, true, calls);
+  detail::emit_body(w, plan, prep, detail::part::whole, ns, true, calls, o.tf32);
   w.close();
   w.line();
   w.comment("A prepared plan: the weight transforms once, into the storage; then the other steps.");
   w.open(detail::prepare_signature(o, unused));
-  detail::emit_body(w, plan, prep, detail::part::weights, ns, true, calls);
+  detail::emit_body(w, plan, prep, detail::part::weights, ns, true, calls, o.tf32);
   w.close();
   w.open(detail::run_prepared_signature(o, unused));
-  detail::emit_body(w, plan, prep, detail::part::rest, ns, true, calls);
+  detail::emit_body(w, plan, prep, detail::part::rest, ns, true, calls, o.tf32);
   w.close();
   w.open("void* " + cuda_entry(o, "allocate_prepared") + "()");
   w.line("return ein::runtime::allocate_device_storage(" + int_text(prep.bytes) + ");");

@@ -12,6 +12,7 @@
 #include "ein/codegen/layout.hpp"
 #include "ein/codegen/library_step.hpp"
 #include "ein/codegen/options.hpp"
+#include "ein/codegen/precision.hpp"
 #include "ein/codegen/preparation.hpp"
 #include "ein/codegen/run_body.hpp"
 #include "ein/codegen/writer.hpp"
@@ -38,6 +39,20 @@ inline std::string describe(const ein::plan::program_plan& p, const options& o) 
          (s.weight_only ? " [weight transform]" : "") + "\n";
   }
   return r;
+}
+
+/// The error a check of the plan's run() should allow against the interpreter (codegen::tolerance
+/// of its steps as `o.target`'s run() computes them: library calls as bound, on TF32 where
+/// `o.tf32` says so on cuda, eOperators as `o.accumulate` asks).
+inline double tolerance(const layout& plan, const options& o) {
+  auto calls = emitted_calls(plan, o.target);
+  std::vector<ir::dtype> types;
+  std::vector<bool> library;
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    types.push_back(calls[k] ? calls[k]->op.type : compute_type(plan.steps[k], plan, o.accumulate));
+    library.push_back(calls[k].has_value());
+  }
+  return tolerance(plan, types, library, o.tf32 && o.target == backend::cuda);
 }
 
 /// The name of a CUDA entry point of a plan, `<what>_cuda_<key>` (`what`: run, prepare,
@@ -156,7 +171,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
     if (calls[k])
       emit_cblas_function(w, s, plan, *calls[k]);
     else
-      emit_host_function(w, s, plan);
+      emit_host_function(w, s, plan, o.accumulate);
   }
   if (cuda) {
     w.line();
@@ -178,6 +193,8 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   w.line("static constexpr std::string_view name = " + detail::string_literal(o.name) + ";");
   w.line("static constexpr std::string_view description =");
   w.line("    " + detail::string_literal(describe(p, o)) + ";");
+  w.comment("The largest max_rel_err against the interpreter that a check of run() should allow.");
+  w.line("static constexpr double tolerance = " + double_text(tolerance(plan, o)) + ";");
   w.line();
   if (cuda) {
     w.comment("Device pointers; asynchronous on stream s.");

@@ -46,11 +46,12 @@ inline void emit_cblas_function(writer& w, const step& s, const layout& plan, co
   w.close();
 }
 
-/// The cuBLAS call of a step on the plan's handle `handle` (its stream already set).
+/// The cuBLAS call of a step on the plan's handle `handle` (its stream already set), rounding
+/// float operands to TF32 where `tf32` says so.
 inline void emit_cublas_call(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
-                             const std::string& handle) {
+                             const std::string& handle, bool tf32) {
   library::emit_cublas(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable,
-                       {handle, "EIN_CUBLAS_CHECK", "EIN_CUDA_CHECK"});
+                       {handle, "EIN_CUBLAS_CHECK", "EIN_CUDA_CHECK"}, tf32);
 }
 
 /// The cuDNN call of a convolution step on the plan's handle `handle` (its stream already set),

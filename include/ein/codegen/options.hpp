@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ein/codegen/backend.hpp"
+#include "ein/codegen/precision.hpp"
 
 namespace ein::codegen {
 
@@ -32,6 +33,12 @@ struct options {
   backend target = backend::host;
   std::string search = "none (instantiate as written)";  // how the plan was chosen
   std::optional<search_summary> statistics;  // of the search, where one chose the plan
+  /// How eOperators compute (precision.hpp): in their element type, or in double.
+  accumulation accumulate = accumulation::element;
+  /// The cuda backend's float library calls may round their operands to TF32 (cuBLAS and cuDNN
+  /// on tensor cores), as the profile that priced them says; otherwise they run in full float
+  /// (cuDNN with CUDNN_FMA_MATH).
+  bool tf32 = false;
 };
 
 }  // namespace ein::codegen

@@ -47,11 +47,11 @@ enum class part : std::uint8_t { whole, weights, rest };
 
 // The body of run()/run_host(), prepare() or run_prepared(): check the bindings, take the bound
 // pointers, point into the storage, take temporaries, call each step of `which`. Library steps
-// call the plan's cuBLAS handle `ein_cublas` or cuDNN handle `ein_cudnn` (cuda), or their CBLAS
-// host function.
+// call the plan's cuBLAS handle `ein_cublas` (on TF32 tensor cores where `tf32` says so) or cuDNN
+// handle `ein_cudnn` (cuda), or their CBLAS host function.
 inline void emit_body(writer& w, const layout& plan, const preparation& prep, part which,
                       const std::string& ns, bool cuda,
-                      const std::vector<std::optional<ein::plan::library_call>>& calls) {
+                      const std::vector<std::optional<ein::plan::library_call>>& calls, bool tf32 = false) {
   auto runs = [&](std::size_t k) { return which == part::whole || prep.in_prepare[k] == (which == part::weights); };
   auto bound = [&](const buffer& b) {
     return b.role != buffer::kind::temporary && (which == part::whole || b.weight == (which == part::weights));
@@ -125,7 +125,7 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
       std::string to = "static_cast<std::byte*>(storage) + " + at(id);
       std::string bytes = int_text(b.count() * element_bytes(b.type));
       w.line(cuda ? "EIN_CUDA_CHECK(cudaMemcpyAsync(" + to + ", " + b.variable + ", " + bytes +
-                        ", cudaMemcpyDeviceToDevice, s));"
+                        ", cudaMemcpyDefault, s));"
                   : "std::memcpy(" + to + ", " + b.variable + ", " + bytes + ");");
     }
   std::vector<std::optional<ein::plan::library_call>> running(calls.size());
@@ -150,7 +150,7 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
     if (cuda && calls[k] && calls[k]->library == ein::plan::cudnn)
       emit_cudnn_call(w, s, plan, *calls[k], ns, "ein_cudnn");
     else if (cuda && calls[k])
-      emit_cublas_call(w, s, plan, *calls[k], "ein_cublas");
+      emit_cublas_call(w, s, plan, *calls[k], "ein_cublas", tf32);
     else if (cuda)
       emit_cuda_launch(w, s, plan, ns);
     else

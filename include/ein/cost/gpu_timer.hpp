@@ -74,18 +74,20 @@ inline void nvrtc_check(nvrtcResult r, const char* call) {
 }  // namespace detail
 
 /// The CUDA source of one eOperator (flat_eoperator of `s`, as its own program, eoperator_program):
-/// ein/runtime/eoperator.hpp and the kernel emit_cuda_kernel writes for it, with external
-/// linkage so that the driver API finds it. `kernel` gets its name.
-inline std::string eoperator_cuda_source(const ir::scope& s, std::string* kernel = nullptr) {
+/// ein/runtime/eoperator.hpp and the kernel emit_cuda_kernel writes for it (computing as
+/// `accumulate` asks), with external linkage so that the driver API finds it. `kernel` gets its
+/// name.
+inline std::string eoperator_cuda_source(const ir::scope& s, std::string* kernel = nullptr,
+                                         codegen::accumulation accumulate = codegen::accumulation::element) {
   auto plan = codegen::make_layout(eoperator_program(s));
   if (plan.steps.size() != 1) throw internal_error("eoperator_cuda_source: an eOperator is one step");
   codegen::writer w;
-  codegen::emit_cuda_kernel(w, plan.steps[0], plan);
+  codegen::emit_cuda_kernel(w, plan.steps[0], plan, accumulate);
   std::string text = w.str();
-  const std::string internal = "static __global__ void ";
+  const std::string internal = "static __global__ void __launch_bounds__";
   auto at = text.find(internal);
   if (at == std::string::npos) throw internal_error("eoperator_cuda_source: no kernel in the emitted text");
-  text.replace(at, internal.size(), "__global__ void ");
+  text.replace(at, internal.size(), "__global__ void __launch_bounds__");
   if (kernel) *kernel = plan.steps[0].function + "_kernel";
   return "#include \"ein/runtime/eoperator.hpp\"\n\n" + text;
 }
@@ -103,12 +105,14 @@ inline compiled_eoperator compile_eoperator(const ir::scope& s, const std::strin
   const char* headers[] = {
       "",  // ::exp and ::tanh are NVRTC built-ins
       "namespace std { using size_t = decltype(sizeof(0)); using ptrdiff_t = decltype((int*)0 - (int*)0); }\n",
-      "namespace std { using int64_t = long long; using uint64_t = unsigned long long; }\n",
+      "namespace std { using int64_t = long long; using uint64_t = unsigned long long; "
+      "using uintptr_t = unsigned long long; }\n",
       "",  // NVRTC declares the aligned operator new and delete itself
-      "namespace std { template <class T> class allocator; template <class T, class A = allocator<T>> class vector; }\n"};
-  const char* names[] = {"math.h", "cstddef", "cstdint", "new", "vector"};
+      "namespace std { template <class T> class allocator; template <class T, class A = allocator<T>> class vector; }\n",
+      ""};  // memcpy serves the host only
+  const char* names[] = {"math.h", "cstddef", "cstdint", "new", "vector", "cstring"};
   nvrtcProgram p = nullptr;
-  detail::nvrtc_check(nvrtcCreateProgram(&p, out.source.c_str(), "ein_eoperator.cu", 5, headers, names),
+  detail::nvrtc_check(nvrtcCreateProgram(&p, out.source.c_str(), "ein_eoperator.cu", 6, headers, names),
                       "nvrtcCreateProgram");
   std::unique_ptr<nvrtcProgram, void (*)(nvrtcProgram*)> owned(&p, [](nvrtcProgram* q) { nvrtcDestroyProgram(q); });
   const std::string expression = "&" + kernel;
@@ -138,24 +142,27 @@ inline compiled_eoperator compile_eoperator(const ir::scope& s, const std::strin
 /// each timed with CUDA events; a kernel whose first run takes over `slow_seconds` (a naive
 /// eOperator of a large convolution, say) gets no more warm-up and `slow_runs` runs. Kernels
 /// whose operands need more than `memory_fraction` of the free device memory are not timed.
+/// Library calls run as plans generated with codegen::options::tf32 = `tf32` make them.
 struct gpu_timer_options {
   int warmup = 3;
   int runs = 15;
   double slow_seconds = 0.02;
   int slow_runs = 3;
   double memory_fraction = 0.5;
+  bool tf32 = false;
 };
 
 /// Times kernels on CUDA device `device` (serialized by the measured model). Library operators
 /// run through the calls the generated CUDA code makes (codegen/library/cublas.hpp, cudnn.hpp):
-/// GEMMs that codegen::detail::blas_accepts as one cublasGemmStridedBatchedEx, convolutions that
-/// cuDNN runs as matched (cudnn_accepts, with EIN_HAVE_CUDNN) through runtime::cudnn_convolution
+/// GEMMs that plan::blas_accepts as one cublasGemmStridedBatchedEx, convolutions that
+/// cuDNN runs as matched (plan::cudnn_accepts, with EIN_HAVE_CUDNN) through runtime::cudnn_convolution
 /// and the algorithm its heuristics choose. Other library operators (G2BMM, GBMM, elementwise)
 /// are not library calls of the cuda backend: the timer returns nothing for them, and the
 /// search prices them as the eOperators they become. eOperators run as compile_eoperator's PTX
-/// on grid_size(outputs) blocks of block_size threads, as generated plans launch them. Inputs
-/// are random non-zero values. A kernel that fails (out of memory, a library refusal) is
-/// reported on stderr and not timed.
+/// with the grid and blocks of their schedule (codegen::schedule), as generated plans launch
+/// them. Inputs are random non-zero values. A kernel that fails (out of memory, a library
+/// refusal) is reported on stderr and not timed. The device's memory pool keeps what it frees
+/// (runtime::keep_pool_memory), as in the benchmarks.
 class gpu_timer final : public timer {
  public:
   explicit gpu_timer(int device = 0, gpu_timer_options o = {}) : device_(device), options_(o) {
@@ -164,6 +171,7 @@ class gpu_timer final : public timer {
     cudaDeviceProp p{};
     EIN_CUDA_CHECK(cudaGetDeviceProperties(&p, device_));
     arch_ = "compute_" + std::to_string(p.major * 10 + p.minor);
+    runtime::keep_pool_memory(device_);
     EIN_CUDA_CHECK(cudaStreamCreate(&stream_));
     EIN_CUDA_CHECK(cudaEventCreate(&start_));
     EIN_CUDA_CHECK(cudaEventCreate(&stop_));
@@ -171,6 +179,7 @@ class gpu_timer final : public timer {
     driver(unload_, "cuModuleUnload");
     driver(function_, "cuModuleGetFunction");
     driver(launch_, "cuLaunchKernel");
+    driver(occupancy_, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
   }
   gpu_timer(const gpu_timer&) = delete;
   gpu_timer& operator=(const gpu_timer&) = delete;
@@ -305,6 +314,7 @@ class gpu_timer final : public timer {
     bool f32 = op.type == ir::dtype::f32;
     cudaDataType data = f32 ? CUDA_R_32F : CUDA_R_64F;
     cublasComputeType_t compute = f32 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F;
+    if (f32 && options_.tf32) compute = CUBLAS_COMPUTE_32F_FAST_TF32;
     auto op_of = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
     float alpha_f = static_cast<float>(g.alpha), beta_f = 0;
     double alpha_d = g.alpha, beta_d = 0;
@@ -327,35 +337,7 @@ class gpu_timer final : public timer {
     EIN_CUDNN_CHECK(cudnnSetStream(h, stream_));
     auto& a = op.conv();
     bool forward = op.kind == match::op_kind::conv2d;
-    cudnnDataType_t data = op.type == ir::dtype::f32 ? CUDNN_DATA_FLOAT : CUDNN_DATA_DOUBLE;
-    auto i = [](std::int64_t v) { return static_cast<int>(v); };
-    runtime::cudnn_convolution c([&](runtime::cudnn_convolution& s) {
-      const int x_dims[4] = {i(a.n), i(a.c), i(a.h), i(a.w)};
-      const int x_strides[4] = {i(a.x_strides[0]), i(a.x_strides[1]), i(a.x_strides[2]), i(a.x_strides[3])};
-      const int y_dims[4] = {i(a.n), i(a.k), i(a.p), i(a.q)};
-      const int y_strides[4] = {i(a.y_strides[0]), i(a.y_strides[1]), i(a.y_strides[2]), i(a.y_strides[3])};
-      EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(s.x, data, 4, x_dims, x_strides));
-      EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(s.y, data, 4, y_dims, y_strides));
-      EIN_CUDNN_CHECK(cudnnSetFilter4dDescriptor(s.w, data, a.filter_layout == "kcrs" ? CUDNN_TENSOR_NCHW : CUDNN_TENSOR_NHWC,
-                                                 i(a.k), i(a.c), i(a.r), i(a.s)));
-      EIN_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(s.conv, i(a.pad_h), i(a.pad_w), i(a.stride_h), i(a.stride_w),
-                                                      i(a.dilation_h), i(a.dilation_w), CUDNN_CROSS_CORRELATION, data));
-      std::size_t bytes = 0;
-      int found = 0;
-      if (forward) {
-        cudnnConvolutionFwdAlgoPerf_t perf[8];
-        EIN_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(h, s.x, s.w, s.conv, s.y, 8, &found, perf));
-        s.forward_algo = runtime::first_runnable(perf, found);
-        EIN_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(h, s.x, s.w, s.conv, s.y, s.forward_algo, &bytes));
-      } else {
-        cudnnConvolutionBwdDataAlgoPerf_t perf[8];
-        EIN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(h, s.w, s.y, s.conv, s.x, 8, &found, perf));
-        s.backward_data_algo = runtime::first_runnable(perf, found);
-        EIN_CUDNN_CHECK(
-            cudnnGetConvolutionBackwardDataWorkspaceSize(h, s.w, s.y, s.conv, s.x, s.backward_data_algo, &bytes));
-      }
-      s.allocate_workspace(bytes);
-    });
+    runtime::cudnn_convolution c(h, codegen::library::geometry(op, options_.tf32));
     float alpha_f = static_cast<float>(a.alpha), beta_f = 0;
     double alpha_d = a.alpha, beta_d = 0;
     bool f32 = op.type == ir::dtype::f32;
@@ -399,9 +381,15 @@ class gpu_timer final : public timer {
     pointers.push_back(arrays.back()->data());
     std::vector<void*> args;
     for (auto& p : pointers) args.push_back(&p);
-    unsigned grid = runtime::grid_size(target.count());
+    auto schedule = codegen::schedule(step, plan);
+    const int threads = static_cast<int>(codegen::kernel_threads);
+    int per_multiprocessor = 0;
+    if (occupancy_(&per_multiprocessor, f, threads, 0) != CUDA_SUCCESS)
+      throw user_error("cuOccupancyMaxActiveBlocksPerMultiprocessor failed for " + kernel.entry);
+    unsigned grid = runtime::launch_blocks(schedule.items, schedule.items_per_block,
+                                           static_cast<unsigned>(std::max(1, per_multiprocessor) * runtime::multiprocessors()));
     return median_of([&] {
-      if (launch_(f, grid, 1, 1, runtime::block_size, 1, 1, 0, stream_, args.data(), nullptr) != CUDA_SUCCESS)
+      if (launch_(f, grid, 1, 1, threads, 1, 1, 0, stream_, args.data(), nullptr) != CUDA_SUCCESS)
         throw user_error("cuLaunchKernel failed for " + kernel.entry);
     });
   }
@@ -420,6 +408,7 @@ class gpu_timer final : public timer {
   decltype(&::cuModuleUnload) unload_ = nullptr;
   decltype(&::cuModuleGetFunction) function_ = nullptr;
   decltype(&::cuLaunchKernel) launch_ = nullptr;
+  decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancy_ = nullptr;
 };
 
 }  // namespace ein::cost

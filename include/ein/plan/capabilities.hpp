@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <climits>
 #include <cstdint>
 #include <optional>
@@ -20,6 +21,17 @@ namespace detail {
 
 inline bool fits_int(std::int64_t v, std::int64_t lo) { return v >= lo && v <= INT_MAX; }
 
+// Whether strides (n, c, h, w) of a (n, c, h, w) tensor are those of a packed NHWC tensor.
+inline bool nhwc_packed(const std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides) {
+  return strides[1] == 1 && strides[3] == dims[1] && strides[2] == dims[1] * dims[3] &&
+         strides[0] == dims[1] * dims[2] * dims[3];
+}
+
+// Whether the channels of a (n, c, h, w) tensor are its contiguous dimension (an NHWC-like layout).
+inline bool channels_last(const std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides) {
+  return dims[1] > 1 && strides[1] == 1;
+}
+
 }  // namespace detail
 
 /// Whether CBLAS (row-major) and cuBLAS both accept GEMM `g`: sizes and leading dimensions in
@@ -33,8 +45,14 @@ inline bool blas_accepts(const match::gemm_attrs& g) {
 
 /// Whether the legacy cuDNN API runs convolution `op` as matched: a conv2d or conv_transpose2d
 /// (conv_attrs) with symmetric padding, a packed KCRS or KRSC filter (match::repack_filter makes
-/// any other one), sizes and strides in int.
+/// any other one), sizes and strides in int, in a combination cuDNN supports. It refuses
+/// (CUDNN_STATUS_NOT_SUPPORTED at the first run) a KRSC (NHWC-format) filter unless x and y are
+/// packed NHWC, backward data (conv_transpose2d) with a KRSC filter or channels-last data, and
+/// double data with a KRSC filter or channels-last data: those stay eOperators, or read a packed
+/// copy of their filter (search::pack_weight_operands) in a layout cuDNN accepts.
+/// Example: a float NHWC conv2d with a KRSC filter runs; the same with double data does not.
 inline bool cudnn_accepts(const match::instance& op) {
+  if (op.kind != match::op_kind::conv2d && op.kind != match::op_kind::conv_transpose2d) return false;
   auto* a = std::get_if<match::conv_attrs>(&op.attrs);
   if (!a || !a->symmetric() || (a->filter_layout != "kcrs" && a->filter_layout != "krsc")) return false;
   for (auto v : {a->n, a->c, a->h, a->w, a->k, a->r, a->s, a->p, a->q, a->pad_h, a->pad_w, a->stride_h, a->stride_w,
@@ -43,7 +61,12 @@ inline bool cudnn_accepts(const match::instance& op) {
   for (auto& strides : {a->x_strides, a->y_strides})
     for (auto v : strides)
       if (!detail::fits_int(v, 0)) return false;
-  return true;
+  const std::array<std::int64_t, 4> x{a->n, a->c, a->h, a->w}, y{a->n, a->k, a->p, a->q};
+  const bool krsc = a->filter_layout == "krsc";
+  const bool nhwc_data = detail::channels_last(x, a->x_strides) || detail::channels_last(y, a->y_strides);
+  if (krsc && !(detail::nhwc_packed(x, a->x_strides) && detail::nhwc_packed(y, a->y_strides))) return false;
+  if (op.kind == match::op_kind::conv_transpose2d && (krsc || nhwc_data)) return false;
+  return op.type != ir::dtype::f64 || !(krsc || nhwc_data);
 }
 
 namespace detail {

@@ -1,5 +1,5 @@
 // Device-side support of generated CUDA plans: temporaries on a stream, the storage of prepared
-// plans and launch sizes.
+// plans and the blocks a kernel keeps resident.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -9,6 +9,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ein/detail/error.hpp"
 #include "ein/runtime/cuda_check.hpp"
@@ -57,12 +58,39 @@ inline void expect_device_pointer(std::string_view name, const void* p) {
                      "device memory, or call the plan's run_host()");
 }
 
-/// Threads per block of an eOperator kernel, and blocks for `total` outputs; the kernels loop
-/// with a grid stride, so the grid is capped.
-inline constexpr unsigned block_size = 256;
-inline unsigned grid_size(std::int64_t total) {
-  std::int64_t blocks = (total + block_size - 1) / block_size;
-  return static_cast<unsigned>(std::clamp<std::int64_t>(blocks, 1, 65535 * 32));
+/// Makes the default memory pool of `device` keep the memory it frees (its release threshold
+/// raised to the maximum), so that stream-ordered temporaries (device_buffer) are reused
+/// instead of returned to the device and mapped again: a timing loop that synchronizes every
+/// run would otherwise time the remapping.
+inline void keep_pool_memory(int device) {
+  cudaMemPool_t pool = nullptr;
+  EIN_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device));
+  std::uint64_t threshold = UINT64_MAX;
+  EIN_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
+}
+
+/// The multiprocessors of the current device, read once per device.
+inline int multiprocessors() {
+  static const std::vector<int> counts = [] {
+    int devices = 0;
+    EIN_CUDA_CHECK(cudaGetDeviceCount(&devices));
+    std::vector<int> n(static_cast<std::size_t>(devices));
+    for (int d = 0; d < devices; ++d) EIN_CUDA_CHECK(cudaDeviceGetAttribute(&n[d], cudaDevAttrMultiProcessorCount, d));
+    return n;
+  }();
+  int device = 0;
+  EIN_CUDA_CHECK(cudaGetDevice(&device));
+  return counts.at(static_cast<std::size_t>(device));
+}
+
+/// The blocks of `threads` threads of `kernel` that the current device runs at once: its
+/// multiprocessors times the kernel's occupancy (at least 1). Generated launches ask once, on
+/// their first run, and size their grids with launch_blocks.
+template <class Kernel>
+unsigned resident_blocks(Kernel* kernel, int threads) {
+  int per_multiprocessor = 0;
+  EIN_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_multiprocessor, kernel, threads, 0));
+  return static_cast<unsigned>(std::max(1, per_multiprocessor) * multiprocessors());
 }
 
 }  // namespace ein::runtime

@@ -1,11 +1,12 @@
-// What generated eOperators call on host and device: qualifiers, floor division, unary functions,
-// and the memory of host plans.
+// What generated eOperators call on host and device: qualifiers, floor division, unary, max and
+// min functions and infinity in float and double, and the memory of host plans.
 #pragma once
 
-#include <math.h>  // the global ::exp/::tanh that both the host and nvcc's device side provide
+#include <math.h>  // the global ::exp/::tanh, ::expf/::tanhf that the host and nvcc's device side provide
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <new>
 #include <vector>
 
@@ -15,6 +16,15 @@
 #else
 #define EIN_HOST_DEVICE
 #define EIN_RESTRICT __restrict
+#endif
+
+// A loop the compiler should unroll completely (a sum over a small constant extent).
+#if defined(__CUDACC__) || defined(__clang__)
+#define EIN_UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define EIN_UNROLL _Pragma("GCC unroll 16")
+#else
+#define EIN_UNROLL
 #endif
 
 namespace ein::runtime {
@@ -29,21 +39,85 @@ EIN_HOST_DEVICE inline constexpr std::int64_t floor_mod(std::int64_t a, std::int
   return a - floor_div(a, d) * d;
 }
 
-/// The unary functions of ir::unary_fn (EIN_FOR_EACH_UNARY_FN), one per name, in double.
+/// Blocks of a kernel launch: enough for `items` at `per_block` each pass, at most `resident`
+/// (the blocks the device runs at once; the kernels loop over the rest), at least 1.
+/// Example: launch_blocks(10000, 1024, 1056) == 10; launch_blocks(1 << 24, 1024, 1056) == 1056.
+constexpr unsigned launch_blocks(std::int64_t items, std::int64_t per_block, unsigned resident) {
+  std::int64_t blocks = (items + per_block - 1) / per_block;
+  return static_cast<unsigned>(blocks < 1 ? 1 : blocks > resident ? resident : blocks);
+}
+
+/// `N` consecutive elements that one thread of a kernel loads or stores together.
+template <class T, int N>
+struct alignas(sizeof(T) * N) lanes {
+  T v[N];
+  EIN_HOST_DEVICE T operator[](int i) const { return v[i]; }
+};
+
+/// p[0, N): one vector load where `p` is aligned to the whole group, element by element otherwise
+/// (generated kernels load lanes only at offsets that are multiples of N, so the choice is the
+/// same for every thread: it follows the alignment of the buffer).
+template <int N, class T>
+EIN_HOST_DEVICE inline lanes<T, N> load_lanes(const T* p) {
+  lanes<T, N> r;
+  if (reinterpret_cast<std::uintptr_t>(p) % sizeof(r) == 0) {
+#if defined(__CUDA_ARCH__)
+    return *reinterpret_cast<const lanes<T, N>*>(p);
+#else
+    std::memcpy(&r, p, sizeof(r));
+    return r;
+#endif
+  }
+  EIN_UNROLL
+  for (int i = 0; i < N; ++i) r.v[i] = p[i];
+  return r;
+}
+
+/// Stores `v` at p[0, N), as load_lanes loads.
+template <int N, class T>
+EIN_HOST_DEVICE inline void store_lanes(T* p, const lanes<T, N>& v) {
+  if (reinterpret_cast<std::uintptr_t>(p) % sizeof(v) == 0) {
+#if defined(__CUDA_ARCH__)
+    *reinterpret_cast<lanes<T, N>*>(p) = v;
+#else
+    std::memcpy(p, &v, sizeof(v));
+#endif
+    return;
+  }
+  EIN_UNROLL
+  for (int i = 0; i < N; ++i) p[i] = v.v[i];
+}
+
+/// The unary functions of ir::unary_fn (EIN_FOR_EACH_UNARY_FN), one per name, then the binary
+/// max and min and infinity, in double and in float (a float eOperator stays in float: no double
+/// instruction in its kernel).
 namespace fn {
 EIN_HOST_DEVICE inline double neg(double x) { return -x; }
 EIN_HOST_DEVICE inline double relu(double x) { return x > 0 ? x : 0.0; }
 EIN_HOST_DEVICE inline double sigmoid(double x) { return 1.0 / (1.0 + ::exp(-x)); }
 EIN_HOST_DEVICE inline double tanh(double x) { return ::tanh(x); }
 EIN_HOST_DEVICE inline double exp(double x) { return ::exp(x); }
-/// The binary max and min (ir::binary_op), and the value of a max or min over no point.
+EIN_HOST_DEVICE inline float neg(float x) { return -x; }
+EIN_HOST_DEVICE inline float relu(float x) { return x > 0 ? x : 0.0f; }
+EIN_HOST_DEVICE inline float sigmoid(float x) { return 1.0f / (1.0f + ::expf(-x)); }
+EIN_HOST_DEVICE inline float tanh(float x) { return ::tanhf(x); }
+EIN_HOST_DEVICE inline float exp(float x) { return ::expf(x); }
+/// The binary max and min (ir::binary_op), in double and in float.
 EIN_HOST_DEVICE inline double max(double a, double b) { return a > b ? a : b; }
 EIN_HOST_DEVICE inline double min(double a, double b) { return a < b ? a : b; }
+EIN_HOST_DEVICE inline float max(float a, float b) { return a > b ? a : b; }
+EIN_HOST_DEVICE inline float min(float a, float b) { return a < b ? a : b; }
+/// +inf in T (float or double): a min over no point (a max over none is its negation).
+template <class T>
+EIN_HOST_DEVICE inline T infinity() {
 #if defined(__CUDACC_RTC__)  // NVRTC knows neither HUGE_VAL nor __builtin_huge_val
-EIN_HOST_DEVICE inline double infinity() { return __longlong_as_double(0x7ff0000000000000LL); }
+  if constexpr (sizeof(T) == sizeof(float)) return __int_as_float(0x7f800000);
+  else return __longlong_as_double(0x7ff0000000000000LL);
 #else
-EIN_HOST_DEVICE inline double infinity() { return __builtin_huge_val(); }
+  if constexpr (sizeof(T) == sizeof(float)) return __builtin_huge_valf();
+  else return __builtin_huge_val();
 #endif
+}
 }  // namespace fn
 
 /// A temporary of a host plan (a definition that is no output, or a materialized nested scope).

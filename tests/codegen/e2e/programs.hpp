@@ -245,19 +245,6 @@ inline ir::program build<15>() {
                                        ir::reduction::min));
 }
 
-/// Programs whose plan computes library matmuls (where library calls are enabled).
-inline constexpr bool is_library_program(int id) { return id >= 8 && id <= 10; }
-
-/// Programs whose cuda plan computes cuDNN convolutions (where cuDNN is found).
-inline constexpr bool is_cudnn_program(int id) { return id == 11 || id == 12; }
-
-/// The largest error a plan of program `id` may have against the interpreter, relative to the
-/// output's largest magnitude: f32 eOperators sum in double and round once, BLAS sums in float,
-/// and cuDNN's default math may use TF32 tensor cores for f32 convolutions (a 10-bit mantissa).
-inline constexpr double tolerance(int id) {
-  return id == 7 || id == 10 ? 1e-13 : is_library_program(id) ? 1e-5 : is_cudnn_program(id) ? 1e-2 : 1e-6;
-}
-
 inline constexpr int program_count = 16;
 inline constexpr hand_program<0> matmul;
 inline constexpr hand_program<1> conv_nhwc;

@@ -25,18 +25,20 @@ struct call_names {
 ///   `cublasGemmStridedBatchedEx(handle, CUBLAS_OP_T, CUBLAS_OP_N, n, m, k, &alpha, b, CUDA_R_32F,
 ///    ldb, strideB, a, CUDA_R_32F, lda, strideA, &beta, c, CUDA_R_32F, ldc, strideC, batch,
 ///    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)`.
-/// `inputs`/`output` name device pointers to the start of each operand's flattened source.
+/// `inputs`/`output` name device pointers to the start of each operand's flattened source. A
+/// float GEMM computes in full float (CUBLAS_COMPUTE_32F) unless `tf32` lets cuBLAS round its
+/// operands to TF32 (CUBLAS_COMPUTE_32F_FAST_TF32).
 /// @pre op.kind is matmul or batch_matmul; cuBLAS's pointer mode is host (the default).
 inline void emit_cublas(writer& w, const match::instance& op,
                         const std::vector<std::string>& inputs, const std::string& output,
-                        const call_names& names = {}) {
+                        const call_names& names = {}, bool tf32 = false) {
   if (op.kind != match::op_kind::matmul && op.kind != match::op_kind::batch_matmul)
     throw internal_error(std::string("emit_cublas: not a GEMM: ") + match::name(op.kind));
   if (inputs.size() != 2) throw internal_error("emit_cublas: a GEMM has two inputs");
   auto& g = op.gemm();
   bool f32 = op.type == ir::dtype::f32;
   std::string scalar = f32 ? "float" : "double", data = f32 ? "CUDA_R_32F" : "CUDA_R_64F";
-  std::string compute = f32 ? "CUBLAS_COMPUTE_32F" : "CUBLAS_COMPUTE_64F";
+  std::string compute = !f32 ? "CUBLAS_COMPUTE_64F" : tf32 ? "CUBLAS_COMPUTE_32F_FAST_TF32" : "CUBLAS_COMPUTE_32F";
   auto op_of = [](bool t) { return t ? "CUBLAS_OP_T" : "CUBLAS_OP_N"; };
   w.open("");
   w.line("const " + scalar + " ein_alpha = " + literal(g.alpha, op.type) +

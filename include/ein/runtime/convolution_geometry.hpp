@@ -1,0 +1,23 @@
+// The geometry of a convolution as generated plans hand it to cuDNN (plain values: code
+// generation builds it without the CUDA headers, runtime/cudnn.hpp sets descriptors from it).
+#pragma once
+
+namespace ein::runtime {
+
+/// A 2-D convolution as cuDNN's legacy API takes it: x (n, c, h, w) and y (n, k, p, q) with any
+/// strides, a packed filter (k, c, r, s), KRSC (cuDNN's NHWC filter format) or else KCRS (NCHW),
+/// symmetric padding. `forward`: y = conv(x, w) (cudnnConvolutionForward); else
+/// x = conv_transpose(y, w) (cudnnConvolutionBackwardData). `tf32`: float data may use TF32
+/// tensor cores; otherwise the convolution runs in full float (CUDNN_FMA_MATH).
+struct convolution_geometry {
+  bool forward = true;
+  bool f64 = false;
+  bool krsc = false;
+  int x_dims[4] = {}, x_strides[4] = {};
+  int y_dims[4] = {}, y_strides[4] = {};
+  int filter[4] = {};
+  int pad[2] = {}, stride[2] = {1, 1}, dilation[2] = {1, 1};
+  bool tf32 = false;
+};
+
+}  // namespace ein::runtime

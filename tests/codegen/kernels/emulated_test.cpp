@@ -1,0 +1,142 @@
+// The eOperator kernels of the kernel test cases, run on the CPU through emulate.hpp (grid-stride
+// loops over several passes and a single pass, tiles staged through shared memory, lanes on
+// aligned and misaligned buffers), and their host loops: every output equals the interpreter
+// within the tolerance of its arithmetic.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <limits>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "codegen/kernels/emulate.hpp"
+#include "codegen/kernels/families.hpp"
+#include "ein/codegen/kernel_schedule.hpp"
+#include "ein/eval/compare.hpp"
+#include "ein/eval/interpret.hpp"
+#include "ein/eval/random.hpp"
+#include "emulated_kernels.hpp"
+
+namespace {
+
+namespace codegen = ein::codegen;
+
+// The buffers of a plan: inputs from `env`, everything else NaN (an output never written fails).
+// Each starts `shift` elements into its storage (1: no buffer aligned for vector lanes).
+struct plan_buffers {
+  std::vector<std::vector<float>> f32;
+  std::vector<std::vector<double>> f64;
+  std::vector<void*> pointers;
+  std::size_t shift;
+
+  plan_buffers(const codegen::layout& plan, const ein::eval::bindings& env, std::size_t shift) : shift(shift) {
+    f32.resize(plan.buffers.size());
+    f64.resize(plan.buffers.size());
+    for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
+      auto& b = plan.buffers[id];
+      auto n = static_cast<std::size_t>(b.count()) + shift;
+      bool input = b.role == codegen::buffer::kind::input;
+      if (b.type == ein::ir::dtype::f32) {
+        f32[id].assign(n, std::numeric_limits<float>::quiet_NaN());
+        if (input) std::copy(env.at(b.name).data.begin(), env.at(b.name).data.end(), f32[id].begin() + shift);
+        pointers.push_back(f32[id].data() + shift);
+      } else {
+        f64[id].assign(n, std::numeric_limits<double>::quiet_NaN());
+        if (input) std::copy(env.at(b.name).data.begin(), env.at(b.name).data.end(), f64[id].begin() + shift);
+        pointers.push_back(f64[id].data() + shift);
+      }
+    }
+  }
+
+  double error(const codegen::layout& plan, std::size_t id, const ein::eval::dense& ref) const {
+    return plan.buffers[id].type == ein::ir::dtype::f32
+               ? ein::eval::max_rel_error(std::span<const float>(f32[id]).subspan(shift), ref)
+               : ein::eval::max_rel_error(std::span<const double>(f64[id]).subspan(shift), ref);
+  }
+};
+
+// Runs case `k` as kernels (with at most `resident` blocks) or host loops on random inputs and
+// checks every output; `shift` as plan_buffers. Counts the reference's elements of -inf and +inf
+// (a max or min with no point left) into `infinite`.
+void check(std::size_t k, const ein_test::kernel_case& c, bool kernels, unsigned resident, std::size_t shift,
+           std::array<int, 2>& infinite) {
+  CAPTURE(c.name);
+  CAPTURE(kernels);
+  CAPTURE(resident);
+  CAPTURE(shift);
+  auto plan = codegen::make_layout(c.program);
+  std::vector<ein::ir::dtype> types;
+  for (auto& s : plan.steps) types.push_back(codegen::compute_type(s, plan, c.accumulate));
+  const double tolerance = codegen::tolerance(plan, types, std::vector<bool>(plan.steps.size(), false), false);
+  auto env = ein::eval::random_inputs(c.program, 100 + k);
+  // A float input holds floats: the reference reads the values the plan reads (a copy is exact).
+  for (auto& t : c.program.tensors)
+    if (t.type == ein::ir::dtype::f32)
+      for (double& v : env.at(t.name).data) v = static_cast<float>(v);
+  auto ref = ein::eval::evaluate(c.program, env);
+  plan_buffers buffers(plan, env, shift);
+  ein_kernels::cases[k].run(buffers.pointers.data(), kernels, resident);
+  for (auto& name : c.program.outputs) {
+    CAPTURE(name);
+    double err = buffers.error(plan, plan.by_name.at(name), ref.at(name));
+    CHECK(err <= tolerance);
+    for (double v : ref.at(name).data)
+      if (std::isinf(v)) ++infinite[v > 0];
+  }
+}
+
+}  // namespace
+
+TEST_CASE("eOperator kernels, emulated on the CPU, and host loops equal the interpreter") {
+  auto cases = ein_test::kernel_cases();
+  REQUIRE(cases.size() == std::size(ein_kernels::cases));
+  std::array<int, 2> infinite{};
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    REQUIRE(cases[k].name == ein_kernels::cases[k].name);
+    check(k, cases[k], false, 0, 0, infinite);
+    check(k, cases[k], true, 3, 0, infinite);     // several passes of the grid-stride loops
+    check(k, cases[k], true, 4096, 0, infinite);  // one pass
+    check(k, cases[k], true, 3, 1, infinite);     // lanes loaded element by element
+  }
+  // Elements with no point left were compared, of a max and of a min.
+  CHECK(infinite[0] > 0);
+  CHECK(infinite[1] > 0);
+}
+
+TEST_CASE("the families reach every kernel shape, lanes, blocked sums with and without a remainder, max and min") {
+  int tiled = 0, flat_unrolled = 0, flat = 0, chunks = 0, remainders = 0, int64 = 0, vectors = 0, reused = 0;
+  int extrema = 0, extrema_in_lanes = 0;
+  for (auto& c : ein_test::kernel_cases()) {
+    auto plan = codegen::make_layout(c.program);
+    for (auto& s : plan.steps) {
+      if (codegen::empty_box(s.value->traversal)) continue;
+      auto k = codegen::schedule(s, plan);
+      (k.tile ? tiled : k.unroll > 1 ? flat_unrolled : flat) += 1;
+      int64 += k.index != "int";
+      vectors += k.lanes > 1 && !k.vectors.empty();
+      reused += k.lanes > 1 && k.vectors.empty();
+      if (s.value->reduce != ein::ir::reduction::sum) {
+        ++extrema;
+        extrema_in_lanes += k.lanes > 1;
+      }
+      auto b = codegen::blocks(s.value->summation, codegen::compute_type(s, plan, c.accumulate));
+      if (b && b->chunk) {
+        ++chunks;
+        remainders += s.value->summation[b->inner].extent() % b->chunk != 0;
+      }
+    }
+  }
+  CHECK(tiled >= 10);
+  CHECK(flat_unrolled >= 10);
+  CHECK(flat >= 5);
+  CHECK(chunks >= 3);
+  CHECK(remainders >= 1);
+  CHECK(int64 >= 4);
+  CHECK(vectors >= 10);
+  CHECK(reused >= 3);
+  CHECK(extrema >= 20);
+  CHECK(extrema_in_lanes >= 6);
+}
