@@ -73,7 +73,7 @@ std::vector<std::vector<std::string>> valid_command_lines(const fixture& f) {
     return line;
   };
   return {with({"--backend", "host", "--profile", f.path("profile.json")}),
-          with({"--backend", "host", "--search", "off"}),
+          with({"--backend", "host", "--search", "off", "--accumulate", "double"}),
           with({"--backend", "cuda", "--source", f.path("net.cu"), "--profile", f.path("profile.json")}),
           with({"--backend", "host", "--plan-for", "cuda", "--cost", "roofline", "--profile", f.path("profile.json")}),
           with({"--backend", "cuda", "--source", f.path("net.cu"), "--cost", "measured", "--cost-cache",
@@ -81,7 +81,7 @@ std::vector<std::vector<std::string>> valid_command_lines(const fixture& f) {
 }
 
 const std::vector<std::string> flags = {"--model",  "--name",   "--header",    "--report",     "--source", "--profile",
-                                        "--cost",   "--search", "--backend",   "--plan-for",   "--cost-cache"};
+                                        "--cost",   "--search", "--backend",   "--plan-for",   "--cost-cache", "--accumulate"};
 
 // One mutant command line: 1 to 3 mutations (three in ten a mutated model file or profile) of `line`, each described in `steps`. Files it
 // names in the fixture's folder (a mutated model or profile) are written here.
@@ -122,7 +122,8 @@ std::vector<std::string> mutate(std::vector<std::string> line, std::uint64_t see
       case 5: {  // a value of the wrong kind
         static const std::vector<std::string> words = {"",    "x",    "on",   "off",      "host",     "cuda",
                                                        "auto", "1 2", "a-b", "bad name", "::x",      "measured",
-                                                       "roofline", "/dev/null", "-", "--model", "net\"; int x;"};
+                                                       "roofline", "/dev/null", "-", "--model", "net\"; int x;",
+                                                       "element", "double"};
         std::string value = below(3) == 0 ? f.dir.string() : below(2) ? f.path("missing.json") : words[below(words.size())];
         if (pair + 1 < line.size()) line[pair + 1] = value;
         steps.push_back("value " + line[pair] + " " + value);
