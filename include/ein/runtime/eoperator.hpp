@@ -36,6 +36,7 @@ EIN_HOST_DEVICE inline double relu(double x) { return x > 0 ? x : 0.0; }
 EIN_HOST_DEVICE inline double sigmoid(double x) { return 1.0 / (1.0 + ::exp(-x)); }
 EIN_HOST_DEVICE inline double tanh(double x) { return ::tanh(x); }
 EIN_HOST_DEVICE inline double exp(double x) { return ::exp(x); }
+EIN_HOST_DEVICE inline double sqrt(double x) { return ::sqrt(x); }
 /// The binary max and min (ir::binary_op), and the value of a max or min over no point.
 EIN_HOST_DEVICE inline double max(double a, double b) { return a > b ? a : b; }
 EIN_HOST_DEVICE inline double min(double a, double b) { return a < b ? a : b; }
