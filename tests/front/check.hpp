@@ -32,11 +32,18 @@ inline void add_at(eval::dense& t, const shape& at, double v) {
   t.data[static_cast<std::size_t>(off)] += v;
 }
 
-// Reifies the program, evaluates it on random inputs and compares `name` with ref(inputs).
-template <class P, class Ref>
-void check(const P& prog, const char* name, Ref ref, std::uint64_t seed = 7) {
+// Makes the named input's values positive (a variance, say): |v| + 0.1.
+inline void make_positive(eval::bindings& env, const char* name) {
+  for (double& v : env.at(name).data) v = (v < 0 ? -v : v) + 0.1;
+}
+
+// Reifies the program, evaluates it on random inputs (after `adjust(inputs)`) and compares
+// `name` with ref(inputs).
+template <class P, class Ref, class Adjust = void (*)(eval::bindings&)>
+void check(const P& prog, const char* name, Ref ref, std::uint64_t seed = 7, Adjust adjust = [](eval::bindings&) {}) {
   auto ir = reify(prog, "test");
   auto env = eval::random_inputs(ir, seed);
+  adjust(env);
   auto values = eval::evaluate(ir, env);
   eval::dense expected = ref(env);
   const eval::dense& got = values.at(name);

@@ -13,8 +13,8 @@ namespace ein::front::detail {
 /// The key of the definition whose record is `r`: name, element type, a max or min reduction (a
 /// sum adds nothing: sums keep the keys, and generated headers the bytes, they had before
 /// reductions had kinds), traversal then summation iterators (count, then name, lo, hi each),
-/// then the body in prefix order, each node as its kind (node_kind or index_form) and its fields; tensors with role, element type and shape, and
-/// each access with its index count.
+/// then the body in prefix order, each node as its kind (node_kind or index_form) and its
+/// fields; tensors with role, element type and shape, and each access with its index count.
 constexpr std::uint64_t definition_key(std::span<const token> r) {
   fnv1a h;
   const token& d = r[0];
