@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "ein/eval/compare.hpp"
@@ -31,6 +32,16 @@ inline void add_at(eval::dense& t, const shape& at, double v) {
   for (std::size_t d = 0; d < at.size(); ++d) off = off * t.shape[d] + at[d];
   t.data[static_cast<std::size_t>(off)] += v;
 }
+
+// The input "X" of an operator test, (n, h, w, c) or (n, c, h, w).
+template <bool Nhwc, std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C>
+using activation = std::conditional_t<Nhwc, input<"X", float, N, H, W, C>, input<"X", float, N, C, H, W>>;
+
+// The filter "K" of a convolution test in layout Fl.
+template <ops::filter Fl, std::int64_t R, std::int64_t S, std::int64_t F, std::int64_t C>
+using filter_weight = std::conditional_t<Fl == ops::filter::rsfc, weight<"K", float, R, S, F, C>,
+                                         std::conditional_t<Fl == ops::filter::kcrs, weight<"K", float, F, C, R, S>,
+                                                            weight<"K", float, R, S, C, F>>>;
 
 // Makes the named input's values positive (a variance, say): |v| + 0.1.
 inline void make_positive(eval::bindings& env, const char* name) {

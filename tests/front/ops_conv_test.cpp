@@ -117,12 +117,8 @@ void conv2d_axes_case() {
                 }
     return y;
   };
-  using x_type = std::conditional_t<nhwc, input<"X", float, N, H, W, C>, input<"X", float, N, C, H, W>>;
-  using k_type = std::conditional_t<Fl == ops::filter::rsfc, weight<"K", float, R, S, F, C>,
-                                    std::conditional_t<Fl == ops::filter::kcrs, weight<"K", float, F, C, R, S>,
-                                                       weight<"K", float, R, S, C, F>>>;
-  static constexpr x_type x;
-  static constexpr k_type k;
+  static constexpr activation<nhwc, N, H, W, C> x;
+  static constexpr filter_weight<Fl, R, S, F, C> k;
   check(program(ops::conv2d<"y", L, St, P, D, Fl>(x, k)), "y", loop);
 }
 

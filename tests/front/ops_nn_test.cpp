@@ -25,8 +25,7 @@ template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, ops::h
 void pool_case() {
   static constexpr bool nhwc = L == ops::layout::nhwc;
   static constexpr std::int64_t oh = (H + 2 * P.h - K.h) / St.h + 1, ow = (W + 2 * P.w - K.w) / St.w + 1;
-  using x_type = std::conditional_t<nhwc, input<"X", float, N, H, W, C>, input<"X", float, N, C, H, W>>;
-  static constexpr x_type x;
+  static constexpr activation<nhwc, N, H, W, C> x;
   auto out = [](std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c) {
     return nhwc ? shape{n, h, w, c} : shape{n, c, h, w};
   };
@@ -89,8 +88,7 @@ TEST_CASE("ops::avg_pool2d divides a border window by the full window size (coun
 template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, ops::layout L>
 void global_avg_pool_case() {
   static constexpr bool nhwc = L == ops::layout::nhwc;
-  using x_type = std::conditional_t<nhwc, input<"X", float, N, H, W, C>, input<"X", float, N, C, H, W>>;
-  static constexpr x_type x;
+  static constexpr activation<nhwc, N, H, W, C> x;
   check(program(ops::global_avg_pool<"y", L>(x)), "y", [](eval::bindings& env) {
     eval::dense y(shape{N, C});
     for (std::int64_t n = 0; n < N; ++n)
@@ -254,12 +252,8 @@ template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, std::i
           std::int64_t S, ops::hw St, ops::hw P, ops::layout L, ops::filter Fl>
 void fold_case(std::uint64_t seed) {
   static constexpr bool nhwc = L == ops::layout::nhwc;
-  using x_type = std::conditional_t<nhwc, input<"X", float, N, H, W, C>, input<"X", float, N, C, H, W>>;
-  using k_type = std::conditional_t<Fl == ops::filter::rsfc, weight<"K", float, R, S, F, C>,
-                                    std::conditional_t<Fl == ops::filter::kcrs, weight<"K", float, F, C, R, S>,
-                                                       weight<"K", float, R, S, C, F>>>;
-  static constexpr x_type x;
-  static constexpr k_type k;
+  static constexpr activation<nhwc, N, H, W, C> x;
+  static constexpr filter_weight<Fl, R, S, F, C> k;
   static constexpr weight<"G", float, F> g;
   static constexpr weight<"B", float, F> b;
   static constexpr weight<"M", float, F> m;
