@@ -14,6 +14,8 @@ namespace ein {
 using front::def;
 using front::fixed_string;
 using front::input;
+using front::max;
+using front::min;
 using front::over;
 using front::program;
 using front::program_key;

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "ein/eval/compare.hpp"
@@ -32,11 +33,28 @@ inline void add_at(eval::dense& t, const shape& at, double v) {
   t.data[static_cast<std::size_t>(off)] += v;
 }
 
-// Reifies the program, evaluates it on random inputs and compares `name` with ref(inputs).
-template <class P, class Ref>
-void check(const P& prog, const char* name, Ref ref, std::uint64_t seed = 7) {
+// The input "X" of an operator test, (n, h, w, c) or (n, c, h, w).
+template <bool Nhwc, std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C>
+using activation = std::conditional_t<Nhwc, input<"X", float, N, H, W, C>, input<"X", float, N, C, H, W>>;
+
+// The filter "K" of a convolution test in layout Fl.
+template <ops::filter Fl, std::int64_t R, std::int64_t S, std::int64_t F, std::int64_t C>
+using filter_weight = std::conditional_t<Fl == ops::filter::rsfc, weight<"K", float, R, S, F, C>,
+                                         std::conditional_t<Fl == ops::filter::kcrs, weight<"K", float, F, C, R, S>,
+                                                            weight<"K", float, R, S, C, F>>>;
+
+// Makes the named input's values positive (a variance, say): |v| + 0.1.
+inline void make_positive(eval::bindings& env, const char* name) {
+  for (double& v : env.at(name).data) v = (v < 0 ? -v : v) + 0.1;
+}
+
+// Reifies the program, evaluates it on random inputs (after `adjust(inputs)`) and compares
+// `name` with ref(inputs).
+template <class P, class Ref, class Adjust = void (*)(eval::bindings&)>
+void check(const P& prog, const char* name, Ref ref, std::uint64_t seed = 7, Adjust adjust = [](eval::bindings&) {}) {
   auto ir = reify(prog, "test");
   auto env = eval::random_inputs(ir, seed);
+  adjust(env);
   auto values = eval::evaluate(ir, env);
   eval::dense expected = ref(env);
   const eval::dense& got = values.at(name);

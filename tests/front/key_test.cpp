@@ -7,6 +7,7 @@
 
 #include "ein/front.hpp"
 #include "front/models.hpp"
+#include "front/network_model.hpp"
 
 #define EIN_CONV_MODEL(NS, NAME, C, PAD, OP, FN, SHIFT, ROLE, TYPE)                             \
   namespace NS {                                                                               \
@@ -45,6 +46,8 @@ static_assert(ein::program_key(base::net) != ein::program_key(other_coefficient:
 // The same values as nvcc computes (nvcc_front.cu): the key does not depend on the compiler.
 static_assert(ein::program_key(conv3x3::net) == conv3x3_key);
 static_assert(ein::program_key(operators::net) == operators_key);
+static_assert(ein::program_key(shallow::net) == shallow_key);
+static_assert(ein::program_key(network::net) == network_key);
 
 namespace ranges {
 using namespace ein;

@@ -1,5 +1,6 @@
-// Models shared by the front-end tests and the nvcc check: the conv3x3 example and a program
-// using every operator of ein::ops, with their keys (the same on every compiler).
+// Models shared by the front-end tests and the nvcc check: the conv3x3 example, a program using
+// the operators of ein::ops, and one using its network operators and max and min, with their
+// keys (the same on every compiler).
 #pragma once
 
 #include "ein/front.hpp"
@@ -39,6 +40,27 @@ inline constexpr auto net = program(ops::conv2d<"y", ops::nhwc, 2, 1, 2>(X, K),
                                     ops::relu<"e">(ops::mul<"s">(ops::gbmm<"gb", 2, 2>(g, Q), Q)));
 }  // namespace operators
 
+// Each network operator and max and min once, over tensors: nvcc's front end takes time
+// exponential in the depth of a chain of pooled definitions (a chain of five takes over a
+// minute), so the deep network of network_model.hpp is checked by the host compilers only.
+namespace shallow {
+using namespace ein;
+inline constexpr var<"i"> i;
+inline constexpr var<"j"> j;
+inline constexpr input<"X", float, 2, 8, 8, 3> X;
+inline constexpr input<"Y", float, 2, 5> Y;
+inline constexpr weight<"K", float, 3, 3, 3, 4> K;  // (r, s, c, f)
+inline constexpr weight<"G", float, 4> G;
+inline constexpr weight<"W", float, 6, 5> W;
+inline constexpr weight<"Wb", float, 6> Wb;
+inline constexpr auto net = program(
+    ops::conv2d_batch_norm<"conv", ops::nhwc, 1, ops::hw{1, 0}, 1, ops::rscf>(X, K, G, G, G, G),
+    ops::max_pool2d<"pool", ops::nhwc, 3, 2, 1>(X), ops::avg_pool2d<"avg", ops::nchw, 2>(X),
+    ops::global_avg_pool<"g">(X), ops::softmax<"p">(Y), ops::linear<"fc">(Y, W, Wb), ops::flatten<"flat">(X),
+    def<"lo">(over(i), min(j)(Y(i, j))), def<"hi">(over(i, j), max(Y(i, j), 0.5)));
+}  // namespace shallow
+
 // Keys computed by g++ and clang; nvcc_front.cu checks that nvcc computes the same ones.
 inline constexpr std::uint64_t conv3x3_key = 0xee4b26212cc81d8aULL;
 inline constexpr std::uint64_t operators_key = 0x15940cf4debf62a1ULL;
+inline constexpr std::uint64_t shallow_key = 0xa0d8f20f40dd7f86ULL;

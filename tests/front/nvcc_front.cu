@@ -5,3 +5,4 @@
 
 static_assert(ein::program_key(conv3x3::net) == conv3x3_key, "nvcc and the host compilers disagree on program_key");
 static_assert(ein::program_key(operators::net) == operators_key, "nvcc and the host compilers disagree on program_key");
+static_assert(ein::program_key(shallow::net) == shallow_key, "nvcc and the host compilers disagree on program_key");

@@ -1,4 +1,5 @@
-// ops::conv2d and ops::conv_transpose2d against hand-written loops, through reify and the interpreter.
+// ops::conv2d (per-axis attributes, three filter layouts) and ops::conv_transpose2d against
+// hand-written loops, through reify and the interpreter.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -86,6 +87,62 @@ TEST_CASE("ops::conv_transpose2d equals the scatter loop") {
   conv_transpose2d_case<1, 3, 3, 3, 2, 4, 4, 2, 1>();  // stride 2, kernel a multiple
   conv_transpose2d_case<1, 2, 3, 1, 2, 5, 3, 3, 0>();  // stride 3, no padding
   conv_transpose2d_case<1, 3, 3, 2, 2, 2, 2, 2, 0>();  // non-overlapping windows
+}
+
+// Per-axis stride, padding and dilation, and the filter in layout Fl: the loop indexes the
+// filter as (r, s, f, c) through `at`.
+template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, std::int64_t F, std::int64_t R,
+          std::int64_t S, ops::hw St, ops::hw P, ops::hw D, ops::layout L, ops::filter Fl>
+void conv2d_axes_case() {
+  static constexpr std::int64_t oh = (H + 2 * P.h - D.h * (R - 1) - 1) / St.h + 1;
+  static constexpr std::int64_t ow = (W + 2 * P.w - D.w * (S - 1) - 1) / St.w + 1;
+  static constexpr bool nhwc = L == ops::layout::nhwc;
+  auto at = [](std::int64_t r, std::int64_t s, std::int64_t f, std::int64_t c) {
+    if constexpr (Fl == ops::filter::rsfc) return shape{r, s, f, c};
+    if constexpr (Fl == ops::filter::kcrs) return shape{f, c, r, s};
+    if constexpr (Fl == ops::filter::rscf) return shape{r, s, c, f};
+  };
+  auto loop = [at](eval::bindings& env) {
+    eval::dense y(nhwc ? shape{N, oh, ow, F} : shape{N, F, oh, ow});
+    for (std::int64_t n = 0; n < N; ++n)
+      for (std::int64_t h = 0; h < oh; ++h)
+        for (std::int64_t w = 0; w < ow; ++w)
+          for (std::int64_t f = 0; f < F; ++f)
+            for (std::int64_t r = 0; r < R; ++r)
+              for (std::int64_t s = 0; s < S; ++s)
+                for (std::int64_t c = 0; c < C; ++c) {
+                  std::int64_t ih = h * St.h + r * D.h - P.h, iw = w * St.w + s * D.w - P.w;
+                  double x = nhwc ? get(env["X"], {n, ih, iw, c}) : get(env["X"], {n, c, ih, iw});
+                  add_at(y, nhwc ? shape{n, h, w, f} : shape{n, f, h, w}, x * get(env["K"], at(r, s, f, c)));
+                }
+    return y;
+  };
+  static constexpr activation<nhwc, N, H, W, C> x;
+  static constexpr filter_weight<Fl, R, S, F, C> k;
+  check(program(ops::conv2d<"y", L, St, P, D, Fl>(x, k)), "y", loop);
+}
+
+TEST_CASE("ops::conv2d equals the loop with per-axis stride, padding and dilation, in every filter layout") {
+  using ops::hw;
+  // GCN's separable pair: 1x11 with padding 0x5 and 11x1 with 5x0, each in all three filter layouts.
+  conv2d_axes_case<1, 6, 13, 2, 3, 1, 11, 1, hw{0, 5}, 1, ops::nhwc, ops::rsfc>();
+  conv2d_axes_case<1, 13, 6, 2, 3, 11, 1, 1, hw{5, 0}, 1, ops::nchw, ops::kcrs>();
+  conv2d_axes_case<2, 5, 9, 3, 2, 1, 7, 1, hw{0, 3}, 1, ops::nhwc, ops::rscf>();
+  conv2d_axes_case<1, 9, 5, 2, 2, 7, 1, 1, hw{3, 0}, 1, ops::nchw, ops::rsfc>();
+  // Different strides and dilations per axis, in the non-default filter layouts.
+  conv2d_axes_case<2, 9, 8, 2, 3, 3, 2, hw{2, 1}, hw{1, 0}, hw{1, 2}, ops::nhwc, ops::kcrs>();
+  conv2d_axes_case<1, 7, 10, 3, 2, 2, 3, hw{1, 3}, hw{0, 2}, hw{2, 1}, ops::nchw, ops::rscf>();
+  conv2d_axes_case<1, 6, 6, 2, 4, 3, 3, 2, 1, 1, ops::nhwc, ops::rscf>();
+}
+
+TEST_CASE("ops::conv2d's square form and its defaults give the program of the spelled-out per-axis form") {
+  static constexpr input<"X", float, 1, 9, 8, 3> x;
+  static constexpr weight<"K", float, 3, 3, 4, 3> k;
+  constexpr auto square = program_key(program(ops::conv2d<"y", ops::nhwc, 2, 1, 2>(x, k)));
+  constexpr auto spelled = program_key(program(ops::conv2d<"y", ops::nhwc, ops::hw{2, 2}, ops::hw{1, 1}, ops::hw{2, 2}, ops::rsfc>(x, k)));
+  constexpr auto other = program_key(program(ops::conv2d<"y", ops::nhwc, ops::hw{2, 2}, ops::hw{1, 0}, ops::hw{2, 2}>(x, k)));
+  CHECK(square == spelled);
+  CHECK(square != other);
 }
 
 }  // namespace

@@ -16,7 +16,8 @@ constexpr bool keeps_zero(ir::unary_fn f) {
   switch (f) {
     case ir::unary_fn::neg:
     case ir::unary_fn::relu:
-    case ir::unary_fn::tanh: return true;
+    case ir::unary_fn::tanh:
+    case ir::unary_fn::sqrt: return true;
     case ir::unary_fn::sigmoid:
     case ir::unary_fn::exp: return false;
   }
@@ -63,7 +64,7 @@ inline interval readable_values(const ir::access& a, const std::string& t, const
 /// source's box (the padding rule); `a * b` is zero where either is; `a ± b`, `max(a, b)` and
 /// `min(a, b)` where both are;
 /// `a / b` where `a` is, when `b` is a non-zero constant (0/0 is not 0); `f(a)` where `a` is, for
-/// f with f(0) = 0 (neg, relu, tanh; not sigmoid or exp).
+/// f with f(0) = 0 (neg, relu, tanh, sqrt; not sigmoid or exp).
 /// Example: for `A[t1, t2, c] * K[r, s, f, c]` with A of shape [5, 5, 4] and t1 in [-1, 6),
 /// the interval for t1 is [0, 4].
 inline interval nonzero_values(const ir::expr& e, const std::string& t, const ranges& r) {

@@ -101,6 +101,7 @@ inline double apply(ir::unary_fn f, double x) {
     case ir::unary_fn::sigmoid: return 1.0 / (1.0 + std::exp(-x));
     case ir::unary_fn::tanh: return std::tanh(x);
     case ir::unary_fn::exp: return std::exp(x);
+    case ir::unary_fn::sqrt: return std::sqrt(x);
   }
   throw internal_error("unknown unary function");
 }

@@ -1,5 +1,5 @@
-// Body expressions: constants, unary functions (relu, sigmoid, tanh, exp, negation) and
-// + - * / between expressions and numbers. Accesses are in tensor.hpp and def.hpp.
+// Body expressions: constants, unary functions (relu, sigmoid, tanh, exp, sqrt, negation),
+// + - * / and binary max, min between expressions and numbers. Accesses are in tensor.hpp and def.hpp.
 #pragma once
 
 #include <type_traits>
@@ -116,6 +116,33 @@ EIN_FRONT_ITERATOR_AS_VALUE(*)
 EIN_FRONT_ITERATOR_AS_VALUE(/)
 #undef EIN_FRONT_ITERATOR_AS_VALUE
 
+/// The larger of two values, `max(x(i), 0.0)`; found by argument-dependent lookup and as
+/// ein::max, which also spells a max reduction over iterators (`max(r, s)(body)`, def.hpp).
+template <body_operand L, body_operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto max(const L& l, const R& r) {
+  return detail::make_binary<ir::binary_op::max>(l, r);
+}
+/// The smaller of two values, `min(x(i), y(i))`; as max.
+template <body_operand L, body_operand R>
+  requires(expression<L> || expression<R>)
+constexpr auto min(const L& l, const R& r) {
+  return detail::make_binary<ir::binary_op::min>(l, r);
+}
+// max(h, x(h)): as for the arithmetic operators, an iterator is not a value.
+template <class L, class R>
+  requires((expression<L> && index_node<R>) || (index_node<L> && expression<R>))
+constexpr invalid max(L, R) {
+  checks::iterator_as_value<L, R>();
+  return {};
+}
+template <class L, class R>
+  requires((expression<L> && index_node<R>) || (index_node<L> && expression<R>))
+constexpr invalid min(L, R) {
+  checks::iterator_as_value<L, R>();
+  return {};
+}
+
 template <expression E>
 constexpr auto operator-(const E& e) {
   return unary_node<ir::unary_fn::neg, E>{{}, e};
@@ -141,6 +168,11 @@ constexpr auto tanh(const E& e) {
 template <expression E>
 constexpr auto exp(const E& e) {
   return unary_node<ir::unary_fn::exp, E>{{}, e};
+}
+/// The square root (NaN below 0); found by argument-dependent lookup like tanh.
+template <expression E>
+constexpr auto sqrt(const E& e) {
+  return unary_node<ir::unary_fn::sqrt, E>{{}, e};
 }
 
 }  // namespace ein::front

@@ -12,6 +12,7 @@
 
 #include "ein/detail/error.hpp"
 #include "ein/front/traits.hpp"
+#include "ein/ir/expr.hpp"
 
 namespace ein::front::checks {
 
@@ -103,23 +104,40 @@ constexpr bool traversal() {
   return ok && (iterator_range<It>() && ...);
 }
 
-template <class... It>
+// A reduction's messages name the user's call: sum, max or min.
+
+template <ir::reduction R, class... It>
 constexpr bool summation_iterators() {
   constexpr bool ok = distinct<typename It::var_type...>();
-  static_assert(ok, "ein::sum(...): a summation iterator is listed twice");
+  if constexpr (R == ir::reduction::sum)
+    static_assert(ok, "ein::sum(...): a summation iterator is listed twice");
+  else if constexpr (R == ir::reduction::max)
+    static_assert(ok, "ein::max(...): a reduction iterator is listed twice");
+  else
+    static_assert(ok, "ein::min(...): a reduction iterator is listed twice");
   return ok && (iterator_range<It>() && ...);
 }
 
-template <class Body, class... It>
+template <ir::reduction R, class Body, class... It>
 constexpr bool summation() {
   constexpr bool used = (detail::contains<typename It::var_type, typename Body::vars> && ...);
-  static_assert(used, "ein::sum(...)(body): every summation iterator must appear in the body");
+  if constexpr (R == ir::reduction::sum)
+    static_assert(used, "ein::sum(...)(body): every summation iterator must appear in the body");
+  else if constexpr (R == ir::reduction::max)
+    static_assert(used, "ein::max(...)(body): every reduction iterator must appear in the body");
+  else
+    static_assert(used, "ein::min(...)(body): every reduction iterator must appear in the body");
   return used;
 }
 
-template <class B>
+template <ir::reduction R, class B>
 constexpr bool summation_body() {
-  static_assert(expression<B>, "ein::sum(...)(body): the body must be an expression (accesses, constants, + - * /, relu, ...)");
+  if constexpr (R == ir::reduction::sum)
+    static_assert(expression<B>, "ein::sum(...)(body): the body must be an expression (accesses, constants, + - * /, relu, ...)");
+  else if constexpr (R == ir::reduction::max)
+    static_assert(expression<B>, "ein::max(...)(body): the body must be an expression (accesses, constants, + - * /, relu, ...)");
+  else
+    static_assert(expression<B>, "ein::min(...)(body): the body must be an expression (accesses, constants, + - * /, relu, ...)");
   return expression<B>;
 }
 
@@ -247,6 +265,21 @@ constexpr bool operand_extents() {
 template <fixed_string Op, bool Ok>
 constexpr bool operator_attributes() {
   static_assert(Ok, "ein::ops: stride and dilation must be positive and padding non-negative");
+  return Ok;
+}
+template <fixed_string Op, bool Ok>
+constexpr bool pool_attributes() {
+  static_assert(Ok, "ein::ops: pooling window and stride must be positive and padding at most half the window (no window may lie in the padding)");
+  return Ok;
+}
+template <fixed_string Op, bool Ok>
+constexpr bool folded_operands() {
+  static_assert(Ok, "ein::ops: the kernel and batch normalization parameters of a folded convolution must be weights (ein::weight), so that the fold runs once, in ein::prepare");
+  return Ok;
+}
+template <fixed_string Op, bool Ok>
+constexpr bool reshape_size() {
+  static_assert(Ok, "ein::ops: reshape must keep the number of elements");
   return Ok;
 }
 template <fixed_string Op, bool Ok>

@@ -21,23 +21,28 @@ struct traversal_list {};
 template <class Sum, class Body>
 struct sum_node;
 
-/// The summation iterators of sum(...); applied to a body it gives a sum_node.
-template <class... It>
-struct summation_list {
+/// The summation iterators of sum(...), max(...) or min(...), and how they reduce the body;
+/// applied to a body it gives a sum_node.
+template <ir::reduction Reduce, class... It>
+struct reduction_list {
+  static constexpr ir::reduction reduce = Reduce;
   /// `sum(r, s, c)(body)`: every summation iterator must appear in the body.
   template <class B>
   constexpr auto operator()(const B& body) const {
-    if constexpr (!checks::summation_body<B>() || !B::valid)
+    if constexpr (!checks::summation_body<Reduce, B>() || !B::valid)
       return invalid{};
-    else if constexpr (!checks::summation<B, It...>())
+    else if constexpr (!checks::summation<Reduce, B, It...>())
       return invalid{};
     else
-      return sum_node<summation_list, B>{body};
+      return sum_node<reduction_list, B>{body};
   }
 };
+template <class... It>
+using summation_list = reduction_list<ir::reduction::sum, It...>;
 
-/// Σ over the summation iterators of Body; only the whole body of a definition may be a sum
-/// (a scope sums its entire body), so this is deliberately not an `expression`.
+/// Σ (or max, min) over the summation iterators of Body; only the whole body of a definition
+/// may be a reduction (a scope reduces its entire body), so this is deliberately not an
+/// `expression`.
 template <class Sum, class Body>
 struct sum_node {
   using summation = Sum;
@@ -56,10 +61,30 @@ constexpr auto over(It...) {
 /// The summation iterators of a sum: `sum(r, s, c)(A(...) * K(...))`.
 template <iterator_like... It>
 constexpr auto sum(It...) {
-  if constexpr (!checks::summation_iterators<It...>())
+  if constexpr (!checks::summation_iterators<ir::reduction::sum, It...>())
     return invalid{};
   else
-    return summation_list<It...>{};
+    return reduction_list<ir::reduction::sum, It...>{};
+}
+
+/// The iterators of a max reduction: `max(r, s)(A(n, h * 2 + r, w * 2 + s, c))` is the largest
+/// body value over the points at which every access reads inside its box; an element with no
+/// such point is -inf (docs/decisions/0008). Like sum, only the whole body of a definition.
+template <iterator_like... It>
+constexpr auto max(It...) {
+  if constexpr (!checks::summation_iterators<ir::reduction::max, It...>())
+    return invalid{};
+  else
+    return reduction_list<ir::reduction::max, It...>{};
+}
+
+/// The iterators of a min reduction: as max, the smallest value, +inf over no point.
+template <iterator_like... It>
+constexpr auto min(It...) {
+  if constexpr (!checks::summation_iterators<ir::reduction::min, It...>())
+    return invalid{};
+  else
+    return reduction_list<ir::reduction::min, It...>{};
 }
 
 template <class D, class Link, class... I>
@@ -81,15 +106,16 @@ constexpr def_ref<Name, Type, It::hi...> ref_of(types<It...>) {
 }  // namespace detail
 
 /// What one definition is on its own: name, resolved iterators, stored body (which reads other
-/// definitions by def_ref). Iterators are resolved (`ranged`) types; traversal ranges start at 0,
-/// so the value is a tensor over [0, shape).
+/// definitions by def_ref), reduction. Iterators are resolved (`ranged`) types; traversal ranges
+/// start at 0, so the value is a tensor over [0, shape).
 // No partial specialization on the name: nvcc does not match those with class-type parameters.
-template <fixed_string Name, class Traversal, class Summation, class Body>
+template <fixed_string Name, class Traversal, class Summation, class Body, ir::reduction Reduce = ir::reduction::sum>
 struct def_core {
   static constexpr auto name = Name;
   using traversal = Traversal;
   using summation = Summation;
   using body_type = Body;
+  static constexpr ir::reduction reduce = Reduce;
   static constexpr std::size_t rank = Traversal::size;
   static constexpr std::array<std::int64_t, rank> shape = detail::upper_bounds(Traversal{});
   /// The tensors the body reads, first occurrences in body order.
@@ -252,20 +278,21 @@ constexpr auto store_definition(const Body& body) {
   return d;
 }
 
-template <fixed_string Name, class... T, class... S, class Body>
-constexpr auto make_def(traversal_list<T...>, summation_list<S...>, const Body& body) {
+template <fixed_string Name, class... T, ir::reduction Reduce, class... S, class Body>
+constexpr auto make_def(traversal_list<T...>, reduction_list<Reduce, S...>, const Body& body) {
   if constexpr (!Body::valid)
     return invalid{};
   else if constexpr (!checks::definition<Name, Body>(types<T...>{}, types<S...>{}))
     return invalid{};
   else
     return store_definition<def_core<Name, types<typename resolve<T, Body>::type...>,
-                                     types<typename resolve<S, Body>::type...>, stored_t<Body>>>(body);
+                                     types<typename resolve<S, Body>::type...>, stored_t<Body>, Reduce>>(body);
 }
 
 }  // namespace detail
 
-/// A named definition: `def<"conv">(over(n, h.in<0, 7>, w.in<0, 7>, f), sum(r, s, c)(body))`.
+/// A named definition: `def<"conv">(over(n, h.in<0, 7>, w.in<0, 7>, f), sum(r, s, c)(body))`,
+/// or a max or min reduction: `def<"pool">(over(n, h, w, c), max(r, s)(body))`.
 /// Every iterator of the body must be declared in over(...) or sum(...); an iterator without
 /// `.in<lo, hi>` takes the extent of the dimensions it indexes alone (they must agree).
 template <fixed_string Name, class O, class B>

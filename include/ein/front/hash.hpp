@@ -10,15 +10,17 @@
 
 namespace ein::front::detail {
 
-/// The key of the definition whose record is `r`: name, element type, traversal then summation
-/// iterators (count, then name, lo, hi each), then the body in prefix order, each node as its
-/// kind (node_kind or index_form) and its fields; tensors with role, element type and shape, and
-/// each access with its index count.
+/// The key of the definition whose record is `r`: name, element type, a max or min reduction (a
+/// sum adds nothing: sums keep the keys, and generated headers the bytes, they had before
+/// reductions had kinds), traversal then summation iterators (count, then name, lo, hi each),
+/// then the body in prefix order, each node as its kind (node_kind or index_form) and its
+/// fields; tensors with role, element type and shape, and each access with its index count.
 constexpr std::uint64_t definition_key(std::span<const token> r) {
   fnv1a h;
   const token& d = r[0];
   h.str(d.name);
   h.byte(static_cast<std::uint8_t>(d.type));
+  if (d.code != static_cast<std::uint8_t>(ir::reduction::sum)) h.byte(d.code);
   std::size_t at = 1;
   for (std::int64_t count : {d.count, d.value}) {
     h.u64(static_cast<std::uint64_t>(count));

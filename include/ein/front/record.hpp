@@ -16,7 +16,7 @@ namespace ein::front {
 
 /// What a token stands for. Tokens are in prefix order: a node is followed by its operands.
 enum class token_kind : std::uint8_t {
-  definition,        // name, dtype; count = traversal iterators, value = summation iterators
+  definition,        // name, dtype, code = reduction; count = traversal, value = summation iterators
   iterator,          // name, value = lo, count = hi
   constant,          // number
   tensor_access,     // name, role, dtype, shape; followed by one index per dimension
@@ -36,7 +36,7 @@ enum class token_kind : std::uint8_t {
 /// and static members), so a record is a constant and reads the same at run time.
 struct token {
   token_kind kind = token_kind::constant;
-  std::uint8_t code = 0;  // role, unary_fn or binary_op
+  std::uint8_t code = 0;  // reduction, role, unary_fn or binary_op
   ir::dtype type = ir::dtype::f32;
   std::int64_t value = 0;
   std::int64_t count = 0;
@@ -167,6 +167,7 @@ constexpr std::array<token, record_size<D>> record(const B& body) {
   std::array<token, record_size<D>> r{};
   detail::token_writer w{r.data()};
   token& d = w.put(token_kind::definition);
+  d.code = static_cast<std::uint8_t>(D::reduce);
   d.type = D::dtype;
   d.value = static_cast<std::int64_t>(D::summation::size);
   d.count = static_cast<std::int64_t>(D::traversal::size);

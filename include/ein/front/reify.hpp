@@ -30,7 +30,10 @@ class record_reader {
   ir::definition definition() {
     const token& d = next();
     std::vector<ir::iterator> traversal = iterators(d.count), summation = iterators(d.value);
-    return {std::string(d.name), ir::make_scope(std::move(traversal), std::move(summation), body()), d.type};
+    ir::expr b = body();
+    return {std::string(d.name),
+            ir::make_scope(std::move(traversal), std::move(summation), std::move(b), static_cast<ir::reduction>(d.code)),
+            d.type};
   }
 
  private:

@@ -22,7 +22,8 @@ inline const char* name(dtype t) { return t == dtype::f32 ? "float" : "double"; 
   X(relu)                        \
   X(sigmoid)                     \
   X(tanh)                        \
-  X(exp)
+  X(exp)                         \
+  X(sqrt)
 
 enum class unary_fn : std::uint8_t {
 #define EIN_ENUM_ITEM(n) n,

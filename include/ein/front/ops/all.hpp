@@ -6,3 +6,7 @@
 #include "ein/front/ops/conv.hpp"
 #include "ein/front/ops/elementwise.hpp"
 #include "ein/front/ops/matmul.hpp"
+#include "ein/front/ops/norm.hpp"
+#include "ein/front/ops/pool.hpp"
+#include "ein/front/ops/shape.hpp"
+#include "ein/front/ops/softmax.hpp"

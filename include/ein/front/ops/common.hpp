@@ -1,4 +1,5 @@
-// What the operators of ein::ops share: operand concept, layouts, transposition, iterator names.
+// What the operators of ein::ops share: operand concept, layouts, per-axis attributes,
+// transposition, iterator and definition names.
 #pragma once
 
 #include <cstddef>
@@ -30,6 +31,23 @@ enum class layout : std::uint8_t { nhwc, nchw };
 inline constexpr layout nhwc = layout::nhwc;
 inline constexpr layout nchw = layout::nchw;
 
+/// Filter layout of a convolution: rsfc (r, s, f, c), today's default with nhwc; kcrs (f, c, r, s),
+/// PyTorch's and the default with nchw; rscf (r, s, c, f), TensorFlow's.
+enum class filter : std::uint8_t { rsfc, kcrs, rscf };
+inline constexpr filter rsfc = filter::rsfc;
+inline constexpr filter kcrs = filter::kcrs;
+inline constexpr filter rscf = filter::rscf;
+/// The filter layout a convolution reads unless told: rsfc with nhwc, kcrs with nchw.
+constexpr filter default_filter(layout l) { return l == layout::nhwc ? filter::rsfc : filter::kcrs; }
+
+/// A stride, padding, dilation or window along h and w: one number for both axes (`2`), or one
+/// each (`ops::hw{0, 5}` pads h by 0 and w by 5).
+struct hw {
+  std::int64_t h = 0, w = 0;
+  constexpr hw(std::int64_t both) : h(both), w(both) {}  // NOLINT: `2` means 2 along both axes
+  constexpr hw(std::int64_t along_h, std::int64_t along_w) : h(along_h), w(along_w) {}
+};
+
 /// Which operands of a matrix product are stored transposed.
 enum class transpose : std::uint8_t { none, a, b, ab };
 inline constexpr transpose trans_a = transpose::a;
@@ -49,6 +67,36 @@ constexpr front::fixed_string<3> dim_name() {
 }
 template <std::size_t K>
 using dim = front::var<dim_name<K>()>;
+
+/// `Name` followed by `Suffix`: the name of a definition an operator writes on the way to
+/// `Name` (`suffixed<"y", "_max">()` is "y_max").
+template <front::fixed_string Name, front::fixed_string Suffix>
+constexpr auto suffixed() {
+  front::fixed_string<Name.size() + Suffix.size() + 1> s;
+  for (std::size_t i = 0; i < Name.size(); ++i) s.chars[i] = Name.chars[i];
+  for (std::size_t i = 0; i < Suffix.size(); ++i) s.chars[Name.size() + i] = Suffix.chars[i];
+  return s;
+}
+
+/// An operand `x` of type X for one more read: x itself when X is an lvalue (a named definition,
+/// read by address), else a copy (a temporary, which each read keeps by value). A local
+/// definition of an operator is read as `reread<decltype(d)>(d)`, by value.
+template <class X, class T>
+constexpr decltype(auto) reread(T& x) {
+  if constexpr (std::is_lvalue_reference_v<X>)
+    return (x);
+  else
+    return plain<X>(x);
+}
+
+/// A weight tensor (not an input, not a definition): what may be transformed once, at prepare time.
+template <class T>
+constexpr bool is_weight() {
+  if constexpr (requires { T::role; })
+    return T::role == ir::tensor_role::weight;
+  else
+    return false;
+}
 
 template <class X, class Y>
 constexpr bool same_shape() {

@@ -1,31 +1,68 @@
-// Convolutions: conv2d (stride, padding, dilation; NHWC or NCHW) and conv_transpose2d (NHWC).
+// Convolutions: conv2d (stride, padding, dilation per axis; NHWC or NCHW; three filter layouts)
+// and conv_transpose2d (NHWC).
 #pragma once
 
 #include "ein/front/ops/common.hpp"
 
 namespace ein::ops {
 
-/// 2-D convolution with zero padding:
-///   nhwc: y[n, h, w, f] = Σ_{r,s,c} x[n, h·st + r·dil − pad, w·st + s·dil − pad, c] · k[r, s, f, c]
-///   nchw: y[n, f, h, w] = Σ_{c,r,s} x[n, c, h·st + r·dil − pad, w·st + s·dil − pad] · k[f, c, r, s]
-/// with output extent (H + 2·pad − dil·(R − 1) − 1) / st + 1 along h (likewise w).
+namespace detail {
+
+/// Where the r, s, f and c axes of a filter in layout F are.
+struct filter_axes {
+  std::size_t r, s, f, c;
+};
+constexpr filter_axes axes_of(filter f) {
+  switch (f) {
+    case filter::rsfc: return {0, 1, 2, 3};
+    case filter::kcrs: return {2, 3, 0, 1};
+    case filter::rscf: return {0, 1, 3, 2};
+  }
+  return {0, 1, 2, 3};
+}
+
+/// `k(r, s, f, c)` with the indices in the order of filter layout F.
+template <filter F, class K, class R, class S, class Fo, class C>
+constexpr auto filter_access(K&& k, R r, S s, Fo f, C c) {
+  if constexpr (F == filter::rsfc)
+    return std::forward<K>(k)(r, s, f, c);
+  else if constexpr (F == filter::kcrs)
+    return std::forward<K>(k)(f, c, r, s);
+  else
+    return std::forward<K>(k)(r, s, c, f);
+}
+
+}  // namespace detail
+
+/// 2-D convolution with zero padding, stride, padding and dilation per axis (`ops::hw{sh, sw}`, or
+/// one number for both):
+///   nhwc: y[n, h, w, f] = Σ_{r,s,c} x[n, h·st_h + r·dil_h − pad_h, w·st_w + s·dil_w − pad_w, c] · k[r, s, f, c]
+///   nchw: y[n, f, h, w] = Σ_{c,r,s} x[n, c, h·st_h + r·dil_h − pad_h, w·st_w + s·dil_w − pad_w] · k[f, c, r, s]
+/// with output extent (H + 2·pad_h − dil_h·(R − 1) − 1) / st_h + 1 along h (likewise w). The filter
+/// layout F is rsfc (r, s, f, c) with nhwc and kcrs (f, c, r, s, PyTorch's) with nchw unless told;
+/// rscf (r, s, c, f) is TensorFlow's.
 ///
 ///     inline constexpr auto y = ops::conv2d<"y", ops::nhwc, /*stride*/ 1, /*pad*/ 1>(X, K);
-template <front::fixed_string Name, layout L = nhwc, std::int64_t Stride = 1, std::int64_t Pad = 0,
-          std::int64_t Dilation = 1, operand X, operand K>
+///     inline constexpr auto z = ops::conv2d<"z", ops::nchw, 1, ops::hw{0, 5}>(Xc, Kc);  // 1×11
+///     inline constexpr auto t = ops::conv2d<"t", ops::nhwc, 1, 1, 1, ops::rscf>(X, Ktf);
+template <front::fixed_string Name, layout L = nhwc, hw Stride = 1, hw Pad = 0, hw Dilation = 1,
+          filter F = default_filter(L), operand X, operand K>
 constexpr auto conv2d(X&& x, K&& k) {
   constexpr bool nhwc_ = L == layout::nhwc;
   constexpr std::size_t xh = nhwc_ ? 1 : 2, xw = nhwc_ ? 2 : 3, xc = nhwc_ ? 3 : 1;
-  constexpr std::size_t kr = nhwc_ ? 0 : 2, ks = nhwc_ ? 1 : 3, kc = nhwc_ ? 3 : 1;
+  constexpr detail::filter_axes ka = detail::axes_of(F);
   if constexpr (!front::checks::operand_ranks<"conv2d", plain<X>::rank == 4 && plain<K>::rank == 4>()) {
     return front::invalid{};
-  } else if constexpr (!front::checks::operator_attributes<"conv2d", (Stride > 0 && Dilation > 0 && Pad >= 0)>()) {
+  } else if constexpr (!front::checks::operator_attributes<"conv2d", (Stride.h > 0 && Stride.w > 0 && Dilation.h > 0 &&
+                                                                     Dilation.w > 0 && Pad.h >= 0 && Pad.w >= 0)>()) {
     return front::invalid{};
-  } else if constexpr (!front::checks::operand_extents<"conv2d", plain<X>::shape[xc] == plain<K>::shape[kc]>()) {
+  } else if constexpr (!front::checks::operand_extents<"conv2d", plain<X>::shape[xc] == plain<K>::shape[ka.c]>()) {
     return front::invalid{};
   } else {
-    constexpr std::int64_t oh = (plain<X>::shape[xh] + 2 * Pad - Dilation * (plain<K>::shape[kr] - 1) - 1) / Stride + 1;
-    constexpr std::int64_t ow = (plain<X>::shape[xw] + 2 * Pad - Dilation * (plain<K>::shape[ks] - 1) - 1) / Stride + 1;
+    constexpr std::int64_t oh =
+        (plain<X>::shape[xh] + 2 * Pad.h - Dilation.h * (plain<K>::shape[ka.r] - 1) - 1) / Stride.h + 1;
+    constexpr std::int64_t ow =
+        (plain<X>::shape[xw] + 2 * Pad.w - Dilation.w * (plain<K>::shape[ka.s] - 1) - 1) / Stride.w + 1;
     if constexpr (!front::checks::output_extents<"conv2d", (oh > 0 && ow > 0)>()) {
       return front::invalid{};
     } else {
@@ -36,14 +73,15 @@ constexpr auto conv2d(X&& x, K&& k) {
       constexpr front::var<"r"> r;
       constexpr front::var<"s"> s;
       constexpr front::var<"c"> c;
-      constexpr auto hh = h * Stride + r * Dilation - Pad;
-      constexpr auto ww = w * Stride + s * Dilation - Pad;
+      constexpr auto hh = h * Stride.h + r * Dilation.h - Pad.h;
+      constexpr auto ww = w * Stride.w + s * Dilation.w - Pad.w;
+      auto kernel = detail::filter_access<F>(std::forward<K>(k), r, s, f, c);
       if constexpr (nhwc_)
         return front::def<Name>(front::over(n, h.template in<0, oh>, w.template in<0, ow>, f),
-                                front::sum(r, s, c)(std::forward<X>(x)(n, hh, ww, c) * std::forward<K>(k)(r, s, f, c)));
+                                front::sum(r, s, c)(std::forward<X>(x)(n, hh, ww, c) * kernel));
       else
         return front::def<Name>(front::over(n, f, h.template in<0, oh>, w.template in<0, ow>),
-                                front::sum(c, r, s)(std::forward<X>(x)(n, c, hh, ww) * std::forward<K>(k)(f, c, r, s)));
+                                front::sum(c, r, s)(std::forward<X>(x)(n, c, hh, ww) * kernel));
     }
   }
 }

@@ -1,7 +1,9 @@
-// Matrix products: matmul (optionally transposed operands) and batch_matmul.
+// Matrix products: matmul (optionally transposed operands), batch_matmul, and linear (fully
+// connected with bias).
 #pragma once
 
 #include "ein/front/ops/common.hpp"
+#include "ein/front/ops/elementwise.hpp"
 
 namespace ein::ops {
 
@@ -56,6 +58,20 @@ constexpr auto batch_matmul(A&& a, C&& c) {
     }();
     return front::def<Name>(front::over(b, m, n), front::sum(k)(lhs * rhs));
   }
+}
+
+/// A fully connected layer with bias, PyTorch's Linear (weight stored (out, in)):
+///   Name_matmul[n, o] = Σ_k x[n, k] · w[o, k]
+///   Name[n, o]        = Name_matmul[n, o] + b[o]
+///
+///     inline constexpr auto y = ops::linear<"fc">(X, W, b);   // X (n, 512), W (10, 512), b (10)
+template <front::fixed_string Name, operand X, operand W, operand B>
+constexpr auto linear(X&& x, W&& w, B&& b) {
+  auto product = matmul<detail::suffixed<Name, "_matmul">(), trans_b>(std::forward<X>(x), std::forward<W>(w));
+  if constexpr (std::is_same_v<decltype(product), front::invalid>)
+    return front::invalid{};
+  else
+    return bias_add<Name>(std::move(product), std::forward<B>(b));
 }
 
 }  // namespace ein::ops
