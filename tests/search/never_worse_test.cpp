@@ -2,13 +2,23 @@
 // programs, the chosen program's predicted time as a build runs it (host with BLAS, and a
 // PLAN_FOR cuda build) is never above the program as written priced the same way, and the plan as
 // written is every subprogram's first candidate; the report prices its baseline as the build runs
-// it.
+// it; and ops::conv_transpose2d at stride 2 is searched into cuDNN's backward data.
 #include "program_family.hpp"
 #include "rediscover_support.hpp"
 
 #include "ein/codegen/backend.hpp"
 #include "ein/derive/all.hpp"
+#include "ein/front.hpp"
 #include "ein/search/program.hpp"
+
+namespace infogan {
+using namespace ein;
+// InfoGAN's second generator layer (CASES.md) at batch 4: 448 → 256 channels, 4×4, stride 2,
+// padding 1.
+inline constexpr input<"X", float, 4, 2, 2, 448> X;
+inline constexpr weight<"K", float, 4, 4, 256, 448> K;
+inline constexpr auto net = program(ops::conv_transpose2d<"y", ops::nhwc, 2, 1>(X, K));
+}  // namespace infogan
 
 using namespace search_test;
 
@@ -94,4 +104,33 @@ TEST_CASE("the report's baseline is priced as the build runs it: a library call 
   CHECK(p.derivations[0].seconds <= p.derivations[0].baseline_seconds);
   CHECK(search::program_seconds(src, h100(), host_blas()) == same(as_eoperator));
   CHECK(search::program_seconds(src, h100()) == same(s.result.baseline.seconds));
+}
+
+TEST_CASE("ops::conv_transpose2d at stride 2 is searched into ConvTranspose, a cuDNN call, for a cuda build") {
+  auto src = reify(infogan::net, "infogan");
+  search::options o;
+  o.explore_depth = 2;
+  o.converge_depth = 1;
+  auto r = search::optimize_program(src, derive::intra_rules(), h100(), o, {}, cuda_build());
+  MESSAGE(r.report());
+  REQUIRE(r.subprograms.size() == 1);
+  auto& s = r.subprograms[0];
+  CHECK(s.result.baseline.shape() == "eOperator");  // the scatter, as written, matches nothing
+  // candidates reached through substitute_quotient whose ConvTranspose the cuda build runs as a
+  // cuDNN call; the choice is the cheapest as run, never above the scatter as written
+  std::size_t cudnn_plans = 0;
+  for (auto& c : s.result.candidates) {
+    bool quotient = false, cudnn = false;
+    for (auto& step : c.steps) quotient = quotient || step.rule == "substitute_quotient";
+    for (auto& k : c.p.kernels)
+      cudnn = cudnn || (!k.weight_only && k.library() && k.op->kind == match::op_kind::conv_transpose2d &&
+                        cuda_build().library_for(*k.op) == plan::cudnn);
+    if (!quotient || !cudnn) continue;
+    CAPTURE(c.p.str());
+    CHECK(s.seconds_as_run <= search::seconds_as_run(c.p, h100(), cuda_build()));
+    if (cudnn_plans++ == 0) CHECK(plan_equals_source(c.p, s.source));
+  }
+  CHECK(cudnn_plans >= 1);
+  CHECK(s.seconds_as_run <= s.baseline_as_run);
+  check_same_outputs(src, r.program, {3});
 }
