@@ -68,7 +68,7 @@ inline ir::program merge_shared_operands(ir::program p, const cost::model& model
   detail::program_timer seconds{model, caps, {}};
   double now = seconds(p);
   for (;;) {
-    auto candidates = derive::merge_shared_operand(p);
+    auto candidates = derive::apply(derive::program_rule{"merge_shared_operand", &derive::merge_shared_operand}, p);
     std::size_t best = candidates.size();
     double best_seconds = now * (1 - 1e-9);
     for (std::size_t i = 0; i < candidates.size(); ++i) {
