@@ -266,3 +266,19 @@ TEST_CASE("program rules: every candidate over generated programs equals its sou
   // the family reaches every rule
   for (auto c : counts) CHECK(c > 0);
 }
+
+TEST_CASE("verify_candidates: a candidate that does not verify is a bug of the rule that made it") {
+  auto A = tensor{"A", dtype::f32, {4}, tensor_role::input};
+  auto good = make_scope({{"i", 0, 4}}, {}, make_access(A, {idx("i")}));
+  auto empty_range = make_scope({{"i", 3, 3}}, {}, make_access(A, {idx("i")}));
+  std::vector<derive::candidate> cs{{good, {"some_rule", derive::path{}, {}}}};
+  CHECK_NOTHROW(derive::verify_candidates("some_rule", cs));
+  cs.push_back({empty_range, {"some_rule", derive::path{}, {}}});
+  CHECK_THROWS_WITH_AS(derive::verify_candidates("some_rule", cs),
+                       doctest::Contains("some_rule produced an expression that does not verify"), internal_error);
+  program p{"p", {A}, {{"y", good, dtype::f32}}, {"y"}};
+  std::vector<derive::program_candidate> ps{{p, {"some_rule", std::nullopt, {}}}};
+  CHECK_NOTHROW(derive::verify_candidates("some_rule", ps));
+  ps[0].result.outputs = {"z"};  // names no definition
+  CHECK_THROWS_AS(derive::verify_candidates("some_rule", ps), internal_error);
+}

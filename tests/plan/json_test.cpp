@@ -82,7 +82,7 @@ TEST_CASE("plan JSON: every instance of every operator of the table reads back e
 
 TEST_CASE("a searched plan round-trips through its report: calls, origins, derivations, program steps") {
   const plan::capabilities caps{{plan::blas}};
-  auto r = search::optimize_program(conv_relu(), derive::intra_rules(), h100(), {}, {}, caps);
+  auto r = search::optimize_program(conv_relu(), derive::intra_rules(), slow_loops(), {}, {}, caps);
   auto p = search::make_plan(r, caps);
   auto o = options();
   // read back as from the file ein_generate writes

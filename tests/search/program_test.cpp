@@ -14,22 +14,6 @@ tensor definition_tensor(std::string name, std::vector<std::int64_t> shape) {
   return {std::move(name), dtype::f32, std::move(shape), tensor_role::definition};
 }
 
-// Every output of `optimized` equals the source program's on two random inputs.
-void check_same_outputs(const program& source, const program& optimized) {
-  for (std::uint64_t seed : {5u, 6u}) {
-    auto env = eval::random_inputs(source, seed);
-    auto ref = eval::evaluate(source, env);
-    auto got = eval::evaluate(optimized, env);
-    for (auto& o : source.outputs) {
-      CAPTURE(o);
-      REQUIRE(got.count(o));
-      CHECK(got.at(o).lower == ref.at(o).lower);
-      CHECK(got.at(o).shape == ref.at(o).shape);
-      CHECK(eval::max_rel_error(got.at(o), ref.at(o)) < 1e-9);
-    }
-  }
-}
-
 // y = relu(conv3x3(A, K)) written as one definition: the activation over a nested summation.
 program conv_relu() {
   auto c = conv(7, 16, 16, 3, 1);
@@ -43,6 +27,14 @@ const ein::plan::capabilities gemm_only{{ein::plan::blas}};
 
 const definition* find(const program& p, const std::string& name) { return p.find_definition(name); }
 
+// The H100 profile with generated loops at 5% of FP32 peak instead of 30%
+// (h100_sxm5_slow_loops.json): ResNet-18's Conv3x3 as written, one eOperator, then costs more than
+// Matmul + OffsetReduce, as EinNet's Figure 3(a) has it.
+const cost::roofline& h100_slow_loops() {
+  static const cost::roofline m(cost::load_profile(std::string(EIN_PROFILE_DIR) + "/h100_sxm5_slow_loops.json"));
+  return m;
+}
+
 }  // namespace
 
 TEST_CASE("optimize_program splits at the activation, searches the convolution, keeps the outputs") {
@@ -55,12 +47,16 @@ TEST_CASE("optimize_program splits at the activation, searches the convolution, 
   CHECK(!r.subprograms[1].searched);  // relu(y_s1): no summation
   CHECK(r.program.outputs == src.outputs);
   CHECK(r.program.tensors.size() == src.tensors.size());
-  // Matmul + OffsetReduce (EinNet Figure 5), then the activation.
-  CHECK(r.subprograms[0].result.best.shape() == "matmul + eOperator");
-  REQUIRE(r.program.definitions.size() == 3);
-  CHECK(r.program.definitions[0].name == "y_s1_k1");
-  CHECK(r.program.definitions[1].name == "y_s1");
-  CHECK(r.program.definitions[2].name == "y");
+  // Matmul + OffsetReduce (EinNet Figure 5) is a candidate, but at this size one kernel's launch
+  // outweighs the loops: the convolution as written, run as an eOperator, is cheaper and stays.
+  auto& conv = r.subprograms[0].result;
+  CHECK(std::any_of(conv.candidates.begin(), conv.candidates.end(),
+                    [](const search::candidate_plan& c) { return c.p.shape() == "matmul + eOperator"; }));
+  CHECK(conv.candidates[conv.chosen].target == "as written");
+  CHECK(r.subprograms[0].seconds_as_run <= r.subprograms[0].baseline_as_run);
+  REQUIRE(r.program.definitions.size() == 2);
+  CHECK(r.program.definitions[0].name == "y_s1");
+  CHECK(r.program.definitions[1].name == "y");
   CHECK(r.states() > 0);
   CHECK(r.reason() == search::stop_reason::exhausted);
   check_same_outputs(src, r.program);
@@ -81,7 +77,7 @@ TEST_CASE("optimize_program is deterministic: the same program gives the same he
   o.object = "model::net";
   auto a = search::optimize_program(src, derive::intra_rules(), h100(), {}, {}, gemm_only);
   auto b = search::optimize_program(src, derive::intra_rules(), h100(), {}, {}, gemm_only);
-  CHECK(a.program.definitions.size() == 3);
+  CHECK(a.program.definitions.size() == 2);
   CHECK(to_string(a.program) == to_string(b.program));
   CHECK(a.summary() == b.summary());
   o.search = a.summary();
@@ -191,7 +187,8 @@ TEST_CASE("Figure 3(a) from the plain program: Conv3x3 and Conv1x1 over one inpu
     check_same_outputs(src, r.program);
   }
   SUBCASE("ResNet-18's size ([1,7,7,512], 512 filters), both outputs: structure") {
-    auto r = search::optimize_program(shared_input(7, 512, 512, false), derive::intra_rules(), h100(), {}, {}, gemm_only);
+    auto r = search::optimize_program(shared_input(7, 512, 512, false), derive::intra_rules(), h100_slow_loops(), {},
+                                      {}, gemm_only);
     MESSAGE(r.report());
     CHECK(run_time_matmuls(r) == 1);
     CHECK(std::any_of(r.post_steps.begin(), r.post_steps.end(),

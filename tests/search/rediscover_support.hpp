@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,6 +26,35 @@ using namespace ein::ir;
 
 inline const cost::roofline& h100() {
   static const cost::roofline m(cost::load_profile(std::string(EIN_PROFILE_DIR) + "/h100_sxm5.json"));
+  return m;
+}
+
+/// Every output of program `optimized` equals that of `source` (same box, same values to 1e-9)
+/// on random non-zero inputs, one draw per seed.
+inline void check_same_outputs(const ir::program& source, const ir::program& optimized,
+                               std::initializer_list<std::uint64_t> seeds = {5, 6}) {
+  for (std::uint64_t seed : seeds) {
+    auto env = eval::random_inputs(source, seed);
+    auto ref = eval::evaluate(source, env);
+    auto got = eval::evaluate(optimized, env);
+    for (auto& o : source.outputs) {
+      CAPTURE(o);
+      REQUIRE(got.count(o));
+      CHECK(got.at(o).lower == ref.at(o).lower);
+      CHECK(got.at(o).shape == ref.at(o).shape);
+      CHECK(eval::max_rel_error(got.at(o), ref.at(o)) < 1e-9);
+    }
+  }
+}
+
+/// The host profile (cost/profiles/host_assumed.json: no launch cost, BLAS at half of peak at
+/// every size, generated loops at 5%): there a derived plan's library call is cheaper than a
+/// compute-bound expression as written run as one eOperator, at sizes the interpreter checks
+/// quickly. (The H100 profile prices small kernels by their launch and its loops at 30% of peak:
+/// a small convolution or product as written is cheaper there, and the search keeps it, never
+/// worse than the program as written.)
+inline const cost::roofline& slow_loops() {
+  static const cost::roofline m(cost::load_profile(std::string(EIN_PROFILE_DIR) + "/host_assumed.json"));
   return m;
 }
 

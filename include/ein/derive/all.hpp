@@ -10,6 +10,7 @@
 #include "ein/derive/relayout_weight.hpp"
 #include "ein/derive/split_summation.hpp"
 #include "ein/derive/split_variable.hpp"
+#include "ein/derive/substitute_quotient.hpp"
 #include "ein/derive/substitute_variable.hpp"
 #include "ein/derive/tighten_boundary.hpp"
 
@@ -18,7 +19,7 @@ namespace ein::derive {
 /// Every intra-expression rule, in the order the search tries them. Generic tests iterate over
 /// this list, so a rule listed here is tested automatically.
 inline std::span<const rule> intra_rules() {
-  static constexpr std::array<rule, 7> list{{
+  static constexpr std::array<rule, 8> list{{
       {"split_summation", &split_summation},
       {"substitute_variable", &substitute_variable},
       {"merge_traversal", &merge_traversal},
@@ -26,6 +27,7 @@ inline std::span<const rule> intra_rules() {
       {"tighten_boundary", &tighten_boundary},
       {"split_variable", &split_variable},
       {"relayout_weight", &relayout_weight},
+      {"substitute_quotient", &substitute_quotient},
   }};
   return list;
 }

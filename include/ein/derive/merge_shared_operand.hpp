@@ -60,16 +60,6 @@ inline std::set<std::string> top_level_iterators(const ir::expr& e) {
   return out;
 }
 
-// The factors of a chain of products, left to right.
-inline void product_factors(const ir::expr& e, std::vector<ir::expr>& out) {
-  if (auto* b = std::get_if<ir::binary>(&*e); b && b->op == ir::binary_op::mul) {
-    product_factors(b->lhs, out);
-    product_factors(b->rhs, out);
-  } else {
-    out.push_back(e);
-  }
-}
-
 inline ir::expr product(const std::vector<ir::expr>& factors) {
   ir::expr r = factors.front();
   for (std::size_t i = 1; i < factors.size(); ++i) r = r * factors[i];

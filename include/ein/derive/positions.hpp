@@ -1,5 +1,5 @@
-// Positions in a scope tree (the root and every nested scope), rewriting its accesses, and
-// rebuilding a tree around one change.
+// Positions in a scope tree (the root and every nested scope), rewriting its accesses, the
+// factors of a product, and rebuilding a tree around one change.
 #pragma once
 
 #include <cstdint>
@@ -124,6 +124,16 @@ inline ir::scope_ptr with_body(const ir::scope& s, ir::expr body) {
 }
 
 namespace detail {
+
+// The factors of a chain of products, left to right.
+inline void product_factors(const ir::expr& e, std::vector<ir::expr>& out) {
+  if (auto* b = std::get_if<ir::binary>(&*e); b && b->op == ir::binary_op::mul) {
+    product_factors(b->lhs, out);
+    product_factors(b->rhs, out);
+  } else {
+    out.push_back(e);
+  }
+}
 
 template <class F>
 void visit_positions(const ir::scope_ptr& s, path& p, F& visit) {

@@ -6,6 +6,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -13,6 +14,7 @@
 #include "ein/derive/positions.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/print.hpp"
+#include "ein/ir/verify.hpp"
 
 namespace ein::derive {
 
@@ -146,5 +148,37 @@ struct program_rule {
   const char* name;
   program_rule_fn apply;
 };
+
+/// Checks every candidate of rule `rule` with ir::verify. A candidate that does not verify is a
+/// bug of that rule, not of the input the rule was given: the ir::verify error becomes an
+/// internal_error naming the rule.
+/// Example: a rule leaving an empty range `i [3,3)` throws `... substitute_variable produced an
+/// expression that does not verify: ...`.
+template <class Candidate>
+void verify_candidates(std::string_view rule, const std::vector<Candidate>& candidates) {
+  for (auto& c : candidates) {
+    try {
+      if constexpr (std::is_same_v<Candidate, candidate>)
+        ir::verify(*c.result);
+      else
+        ir::verify(c.result);
+    } catch (const user_error& e) {
+      throw internal_error(std::string(rule) + " produced an expression that does not verify: " + e.what());
+    }
+  }
+}
+
+/// The candidates of rule `r` on `source`, as every search applies rules: an intra-expression
+/// rule (derive::rule) on a scope, or an inter-expression one (program_rule) on a program. Debug
+/// builds (!NDEBUG) verify each candidate (verify_candidates); release builds trust the rule tests.
+/// Example: `apply(intra_rules()[0], conv)` is `split_summation(conv)`, checked in debug builds.
+template <class Rule, class Source>
+auto apply(const Rule& r, const Source& source) {
+  auto out = r.apply(source);
+#ifndef NDEBUG
+  verify_candidates(r.name, out);
+#endif
+  return out;
+}
 
 }  // namespace ein::derive

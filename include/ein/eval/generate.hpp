@@ -1,5 +1,5 @@
 // Random well-formed expressions for differential testing: free-form scopes and operator-shaped
-// families (matmul, convolution, G2BMM), each with the input tensors it reads.
+// families (matmul, convolution, transposed convolution, G2BMM), each with the input tensors it reads.
 #pragma once
 
 #include <algorithm>
@@ -37,7 +37,7 @@ struct generate_options {
 struct generated {
   ir::scope_ptr scope;
   std::vector<ir::tensor> inputs;
-  std::string family;  // "random", "matmul", "conv", "conv_relu", "g2bmm"
+  std::string family;  // "random", "matmul", "conv", "conv_relu", "g2bmm", "conv_transpose"
 };
 
 /// Number of body nodes of a scope, nested scopes included.
@@ -137,6 +137,7 @@ class generator {
     if (family == 5) return matmul();
     if (family == 6 || family == 7) return conv(family == 7 && opt_.max_nesting > 0);
     if (family == 8) return g2bmm();
+    if (family == 9) return conv_transpose();
     return {random_scope(0, -1), tensors_, "random"};
   }
 
@@ -336,6 +337,30 @@ class generator {
     return {ir::make_scope(traversal, {}, body), tensors_, "conv_relu"};
   }
 
+  // A transposed convolution (NHWC, stride 1 to 3) as ops::conv_transpose2d writes it, a scatter:
+  // y[n,h,w,f] = Σ_{u,v,c} x[n, (h + pad)/st − u, (w + pad)/st − v, c] ·
+  //                         K[st·u + (h + pad) % st, st·v + (w + pad) % st, f, c].
+  generated conv_transpose() {
+    auto upto = [&](std::int64_t k) { return rng_.integer(1, std::clamp<std::int64_t>(opt_.max_extent, 1, k)); };
+    std::int64_t n = upto(2), h = extent(), w = extent(), c = upto(4), f = upto(4), r = upto(4), s = upto(4);
+    std::int64_t st = rng_.integer(1, 3), pad = rng_.integer(0, std::min(r, s) - 1), out_pad = rng_.integer(0, st - 1);
+    auto x = new_tensor({n, h, w, c});
+    x.role = ir::tensor_role::input;
+    tensors_.back() = x;
+    auto K = new_tensor({r, s, f, c});
+    K.role = ir::tensor_role::weight;
+    tensors_.back() = K;
+    auto hh = ir::idx("h") + pad, ww = ir::idx("w") + pad;
+    std::int64_t oh = std::max<std::int64_t>(1, (h - 1) * st - 2 * pad + r + out_pad);
+    std::int64_t ow = std::max<std::int64_t>(1, (w - 1) * st - 2 * pad + s + out_pad);
+    auto y = ir::make_scope(
+        {{"n", 0, n}, {"h", 0, oh}, {"w", 0, ow}, {"f", 0, f}},
+        {{"u", 0, (r + st - 1) / st}, {"v", 0, (s + st - 1) / st}, {"c", 0, c}},
+        ir::make_access(x, {ir::idx("n"), hh.floordiv(st) - ir::idx("u"), ww.floordiv(st) - ir::idx("v"), ir::idx("c")}) *
+            ir::make_access(K, {ir::idx("u") * st + hh.mod(st), ir::idx("v") * st + ww.mod(st), ir::idx("f"), ir::idx("c")}));
+    return {y, tensors_, "conv_transpose"};
+  }
+
   // G2BMM: C[b,i,w] = Σ_k A[b,i,k] · B[b, i + D·(w − W), k] for w in [0, 2W + 1).
   generated g2bmm() {
     auto upto = [&](std::int64_t k) { return rng_.integer(1, std::clamp<std::int64_t>(opt_.max_extent, 1, k)); };
@@ -425,7 +450,8 @@ inline std::int64_t work(const ir::scope& s) {
 /// A random well-formed scope from `seed`: half free-form (ranks 1–max_rank, extents
 /// 1–max_extent, strided/offset/padded indices, floor division and modulo by small constants,
 /// nested scopes with negative lower bounds, shared tensors, bounded unary functions), half
-/// operator-shaped (matmul, convolution with padding/stride/dilation, conv+relu+bias, G2BMM).
+/// operator-shaped (matmul, convolution with padding/stride/dilation, conv+relu+bias, G2BMM, a
+/// transposed convolution written as a scatter).
 /// The same seed and options give the same expression.
 /// @post `work(*result.scope) <= options.max_work` unless no draw of 1000 fits (then the
 ///       lightest draw).

@@ -250,19 +250,20 @@ inline library_call call_from_json(const nlohmann::json& j, const program_plan& 
 }
 
 /// A subprogram's derivation as JSON: `{"subprogram", "definition", "searched", "target",
-/// "seconds", "steps": [<step>...]}`.
+/// "seconds", "baseline_seconds", "steps": [<step>...]}`.
 inline nlohmann::json to_json(const derivation& d) {
   auto steps = nlohmann::json::array();
   for (auto& s : d.steps) steps.push_back(to_json(s));
   return {{"subprogram", d.subprogram}, {"definition", d.definition}, {"searched", d.searched},
-          {"target", d.target}, {"seconds", d.seconds}, {"steps", steps}};
+          {"target", d.target}, {"seconds", d.seconds}, {"baseline_seconds", d.baseline_seconds}, {"steps", steps}};
 }
 
 /// The derivation `to_json` wrote. @throws user_error on malformed JSON.
 inline derivation derivation_from_json(const nlohmann::json& j) {
   return detail::reading("derivation", [&] {
     derivation d{j.at("subprogram").get<std::string>(), j.at("definition").get<std::string>(), j.at("searched").get<bool>(),
-                 j.at("target").get<std::string>(), {}, j.at("seconds").get<double>()};
+                 j.at("target").get<std::string>(), {}, j.at("seconds").get<double>(),
+                 j.at("baseline_seconds").get<double>()};
     for (auto& s : j.at("steps")) d.steps.push_back(step_from_json(s));
     return d;
   });

@@ -70,6 +70,7 @@ struct derivation {
   /// Rule steps from the source, how the operator matched, then post-optimization steps.
   std::vector<derive::step> steps;
   double seconds = 0;  // the chosen plan's predicted time as the priced build runs it
+  double baseline_seconds = 0;  // the plan as written, priced the same way (never below `seconds`)
 };
 
 /// Which buffer each name and each materialized nested scope of a plan is.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ein/cost/model.hpp"
+#include "ein/detail/error.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/search/instantiate.hpp"
 #include "ein/search/optimize.hpp"
@@ -49,30 +50,42 @@ inline bool runs_well(const plan& p, const ein::plan::capabilities& caps) {
 /// weight operands packed for the build (pack_weight_operands, compute-bound kernels only, which
 /// are what running well asks for) where that makes it run well, or cheaper as run; its steps
 /// then end with the packings.
+/// The plan as written bounds the choice: a candidate priced above it as the build runs it is
+/// never chosen, however well it runs (a transposed convolution written as a scatter, cheap as
+/// one eOperator, is not traded for a library call with costlier eOperators around it).
+/// @pre `r.candidates[0]` is the plan as written (`r.baseline`), as optimize() and the program
+///      level give it; the choice restores it unpacked, so that choosing again for another
+///      build still has it.
+/// @post seconds_as_run(r.best) <= seconds_as_run(r.baseline), both for `caps`.
 inline void choose_for_backend(optimized& r, const cost::model& model, const ein::plan::capabilities& caps) {
+  r.candidates.front() = {r.baseline, "as written", {}};
+  const double ceiling = seconds_as_run(r.baseline, model, caps);
+  auto within = [&](double t) { return t <= ceiling; };
   std::vector<double> t;
   std::vector<bool> good;
   pack_memo orders;  // the candidates share most kernels
   for (auto& c : r.candidates) {
     std::vector<derive::step> packings;
     auto packed = pack_weight_operands(c.p, model, caps, &orders, pack_kernels::compute_bound_refused, &packings);
+    double packed_t = seconds_as_run(packed, model, caps), c_t = seconds_as_run(c.p, model, caps);
     bool packed_good = runs_well(packed, caps), c_good = runs_well(c.p, caps);
-    if ((packed_good && !c_good) ||
-        (packed_good == c_good && seconds_as_run(packed, model, caps) < seconds_as_run(c.p, model, caps))) {
+    if (within(packed_t) != within(c_t) ? within(packed_t)
+                                        : (packed_good && !c_good) || (packed_good == c_good && packed_t < c_t)) {
       c.p = std::move(packed);
       c.steps.insert(c.steps.end(), packings.begin(), packings.end());
     }
     t.push_back(seconds_as_run(c.p, model, caps));
-    good.push_back(runs_well(c.p, caps));
+    good.push_back(runs_well(c.p, caps) && within(t.back()));
   }
   bool any_good = std::find(good.begin(), good.end(), true) != good.end();
   std::optional<std::size_t> best;
   for (std::size_t i = 0; i < r.candidates.size(); ++i) {
-    if (any_good && !good[i]) continue;
+    if (!within(t[i]) || (any_good && !good[i])) continue;
     if (!best || t[i] < t[*best] ||
         (t[i] == t[*best] && r.candidates[i].p.run_time_kernels() < r.candidates[*best].p.run_time_kernels()))
       best = i;
   }
+  if (!best) throw internal_error("choose_for_backend: the plan as written is above its own price");
   r.chosen = *best;
   r.best = r.candidates[*best].p;
 }

@@ -140,7 +140,7 @@ class converge_cache {
     if (it != expanded_.end()) return it->second.children;
     expansion x{e, {}};
     for (auto& r : rules)
-      for (auto& c : r.apply(e)) x.children.push_back({std::move(c), std::nullopt});
+      for (auto& c : derive::apply(r, e)) x.children.push_back({std::move(c), std::nullopt});
     return expanded_.emplace(e.get(), std::move(x)).first->second.children;
   }
 

@@ -91,7 +91,7 @@ inline explored explore(const ir::scope_ptr& source, std::span<const derive::rul
     st.depth = depth + 1;
     for (std::size_t i = level_begin; i < level_end; ++i) {
       for (auto& r : rules) {
-        for (auto& c : r.apply(out.states[i].expr)) {
+        for (auto& c : derive::apply(r, out.states[i].expr)) {
           ++st.candidates;
           admit({std::move(c.result), depth + 1, static_cast<std::int64_t>(i), std::move(c.how), ""});
           if (st.states >= limits.max_states) return finish(stop_reason::states);

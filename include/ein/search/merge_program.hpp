@@ -12,16 +12,19 @@
 #include "ein/derive/merge_shared_operand.hpp"
 #include "ein/ir/canonical.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/plan/capabilities.hpp"
+#include "ein/search/backend.hpp"
 #include "ein/search/instantiate.hpp"
 
 namespace ein::search {
 
 namespace detail {
 
-// Predicted program times, each distinct definition (by canonical form) instantiated once:
-// candidates share most of their definitions with the program they came from.
+// Predicted program times as a build runs them, each distinct definition (by canonical form)
+// instantiated once: candidates share most of their definitions with the program they came from.
 struct program_timer {
   const cost::model& model;
+  const ein::plan::capabilities& caps;
   std::map<std::string, double> seconds;
 
   double operator()(const ir::program& p) {
@@ -31,7 +34,7 @@ struct program_timer {
       if (weight_only.count(d.name)) continue;
       auto form = ir::canonical_string(*d.value);
       auto it = seconds.find(form);
-      if (it == seconds.end()) it = seconds.emplace(form, instantiate(d.value, model).seconds).first;
+      if (it == seconds.end()) it = seconds.emplace(form, seconds_as_run(instantiate(d.value, model), model, caps)).first;
       s += it->second;
     }
     return s;
@@ -40,26 +43,32 @@ struct program_timer {
 
 }  // namespace detail
 
-/// Predicted run time of a program whose definitions are kernels: each definition that does not
-/// read only weights (those are computed when the code is generated) instantiated on its own
-/// (search::instantiate), the times added.
-inline double program_seconds(const ir::program& p, const cost::model& model) {
-  return detail::program_timer{model, {}}(p);
+/// Predicted run time of a program as a build with capabilities `caps` runs it: each definition
+/// that does not read only weights (those are computed when the code is generated) instantiated
+/// on its own (search::instantiate) and priced as the build runs it (seconds_as_run), the times
+/// added. The program as written and an optimized one are priced by this one function.
+/// Example: a matmul whose weight the build's BLAS refuses in its layout is priced as the
+/// eOperator the build runs, not as the library call the model alone would price.
+inline double program_seconds(const ir::program& p, const cost::model& model,
+                              const ein::plan::capabilities& caps = ein::plan::every_operator()) {
+  return detail::program_timer{model, caps, {}}(p);
 }
 
 /// Applies shared-operand merging (derive::merge_shared_operand) greedily: at each step the
-/// candidate with the lowest predicted time (program_seconds) is taken if it is strictly cheaper
+/// candidate with the lowest predicted time as a build with capabilities `caps` runs it
+/// (program_seconds) is taken if it is strictly cheaper
 /// than the program, ties to the first found; it stops when no candidate gains. Each step taken is
 /// appended to `steps` when given. Every step keeps the program's values
 /// (each rule candidate is exact), tensors and outputs.
 /// Example: Conv3x3 as Matmul + OffsetReduce and Conv1x1 as Matmul over one input become one
 /// Matmul over the concatenated weights, read by the OffsetReduce and the 1×1 output's slice.
 inline ir::program merge_shared_operands(ir::program p, const cost::model& model,
-                                         std::vector<derive::step>* steps = nullptr) {
-  detail::program_timer seconds{model, {}};
+                                         std::vector<derive::step>* steps = nullptr,
+                                         const ein::plan::capabilities& caps = ein::plan::every_operator()) {
+  detail::program_timer seconds{model, caps, {}};
   double now = seconds(p);
   for (;;) {
-    auto candidates = derive::merge_shared_operand(p);
+    auto candidates = derive::apply(derive::program_rule{"merge_shared_operand", &derive::merge_shared_operand}, p);
     std::size_t best = candidates.size();
     double best_seconds = now * (1 - 1e-9);
     for (std::size_t i = 0; i < candidates.size(); ++i) {

@@ -124,14 +124,15 @@ inline bool runs_library(const plan& p, const ir::scope_ptr& s, kernel_memo& mem
 /// `memo` (optional) is instantiate's, shared by the calls of one search.
 inline plan post_optimize(plan p, const cost::model& model, int max_steps,
                           std::vector<derive::step>* steps = nullptr, kernel_memo* memo = nullptr) {
-  static constexpr derive::rule_fn fusions[] = {&derive::merge_traversal, &derive::tighten_boundary};
+  static constexpr derive::rule fusions[] = {{"merge_traversal", &derive::merge_traversal},
+                                             {"tighten_boundary", &derive::tighten_boundary}};
   kernel_memo own;
   auto& known = memo ? *memo : own;
   for (int i = 0; i < max_steps; ++i) {
     std::optional<plan> best;
     derive::step how;
-    for (auto f : fusions)
-      for (auto& c : f(p.expr)) {
+    for (auto& f : fusions)
+      for (auto& c : derive::apply(f, p.expr)) {
         if (auto inlined = detail::inlined_scope(p.expr, c.how))
           if (detail::runs_library(p, inlined, known)) continue;
         auto q = instantiate(c.result, model, &known);

@@ -75,7 +75,7 @@ struct optimized_program {
         r += s.result.stats.str() + "\n  chosen " + s.result.best.shape() + " (" +
              s.result.candidates[s.result.chosen].target + "), " + plan::ms_text(s.seconds_as_run) +
              " ms as the backend runs it; baseline " + s.result.baseline.shape() + " " +
-             plan::ms_text(s.result.baseline.seconds) + " ms\n";
+             plan::ms_text(s.baseline_as_run) + " ms\n";
       else
         r += "as written (no summation)\n";
       for (auto& line : split_lines(s.result.best.str())) r += "  " + line + "\n";

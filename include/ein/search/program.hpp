@@ -50,6 +50,7 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
     taken.insert(s.name);
     if (s.searched) choose_for_backend(s.result, model, caps);
     s.seconds_as_run = seconds_as_run(s.result.best, model, caps);
+    s.baseline_as_run = seconds_as_run(s.result.baseline, model, caps);
   }
   std::vector<detail::entry> defs;
   for (std::size_t i = 0; i < r.subprograms.size(); ++i) {
@@ -67,7 +68,7 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
     if (e.origin) origin[e.def.name] = *e.origin;
     r.program.definitions.push_back(std::move(e.def));
   }
-  r.program = merge_shared_operands(std::move(r.program), model, &r.post_steps);
+  r.program = merge_shared_operands(std::move(r.program), model, &r.post_steps, caps);
   auto only = derive::weight_only_definitions(r.program);
   r.weight_transforms.clear();
   r.origin.clear();
@@ -89,15 +90,19 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
 ///     them (a subprogram whose search would start after it is taken as written), and takes the
 ///     candidate that is cheapest as a build with capabilities `caps` runs it (library kernels
 ///     it does not call are priced as eOperators; every_operator(), the default, prices as the
-///     model does), a plan with a compute-bound eOperator only where no other is left; the
-///     others are instantiated as written;
+///     model does), a plan with a compute-bound eOperator only where no other is left, and
+///     never one priced above the plan as written (choose_for_backend); the others are
+///     instantiated as written;
 ///  3. writes each chosen plan as definitions, one per kernel (`d_k1`, `d_k2`, ..., the last
 ///     named `d`, on d's box);
 ///  4. post-optimizes across the program: removes identity copies, and fuses an eOperator into
 ///     the eOperator that alone reads it where traversal merging is exact and the model says it
 ///     is cheaper (a weight transform only into a weight transform);
 ///  5. merges definitions that contract one shared operand with different weights into one
-///     contraction where the model predicts a gain (merge_shared_operands, EinNet Figure 3(a)).
+///     contraction where the model predicts a gain as the build runs it (merge_shared_operands,
+///     EinNet Figure 3(a)).
+/// Every step keeps the program's predicted time as the build runs it (program_seconds) at or
+/// below that of the program as written.
 /// Definitions that read weights only are listed in `weight_transforms`. Deterministic: results
 /// are merged in program order, so the same program gives the same result (searches that run
 /// out of time excepted). `progress` is called from the searching threads, one call at a time.
@@ -162,7 +167,8 @@ inline ein::plan::program_plan make_plan(const optimized_program& r, const ein::
   ein::plan::provenance how;
   for (auto& s : r.subprograms) {
     auto& chosen = s.result.candidates.at(s.result.chosen);
-    how.derivations.push_back({s.name, s.definition, s.searched, chosen.target, chosen.steps, s.seconds_as_run});
+    how.derivations.push_back(
+        {s.name, s.definition, s.searched, chosen.target, chosen.steps, s.seconds_as_run, s.baseline_as_run});
   }
   how.program_steps = r.post_steps;
   how.origin = r.origin;

@@ -69,7 +69,7 @@ inline std::optional<ir::scope_ptr> inline_definition(const ir::scope_ptr& reade
   };
   while (nested(s)) {
     std::optional<ir::scope_ptr> next;
-    for (auto& c : derive::merge_traversal(s))
+    for (auto& c : derive::apply(derive::rule{"merge_traversal", &derive::merge_traversal}, s))
       if (auto* inlined = c.how.get<derive::path>("inline"); inlined && inlined->size() == 1) {
         next = c.result;
         break;
