@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "codegen/e2e/programs.hpp"
+#include "codegen/emit_options.hpp"
 #include "ein/codegen/cuda_source.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/report.hpp"
@@ -13,6 +14,8 @@
 
 using namespace ein;
 using ir::idx;
+using codegen_test::as_written;
+using codegen_test::options_for;
 
 namespace {
 
@@ -20,19 +23,6 @@ codegen::iterator_box box_of(std::vector<ir::iterator> its) {
   codegen::iterator_box b;
   for (auto& i : its) b.add(i, "i_" + i.name);
   return b;
-}
-
-// The plan of `p` as written, every step an eOperator.
-ein::plan::program_plan as_written(const ir::program& p) { return ein::plan::make_plan(p, {}); }
-
-codegen::options options_for(std::string name, codegen::backend b = codegen::backend::host) {
-  codegen::options o;
-  o.name = std::move(name);
-  o.model_header = "model.hpp";
-  o.object = "model::net";
-  o.key = 0x1234;
-  o.target = b;
-  return o;
 }
 
 }  // namespace

@@ -6,27 +6,17 @@
 #include <cmath>
 
 #include "codegen/e2e/programs.hpp"
+#include "codegen/emit_options.hpp"
 #include "ein/codegen/cuda_source.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/runtime/eoperator.hpp"
 
 using namespace ein;
 using ir::idx;
+using codegen_test::as_written;
+using codegen_test::options_for;
 
 namespace {
-
-codegen::options options_for(codegen::backend b = codegen::backend::host) {
-  codegen::options o;
-  o.name = "p";
-  o.model_header = "model.hpp";
-  o.object = "model::net";
-  o.key = 0x1234;
-  o.target = b;
-  return o;
-}
-
-// The plan of `p` as written, every step an eOperator.
-ein::plan::program_plan as_written(const ir::program& p) { return ein::plan::make_plan(p, {}); }
 
 ir::tensor f32(std::string name, std::vector<std::int64_t> shape) {
   return {std::move(name), ir::dtype::f32, std::move(shape), ir::tensor_role::input};
@@ -65,24 +55,24 @@ ir::program transpose() {
 
 TEST_CASE("precision: float programs compute in float, with float constants and functions") {
   auto p = ein::reify(ein_test::elementwise);
-  std::string h = codegen::emit_header(as_written(p), options_for());
+  std::string h = codegen::emit_header(as_written(p), options_for("p"));
   CHECK(h.find("static_cast<double>") == std::string::npos);
   CHECK(h.find("2.5f") != std::string::npos);
   CHECK(h.find("ein::runtime::fn::relu(") != std::string::npos);
-  std::string cu = codegen::emit_cuda_source(as_written(p), options_for(codegen::backend::cuda));
+  std::string cu = codegen::emit_cuda_source(as_written(p), options_for("p", codegen::backend::cuda));
   CHECK(cu.find("double") == std::string::npos);
   // ACCUMULATE double: the former arithmetic, rounded once at the store
-  auto o = options_for();
+  auto o = options_for("p");
   o.accumulate = codegen::accumulation::f64;
   std::string d = codegen::emit_header(as_written(p), o);
   CHECK(d.find("static_cast<double>(t_A[") != std::string::npos);
   CHECK(d.find("2.5f") == std::string::npos);
   // a double tensor keeps its type
-  CHECK(codegen::emit_header(as_written(ein::reify(ein_test::scalar_f64)), options_for()).find("double acc = 0.0;") != std::string::npos);
+  CHECK(codegen::emit_header(as_written(ein::reify(ein_test::scalar_f64)), options_for("p")).find("double acc = 0.0;") != std::string::npos);
   // constants that float cannot hold are user errors
   auto A = f32("A", {2});
   auto huge = one(ir::make_scope({{"i", 0, 2}}, {}, ir::make_access(A, {idx("i")}) * ir::make_constant(1e300)), {A});
-  CHECK_THROWS_WITH_AS(codegen::emit_header(as_written(huge), options_for()), doctest::Contains("does not fit in float"), user_error);
+  CHECK_THROWS_WITH_AS(codegen::emit_header(as_written(huge), options_for("p")), doctest::Contains("does not fit in float"), user_error);
   CHECK_NOTHROW(codegen::emit_header(as_written(huge), o));
 }
 
@@ -122,11 +112,11 @@ TEST_CASE("precision: long float sums are blocked near sqrt(n), short ones and d
     CHECK(inner <= 2 * std::sqrt(static_cast<double>(n)) + 1);
     CHECK(n / inner <= 4 * std::sqrt(static_cast<double>(n)) + 1);
   }
-  std::string h = codegen::emit_header(as_written(sum_program({997})), options_for());
+  std::string h = codegen::emit_header(as_written(sum_program({997})), options_for("p"));
   CHECK(h.find("for (std::int64_t chunk_i_k0 = 0; chunk_i_k0 < 997; chunk_i_k0 += 32) {") != std::string::npos);
   CHECK(h.find("i_k0 < chunk_i_k0 + 32 && i_k0 < 997;") != std::string::npos);
   CHECK(h.find("acc += part;") != std::string::npos);
-  CHECK(codegen::emit_header(as_written(sum_program({3, 3})), options_for()).find("EIN_UNROLL") != std::string::npos);
+  CHECK(codegen::emit_header(as_written(sum_program({3, 3})), options_for("p")).find("EIN_UNROLL") != std::string::npos);
 }
 
 TEST_CASE("precision: the plan's tolerance follows its arithmetic") {
@@ -137,19 +127,19 @@ TEST_CASE("precision: the plan's tolerance follows its arithmetic") {
     return std::stod(h.substr(at + 36));
   };
   auto near = [](double a, double b) { return std::abs(a - b) <= 1e-9 * std::abs(b); };
-  auto o = options_for();
+  auto o = options_for("p");
   CHECK(near(tolerance_of(as_written(ein::reify(ein_test::matmul)), o), 1e-5));
   CHECK(near(tolerance_of(as_written(transpose()), o), 1e-5));  // + 0.1 is arithmetic
   o.accumulate = codegen::accumulation::f64;
   CHECK(near(tolerance_of(as_written(ein::reify(ein_test::matmul)), o), 1e-6));
-  CHECK(near(tolerance_of(as_written(ein::reify(ein_test::scalar_f64)), options_for()), 1e-12));
+  CHECK(near(tolerance_of(as_written(ein::reify(ein_test::scalar_f64)), options_for("p")), 1e-12));
   // a relayout copies: no error of its own; two steps add theirs
   auto X = f32("X", {4, 5});
   auto copy = one(ir::make_scope({{"j", 0, 5}, {"i", 0, 4}}, {}, ir::make_access(X, {idx("i"), idx("j")})), {X});
-  CHECK(near(tolerance_of(as_written(copy), options_for()), 0));
-  CHECK(near(tolerance_of(as_written(ein::reify(ein_test::two_definitions)), options_for()), 3e-5));  // mm, relu, sum
+  CHECK(near(tolerance_of(as_written(copy), options_for("p")), 0));
+  CHECK(near(tolerance_of(as_written(ein::reify(ein_test::two_definitions)), options_for("p")), 3e-5));  // mm, relu, sum
   // TF32 library calls on the cuda backend
-  auto cuda = options_for(codegen::backend::cuda);
+  auto cuda = options_for("p", codegen::backend::cuda);
   auto cublas = ein::plan::make_plan(ein::reify(ein_test::gemm_chain), codegen::capabilities_of(cuda.target, false, false));
   cuda.tf32 = true;
   CHECK(near(tolerance_of(cublas, cuda), 2e-2));
@@ -168,7 +158,7 @@ TEST_CASE("kernels: a transpose is staged through shared memory, a coalesced rea
   CHECK(k.items == 2 * 2 * 12);  // ceil(50 / 32) · ceil(40 / 32) tiles per h
   CHECK(k.items_per_block == 1);
   CHECK(k.index == "int");
-  std::string cu = codegen::emit_cuda_source(as_written(t), options_for(codegen::backend::cuda));
+  std::string cu = codegen::emit_cuda_source(as_written(t), options_for("p", codegen::backend::cuda));
   CHECK(cu.find("__shared__ float tile[32][33];") != std::string::npos);
   CHECK(cu.find("__syncthreads();") != std::string::npos);
   CHECK(cu.find("static __global__ void __launch_bounds__(256) eop_out_kernel(") != std::string::npos);
@@ -196,7 +186,7 @@ TEST_CASE("kernels: indices are int where every value fits, 64-bit otherwise") {
                   {A, B});
   auto plan = codegen::make_layout(wide);
   CHECK(codegen::schedule(plan.steps[0], plan).index == "std::int64_t");
-  std::string cu = codegen::emit_cuda_source(as_written(wide), options_for(codegen::backend::cuda));
+  std::string cu = codegen::emit_cuda_source(as_written(wide), options_for("p", codegen::backend::cuda));
   CHECK(cu.find("std::uint64_t rest = static_cast<std::uint64_t>(o);") != std::string::npos);
   auto small = codegen::make_layout(ein::reify(ein_test::conv_nhwc));
   CHECK(codegen::schedule(small.steps[0], small).index == "int");

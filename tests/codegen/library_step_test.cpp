@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "codegen/e2e/programs.hpp"
+#include "codegen/emit_options.hpp"
 #include "ein/codegen/cuda_source.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/library_step.hpp"
@@ -17,21 +18,12 @@
 
 using namespace ein;
 using ir::idx;
+using codegen_test::options_for;
 using plan_test::conv;
 using plan_test::conv_transpose;
 using plan_test::f32;
 
 namespace {
-
-codegen::options library_options(codegen::backend b = codegen::backend::host) {
-  codegen::options o;
-  o.name = "lib";
-  o.model_header = "model.hpp";
-  o.object = "model::net";
-  o.key = 0x1234;
-  o.target = b;
-  return o;
-}
 
 // The plan of `p` for a build of `b` that links a CBLAS (host) and, with `cudnn`, cuDNN (cuda).
 ein::plan::program_plan bound(const ir::program& p, codegen::backend b = codegen::backend::host, bool cudnn = false) {
@@ -48,7 +40,7 @@ std::size_t count(const std::string& text, const std::string& piece) {
 
 TEST_CASE("library steps: the host header calls CBLAS where enabled, else keeps the loops") {
   auto p = ein::reify(ein_test::gemm_chain);
-  auto o = library_options();
+  auto o = options_for("lib");
   std::string h = codegen::emit_header(bound(p), o);
   CHECK(h == codegen::emit_header(bound(ein::reify(ein_test::gemm_chain)), o));
   CHECK(h.find("#include <cblas.h>") != std::string::npos);
@@ -65,16 +57,16 @@ TEST_CASE("library steps: the host header calls CBLAS where enabled, else keeps 
 }
 
 TEST_CASE("library steps: the batch matmul is one CBLAS call per batch, the f64 one dgemm") {
-  std::string b = codegen::emit_header(bound(ein::reify(ein_test::batch_gemm)), library_options());
+  std::string b = codegen::emit_header(bound(ein::reify(ein_test::batch_gemm)), options_for("lib"));
   CHECK(b.find("for (long long ein_q = 0; ein_q < 3; ++ein_q) {") != std::string::npos);
   CHECK(b.find("t_X + ein_q * 1152, 36, t_Y + ein_q * 1440, 40") != std::string::npos);
-  std::string d = codegen::emit_header(bound(ein::reify(ein_test::gemm_f64)), library_options());
+  std::string d = codegen::emit_header(bound(ein::reify(ein_test::gemm_f64)), options_for("lib"));
   CHECK(d.find("cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 56, 64, 60, 0.5,") != std::string::npos);
 }
 
 TEST_CASE("library steps: the CUDA source calls cuBLAS on one handle, the header keeps host loops") {
   auto p = bound(ein::reify(ein_test::gemm_chain), codegen::backend::cuda);
-  auto o = library_options(codegen::backend::cuda);
+  auto o = options_for("lib", codegen::backend::cuda);
   std::string cu = codegen::emit_cuda_source(p, o);
   CHECK(cu == codegen::emit_cuda_source(bound(ein::reify(ein_test::gemm_chain), codegen::backend::cuda), o));
   CHECK(cu.find("#include \"ein/runtime/cublas.hpp\"") != std::string::npos);
@@ -101,11 +93,11 @@ TEST_CASE("library steps: the CUDA source calls cuBLAS on one handle, the header
 }
 
 TEST_CASE("library steps: the report names the library operator") {
-  auto r = codegen::report(bound(ein::reify(ein_test::gemm_chain)), library_options());
+  auto r = codegen::report(bound(ein::reify(ein_test::gemm_chain)), options_for("lib"));
   REQUIRE(r["plan"].size() == 2);
   CHECK(r["plan"][0]["kind"] == "library");
   CHECK(r["plan"][0]["library"].get<std::string>().rfind("matmul(A=A+0, B=B+0) batch=1 m=40", 0) == 0);
-  auto e = codegen::report(bound(ein::reify(ein_test::conv_nhwc)), library_options());
+  auto e = codegen::report(bound(ein::reify(ein_test::conv_nhwc)), options_for("lib"));
   CHECK(e["plan"][0]["kind"] == "eoperator");
   CHECK(e["plan"][0]["library"].is_null());
 }
@@ -133,7 +125,7 @@ std::string between(const std::string& text, const std::string& from, const std:
 
 TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up once") {
   auto p = bound(conv(3, 1), codegen::backend::cuda, true);
-  auto o = library_options(codegen::backend::cuda);
+  auto o = options_for("lib", codegen::backend::cuda);
   std::string cu = codegen::emit_cuda_source(p, o);
   CHECK(cu == codegen::emit_cuda_source(bound(conv(3, 1), codegen::backend::cuda, true), o));
   CHECK(cu.find("#include \"ein/runtime/cudnn.hpp\"") != std::string::npos);
@@ -183,7 +175,7 @@ TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up on
 
 TEST_CASE("library steps: a cuda conv_transpose2d is a cuDNN backward-data call") {
   std::string cu = codegen::emit_cuda_source(bound(conv_transpose(), codegen::backend::cuda, true),
-                                             library_options(codegen::backend::cuda));
+                                             options_for("lib", codegen::backend::cuda));
   CHECK(cu.find("ein::runtime::convolution_geometry{.forward = false, .f64 = false, .krsc = false, "
                 ".x_dims = {2, 8, 16, 16}, .x_strides = {2048, 256, 16, 1}, .y_dims = {2, 16, 8, 8}, "
                 ".y_strides = {1024, 64, 8, 1}, .filter = {16, 8, 4, 4}, .pad = {1, 1}, .stride = {2, 2}, "
@@ -196,7 +188,7 @@ TEST_CASE("library steps: a cuda conv_transpose2d is a cuDNN backward-data call"
 }
 
 TEST_CASE("library steps: convolutions bound to no call keep their loops") {
-  auto o = library_options(codegen::backend::cuda);
+  auto o = options_for("lib", codegen::backend::cuda);
   // asymmetric padding (a 2×2 kernel padded before only), a filter in no cuDNN format
   for (auto& p : {conv(2, 1), conv(3, 1, true)}) {
     std::string cu = codegen::emit_cuda_source(bound(p, codegen::backend::cuda, true), o);
@@ -205,7 +197,7 @@ TEST_CASE("library steps: convolutions bound to no call keep their loops") {
   }
   // a cuda build without cuDNN, and the host build
   CHECK(codegen::emit_cuda_source(bound(conv(3, 1), codegen::backend::cuda), o).find("cudnn") == std::string::npos);
-  CHECK(codegen::emit_header(bound(conv(3, 1)), library_options()).find("cblas") == std::string::npos);
+  CHECK(codegen::emit_header(bound(conv(3, 1)), options_for("lib")).find("cblas") == std::string::npos);
   // a matrix product that also matches as a degenerate convolution is bound as a GEMM
   CHECK(codegen::emit_cuda_source(bound(ein::reify(ein_test::gemm_chain), codegen::backend::cuda, true), o)
             .find("cudnn") == std::string::npos);
@@ -227,7 +219,7 @@ TEST_CASE("library steps: the emitters write the call the plan binds, not the on
   for (auto& i : match::match(*gemm.kernels[0].value))
     if (i.kind == match::op_kind::conv2d && ein::plan::cudnn.runs(i)) conv = i;
   REQUIRE(conv);
-  auto o = library_options(codegen::backend::cuda);
+  auto o = options_for("lib", codegen::backend::cuda);
   std::string as_gemm = codegen::emit_cuda_source(gemm, o);
   CHECK(as_gemm.find("cublasGemmStridedBatchedEx") != std::string::npos);
   CHECK(as_gemm.find("cudnn") == std::string::npos);
@@ -242,8 +234,8 @@ TEST_CASE("library steps: the emitters write the call the plan binds, not the on
   auto loops = gemm;
   loops.kernels[0].call.reset();
   CHECK(codegen::emit_cuda_source(loops, o).find("__global__") != std::string::npos);
-  CHECK(codegen::emit_header(loops, library_options()).find("cblas") == std::string::npos);
+  CHECK(codegen::emit_header(loops, options_for("lib")).find("cblas") == std::string::npos);
   // a call the backend does not emit is an error naming the library and the step
-  CHECK_THROWS_WITH_AS(codegen::emit_header(as_conv, library_options()),
+  CHECK_THROWS_WITH_AS(codegen::emit_header(as_conv, options_for("lib")),
                        doctest::Contains("calls cudnn for `out`, which the host backend does not emit"), user_error);
 }

@@ -6,12 +6,40 @@
 #include <limits>
 #include <tuple>
 
+#include "codegen/e2e/programs.hpp"
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
+#include "eval/hand_loops.hpp"
 
 using namespace ein;
 using namespace ein::ir;
+
+namespace {
+
+template <int... Id>
+void check_hand_loops(std::integer_sequence<int, Id...>) {
+  auto one = [](const ir::program& p, int id) {
+    CAPTURE(p.name);
+    for (std::uint64_t seed : {1, 2, 3}) {
+      auto env = eval::random_inputs(p, seed);
+      auto got = eval::evaluate(p, env);
+      auto want = ein_test::hand_loops(id, env);
+      REQUIRE(want.size() == p.outputs.size());
+      for (auto& [name, value] : want) {
+        CAPTURE(name);
+        CHECK(eval::max_rel_error(got.at(name), value) <= 1e-14);
+      }
+    }
+  };
+  (one(ein_test::build<Id>(), Id), ...);
+}
+
+}  // namespace
+
+TEST_CASE("interpreter: every hand-built program equals its loops written without the IR") {
+  check_hand_loops(ein_test::hand_loop_programs{});
+}
 
 TEST_CASE("interpreter: matmul equals the triple loop") {
   eval::random_stream rng(1);

@@ -54,7 +54,7 @@ TEST_CASE("instantiate: Figure 5's E6 is a Matmul then an OffsetReduce eOperator
   CHECK(p.kernels[1].memory_bound());
   CHECK(p.kernels[1].reads == std::vector<std::size_t>{0});
   CHECK(p.matched_or_memory_bound());
-  CHECK(p.seconds == doctest::Approx(p.kernels[0].seconds + p.kernels[1].seconds));
+  CHECK(p.seconds == doctest::Approx(p.kernels[0].seconds + p.kernels[1].seconds).scale(0));
   CHECK(to_string(*p.kernels[1].flat) ==
         "L_{n:[0,1), h:[0,5), w:[0,5), f:[0,4)} Σ_{r:[0,3), s:[0,3)} k1[r, s, n, f, h + r - 1, s + w - 1]");
   CHECK(p.str().find("kernel 1 (k1): matmul(") == 0);
@@ -141,14 +141,16 @@ TEST_CASE("converging derivation from E2 reaches a Matmul in at most two steps")
   CHECK(c.run(f.e2).empty());
 }
 
-TEST_CASE("optimize: baseline first, never worse, deterministic, within budget") {
+TEST_CASE("optimize: baseline first, deterministic, within budget") {
   auto src = conv(4, 4, 4, 3, 1);
   search::options o;
   auto a = search::optimize(src, derive::intra_rules(), h100(), o);
   auto b = search::optimize(src, derive::intra_rules(), h100(), o);
   REQUIRE(!a.candidates.empty());
   CHECK(a.candidates[0].target == "as written");
-  CHECK(a.best.seconds <= a.baseline.seconds);
+  // at this size every plan is launch-bound: the one cuDNN call as written beats every plan of
+  // more kernels, and the choice keeps it
+  CHECK(a.best.str() == a.baseline.str());
   REQUIRE(a.candidates.size() == b.candidates.size());
   for (std::size_t i = 0; i < a.candidates.size(); ++i) {
     CHECK(a.candidates[i].p.str() == b.candidates[i].p.str());
@@ -166,13 +168,14 @@ TEST_CASE("optimize: baseline first, never worse, deterministic, within budget")
   o.limits.time = std::chrono::milliseconds(0);
   auto none = search::optimize(src, derive::intra_rules(), h100(), o);
   CHECK(none.stats.reason == search::stop_reason::time);
-  CHECK(none.best.seconds <= none.baseline.seconds);
+  CHECK(none.candidates.size() == 1);
+  CHECK(none.best.str() == none.baseline.str());
   // a state budget stops converging derivation too
   o = {};
   o.limits.max_states = 40;
   auto few = search::optimize(src, derive::intra_rules(), h100(), o);
   CHECK(few.stats.reason == search::stop_reason::states);
-  CHECK(few.best.seconds <= few.baseline.seconds);
+  CHECK(few.candidates.size() < a.candidates.size());
   // without converging derivation only explored states are instantiated
   o = {};
   o.converge = false;

@@ -80,7 +80,6 @@ TEST_CASE("rediscover Conv3x3 at reduced size: Matmul + OffsetReduce, every cand
     INFO(c.p.str());
     CHECK(plan_equals_source(c.p, src));
   }
-  CHECK(r.best.seconds <= r.baseline.seconds);
 }
 
 TEST_CASE("rediscover Conv3x3 at full size (ResNet-18: [1,7,7,512], 512 filters, padding 1)") {
@@ -94,7 +93,9 @@ TEST_CASE("rediscover Conv3x3 at full size (ResNet-18: [1,7,7,512], 512 filters,
                     << " ms; Matmul + OffsetReduce " << search::plan::ms_text(mm->p.seconds)
                     << " ms; baseline " << r.baseline.shape() << " "
                     << search::plan::ms_text(r.baseline.seconds) << " ms");
-  CHECK(r.best.seconds <= r.baseline.seconds);
+  // the paper's plan beats the cuDNN call as written at this size (a regression of a rule or of
+  // the choice loses it)
+  CHECK(r.best.seconds < r.baseline.seconds);
   CHECK(r.best.seconds <= mm->p.seconds);
   // the paper's choice: Matmul (M = 49, N = 9·512, K = 512) then the OffsetReduce eOperator. The
   // im2col alternative (a copy, then M = 49, N = 512, K = 4608) is found too and costs the same

@@ -37,16 +37,17 @@ struct host_buffers {
   }
 };
 
-/// ein::run(object, ...) equals the interpreter on random inputs within `tolerance` (relative
-/// to each output's largest magnitude). `host_loops` runs the plan's run_host() instead.
-template <class Object>
-void check_against_interpreter(const Object& object, std::uint64_t seed, double tolerance,
-                               bool host_loops = false) {
+/// ein::run(object, ...) equals `reference(env)` (the outputs by name) on random inputs `env`
+/// within `tolerance` (relative to each output's largest magnitude). `host_loops` runs the
+/// plan's run_host() instead.
+template <class Object, class Reference>
+void check_against(const Object& object, std::uint64_t seed, double tolerance, Reference&& reference,
+                   bool host_loops = false) {
   ein::ir::program p = ein::reify(object);
   CAPTURE(p.name);
   CAPTURE(seed);
   auto env = ein::eval::random_inputs(p, seed);
-  auto ref = ein::eval::evaluate(p, env);
+  ein::eval::bindings ref = reference(env);
   host_buffers buffers;
   for (auto& t : p.tensors) buffers.bind_input(t.name, t.type, env.at(t.name));
   std::vector<std::pair<std::string, ein::ir::dtype>> outputs;
@@ -74,6 +75,16 @@ void check_against_interpreter(const Object& object, std::uint64_t seed, double 
                      : ein::eval::max_rel_error(std::span<const double>(buffers.f64[--f64_at]), ref.at(it->first));
     CHECK(err <= tolerance);
   }
+}
+
+/// ein::run(object, ...) equals the interpreter on random inputs within `tolerance` (relative
+/// to each output's largest magnitude). `host_loops` runs the plan's run_host() instead.
+template <class Object>
+void check_against_interpreter(const Object& object, std::uint64_t seed, double tolerance,
+                               bool host_loops = false) {
+  auto p = ein::reify(object);
+  check_against(object, seed, tolerance, [&](const ein::eval::bindings& env) { return ein::eval::evaluate(p, env); },
+                host_loops);
 }
 
 }  // namespace ein_test
