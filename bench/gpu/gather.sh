@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Gathers, on a networked Debian 12 machine, what bench/gpu/run.sh needs to build ein on a GPU
 # machine that has the CUDA toolkit, a C++ compiler, CMake and PyTorch (with its cuDNN wheel) but
-# no Debian -dev packages and no network: the Debian packages of doctest, nlohmann-json, OpenBLAS
-# (with its Fortran runtime) and Boost's CMake package, unpacked, trimmed to what the build reads
-# (Boost's headers only where ein's sources include them) and packed into
+# no Debian -dev packages and no network: the Debian packages of doctest, nlohmann-json and
+# OpenBLAS (with its Fortran runtime), unpacked, trimmed to what the build reads and packed into
 # .gpu-kit/kit.tar.xz, a git-ignored folder to carry with the run (docs/gpu.md).
 #
 #   bench/gpu/gather.sh        (apt-get download needs no root; prints the kit's contents and size)
@@ -15,7 +14,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
 packages=(doctest-dev nlohmann-json3-dev libopenblas-dev libopenblas-pthread-dev libopenblas0-pthread
-          libgfortran5 libquadmath0 libboost1.74-dev)
+          libgfortran5 libquadmath0)
 (cd "$work" && apt-get download "${packages[@]}" >/dev/null 2>&1)
 mkdir -p "$work/all"
 for deb in "$work"/*.deb; do dpkg -x "$deb" "$work/all"; done
@@ -31,32 +30,16 @@ copy include/doctest
 copy include/nlohmann
 copy include/$arch/openblas-pthread
 copy lib/cmake/doctest
-copy lib/$arch/cmake/Boost-1.74.0
-copy lib/$arch/cmake/boost_headers-1.74.0
-copy lib/$arch/cmake/BoostDetectToolset-1.74.0.cmake
 copy share/cmake/nlohmann_json
 mkdir -p "$to/lib/$arch/openblas-pthread"
 for lib in libopenblas.so libopenblas.so.0 libopenblasp-r0.3.21.so; do copy lib/$arch/openblas-pthread/$lib; done
 for lib in libgfortran.so.5 libgfortran.so.5.0.0 libquadmath.so.0 libquadmath.so.0.0.0; do copy lib/$arch/$lib; done
-
-# Boost: the headers that ein's sources include, with everything they include in turn.
-mkdir -p "$to/include/boost"
-mapfile -t used < <(cd "$repo" && grep -rhoE '#include [<"]boost/[^>"]+' include tests examples bench codegen \
-                      2>/dev/null | sed -E 's/#include [<"]//' | sort -u)
-if ((${#used[@]})); then
-  printf '#include <%s>\n' "${used[@]}" > "$work/boost.cpp"
-  g++ -std=c++20 -M -nostdinc++ -I "$from/include" -I "$repo/include" "$work/boost.cpp" 2>/dev/null |
-    tr ' \\' '\n\n' | grep "^$from/include/boost/" | sort -u | while read -r header; do
-      copy "${header#"$from"/}"
-    done
-fi
 
 mkdir -p "$kit"
 tar -C "$work/kit" -cJf "$kit/kit.tar.xz" usr
 {
   echo "ein's GPU build kit, gathered $(date -u +%Y-%m-%dT%H:%M:%SZ) by bench/gpu/gather.sh from Debian 12 packages:"
   for deb in "$work"/*.deb; do dpkg-deb -W --showformat='  ${Package} ${Version}\n' "$deb"; done
-  echo "boost headers: ${#used[@]} included by ein's sources"
   echo "unpacked: $(du -sh "$work/kit" | cut -f1), packed: $(du -h "$kit/kit.tar.xz" | cut -f1)"
 } > "$kit/kit.txt"
 cat "$kit/kit.txt"

@@ -88,7 +88,7 @@ export -f environment
 step environment 60 environment
 cat "$logs/environment.log" > "$OUT/machine.txt"
 
-# The kit: Debian's doctest, nlohmann-json, OpenBLAS and Boost's CMake package, unpacked in /tmp.
+# The kit: Debian's doctest, nlohmann-json and OpenBLAS, unpacked in /tmp.
 kit_prefix=
 if [[ -f $repo/.gpu-kit/kit.tar.xz ]]; then
   kit=${TMPDIR:-/tmp}/ein-gpu-kit  # one place, so that a second call finds what the build's cache names
