@@ -29,6 +29,14 @@ inline ein::eval::bindings model_inputs(const ein::ir::program& p, std::uint64_t
   return env;
 }
 
+/// The names of p's tensors that end with `suffix` (ResNet's conv_bn variances end with "_v").
+inline std::vector<std::string> names_ending(const ein::ir::program& p, const std::string& suffix) {
+  std::vector<std::string> names;
+  for (const auto& t : p.tensors)
+    if (t.name.ends_with(suffix)) names.push_back(t.name);
+  return names;
+}
+
 /// Float buffers bound by name: inputs from an environment, outputs filled with -7.
 struct buffers {
   std::deque<std::vector<float>> data;
