@@ -3,7 +3,6 @@
 // bottlenecks; NHWC.
 #pragma once
 
-#include <cstddef>
 #include <cstdint>
 
 #include "ein/ein.hpp"
@@ -16,13 +15,12 @@ constexpr auto named() {
   return ein::ops::detail::suffixed<Name, Suffix>();
 }
 
-/// `Name` followed by the digit K (K < 10): the name of a stage's K-th block.
-template <ein::front::fixed_string Name, std::int64_t K>
-constexpr auto numbered() {
-  static_assert(K >= 0 && K < 10, "models::resnet::numbered: one digit");
-  ein::front::fixed_string<Name.size() + 2> s;
-  for (std::size_t i = 0; i < Name.size(); ++i) s.chars[i] = Name.chars[i];
-  s.chars[Name.size()] = static_cast<char>('0' + K);
+/// The digit K (0 ≤ K < 10) as a name.
+template <std::int64_t K>
+constexpr ein::front::fixed_string<2> digit() {
+  static_assert(K >= 0 && K < 10, "models::resnet::digit: one digit");
+  ein::front::fixed_string<2> s;
+  s.chars[0] = static_cast<char>('0' + K);
   return s;
 }
 
@@ -76,7 +74,7 @@ struct bottleneck {
 template <ein::front::fixed_string Name, const auto& X, std::int64_t Cin, std::int64_t C, std::int64_t Stride,
           std::int64_t N, std::int64_t K = 1>
 struct bottlenecks {
-  using block = bottleneck<numbered<Name, K>(), X, Cin, C, Stride>;
+  using block = bottleneck<named<Name, digit<K>()>(), X, Cin, C, Stride>;
   static constexpr const auto& y() {
     if constexpr (K == N)
       return block::y;
