@@ -6,7 +6,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <initializer_list>
 #include <span>
 #include <string>
 #include <utility>
@@ -23,11 +22,19 @@ namespace models_test {
 /// Random inputs and weights for `p` from `seed`; the tensors named in `positive` (batch
 /// normalization variances) get |v| + 0.1, as a variance is.
 inline ein::eval::bindings model_inputs(const ein::ir::program& p, std::uint64_t seed,
-                                        std::initializer_list<std::string> positive) {
+                                        const std::vector<std::string>& positive) {
   auto env = ein::eval::random_inputs(p, seed);
   for (const std::string& name : positive)
     for (double& v : env.at(name).data) v = (v < 0 ? -v : v) + 0.1;
   return env;
+}
+
+/// The names of p's tensors that end with `suffix` (ResNet's conv_bn variances end with "_v").
+inline std::vector<std::string> names_ending(const ein::ir::program& p, const std::string& suffix) {
+  std::vector<std::string> names;
+  for (const auto& t : p.tensors)
+    if (t.name.ends_with(suffix)) names.push_back(t.name);
+  return names;
 }
 
 /// Float buffers bound by name: inputs from an environment, outputs filled with -7.
@@ -48,7 +55,7 @@ struct buffers {
 /// within `tolerance` (relative to its largest magnitude).
 template <class Object>
 void check_model(const Object& object, std::uint64_t seed, double tolerance,
-                 std::initializer_list<std::string> positive) {
+                 const std::vector<std::string>& positive) {
   ein::ir::program p = ein::reify(object);
   CAPTURE(seed);
   REQUIRE(p.outputs.size() == 1);

@@ -1,0 +1,9 @@
+// One Longformer layer on a sequence of 64, 32 features in 2 heads, half width 4 at dilation 4,
+// 64 hidden units, batch 2: what the model test builds and checks.
+#pragma once
+
+#include "../../examples/models/longformer.hpp"
+
+namespace longformer_small {
+inline constexpr auto& net = models::longformer<2, 64, 32, 2, 4, 4, 64>::net;
+}  // namespace longformer_small
