@@ -252,6 +252,11 @@ function(ein_generate target)
     if(cblas)
       target_link_libraries(${target} INTERFACE BLAS::BLAS)
     endif()
+    # eOperators run on every core where the compiler has OpenMP (EIN_PARALLEL_FOR), else on one.
+    find_package(OpenMP QUIET COMPONENTS CXX)
+    if(TARGET OpenMP::OpenMP_CXX)
+      target_link_libraries(${target} INTERFACE OpenMP::OpenMP_CXX)
+    endif()
   endif()
   add_dependencies(${target} ${target}_ein_generate)
   set_target_properties(${target} PROPERTIES EIN_GENERATED_HEADER ${header} EIN_GENERATED_REPORT ${report}
