@@ -35,22 +35,10 @@ class onednn_conv {
     src_ = md(src, f32, tag::nhwc);
     dst_ = md(dst, f32, tag::nhwc);
     const md any(weights, f32, tag::any);
-    md chosen;
-    if (shape.transposed) {
-      dnnl::deconvolution_forward::primitive_desc pd(
-          {dnnl::prop_kind::forward_inference, dnnl::algorithm::deconvolution_direct, src_, any, dst_, strides, left,
-           right},
-          engine_);
-      primitive_ = dnnl::deconvolution_forward(pd);
-      chosen = pd.weights_desc();
-    } else {
-      dnnl::convolution_forward::primitive_desc pd(
-          {dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, src_, any, dst_, strides, left,
-           right},
-          engine_);
-      primitive_ = dnnl::convolution_forward(pd);
-      chosen = pd.weights_desc();
-    }
+    const md chosen = shape.transposed ? make<dnnl::deconvolution_forward>(dnnl::algorithm::deconvolution_direct, any,
+                                                                          strides, left, right)
+                                       : make<dnnl::convolution_forward>(dnnl::algorithm::convolution_direct, any,
+                                                                         strides, left, right);
     // K[r, s, f, c] to [f, r, s, c] (oneDNN's ohwi), then reordered once into its choice.
     std::vector<float> ohwi(k.size());
     for (std::int64_t r = 0; r < shape.r; ++r)
@@ -76,6 +64,17 @@ class onednn_conv {
   dnnl::memory::desc src_, dst_;
   dnnl::memory weights_;
   dnnl::primitive primitive_;
+
+  // The primitive P (convolution_forward or deconvolution_forward) from src_ to dst_ with weights
+  // in the layout oneDNN chooses, which it returns.
+  template <class P>
+  dnnl::memory::desc make(dnnl::algorithm a, const dnnl::memory::desc& weights, const dnnl::memory::dims& strides,
+                          const dnnl::memory::dims& left, const dnnl::memory::dims& right) {
+    typename P::primitive_desc pd({dnnl::prop_kind::forward_inference, a, src_, weights, dst_, strides, left, right},
+                                  engine_);
+    primitive_ = P(pd);
+    return pd.weights_desc();
+  }
 };
 
 }  // namespace host_bench
