@@ -14,7 +14,9 @@
 # where a CUDA device is present when stage 1 runs, and the roofline model of a device profile
 # otherwise; measured and roofline force one (measured without a GPU uses the cache's
 # measurements only and fails unless every kernel is there). The profile is PROFILE, else
-# EIN_PROFILE (a variable), else ein's H100 profile (cost/profiles/h100_sxm5.json); the measured
+# EIN_PROFILE (a variable), else, for PLAN_FOR host, the profile of a measured host
+# (cost/profiles/host.json; bench/host/probe.cpp measures yours) and, for PLAN_FOR cuda, ein's
+# H100 profile (cost/profiles/h100_sxm5.json); the measured
 # model keeps kernel times in COST_CACHE, else EIN_COST_CACHE, else
 # ${CMAKE_BINARY_DIR}/ein_cost_cache.json. Stage 1 can time kernels where the project enables the
 # CUDA language and the toolkit has cuBLAS and NVRTC (it then links them, and cuDNN where found);
@@ -122,13 +124,25 @@ function(ein_generate target)
   set(search_args --search off)
   set(profile)
   if(arg_SEARCH)
+    if(NOT arg_PLAN_FOR)
+      set(arg_PLAN_FOR ${arg_BACKEND})
+    endif()
+    if(NOT arg_PLAN_FOR MATCHES "^(host|cuda)$")
+      message(FATAL_ERROR "ein_generate(${target}): PLAN_FOR must be host or cuda, not '${arg_PLAN_FOR}'")
+    endif()
     if(arg_PROFILE)
       get_filename_component(profile "${arg_PROFILE}" ABSOLUTE)
     elseif(EIN_PROFILE)
       get_filename_component(profile "${EIN_PROFILE}" ABSOLUTE)
     else()
-      # The profiles sit beside the codegen folder, in the source tree and once installed.
-      get_filename_component(profile "${codegen_dir}/../cost/profiles/h100_sxm5.json" ABSOLUTE)
+      # The profiles sit beside the codegen folder, in the source tree and once installed: a
+      # plan for the host is priced on the measured host (bench/host/probe.cpp), one for CUDA on
+      # the H100.
+      set(default_profile h100_sxm5.json)
+      if(arg_PLAN_FOR STREQUAL "host")
+        set(default_profile host.json)
+      endif()
+      get_filename_component(profile "${codegen_dir}/../cost/profiles/${default_profile}" ABSOLUTE)
     endif()
     if(NOT EXISTS "${profile}")
       message(FATAL_ERROR "ein_generate(${target}): device profile ${profile} does not exist")
@@ -148,12 +162,6 @@ function(ein_generate target)
       get_filename_component(cost_cache "${EIN_COST_CACHE}" ABSOLUTE BASE_DIR "${CMAKE_BINARY_DIR}")
     else()
       set(cost_cache ${CMAKE_BINARY_DIR}/ein_cost_cache.json)
-    endif()
-    if(NOT arg_PLAN_FOR)
-      set(arg_PLAN_FOR ${arg_BACKEND})
-    endif()
-    if(NOT arg_PLAN_FOR MATCHES "^(host|cuda)$")
-      message(FATAL_ERROR "ein_generate(${target}): PLAN_FOR must be host or cuda, not '${arg_PLAN_FOR}'")
     endif()
     set(search_args --search on --profile ${profile} --cost ${arg_COST} --cost-cache ${cost_cache}
                     --plan-for ${arg_PLAN_FOR})
@@ -251,6 +259,11 @@ function(ein_generate target)
     target_link_libraries(${target} INTERFACE ein::ein)
     if(cblas)
       target_link_libraries(${target} INTERFACE BLAS::BLAS)
+    endif()
+    # eOperators run on every core where the compiler has OpenMP (EIN_PARALLEL_FOR), else on one.
+    find_package(OpenMP QUIET COMPONENTS CXX)
+    if(TARGET OpenMP::OpenMP_CXX)
+      target_link_libraries(${target} INTERFACE OpenMP::OpenMP_CXX)
     endif()
   endif()
   add_dependencies(${target} ${target}_ein_generate)

@@ -20,6 +20,19 @@ TEST_CASE("roofline: the shipped profiles load and name their source") {
   }
 }
 
+TEST_CASE("roofline: the shipped host profile loads, says how it was measured, and prices loops below CBLAS") {
+  auto p = shipped("host.json");
+  CHECK(p.source.find("measured by ein_host_probe") != std::string::npos);
+  CHECK(p.fp32_flops > 1e9);
+  CHECK(p.dram_bytes > 1e9);
+  CHECK(p.launch_seconds == 0);
+  // a 512^3 product: generated loops are measured slower than OpenBLAS's sgemm
+  roofline m(p);
+  double flops = 2.0 * 512 * 512 * 512, bytes = 3.0 * 4 * 512 * 512;
+  CHECK(m.seconds(workload::eoperator(flops, bytes)) >
+        m.seconds(workload{workload::engine::library, match::op_kind::matmul, flops, bytes}));
+}
+
 TEST_CASE("roofline: compute-bound and memory-bound work follow the two roofs") {
   auto p = shipped("h100_sxm5.json");
   roofline m(p);

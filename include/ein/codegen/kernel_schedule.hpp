@@ -132,16 +132,19 @@ inline std::optional<tile_plan> tile_of(const step& s, const layout& plan) {
   return std::nullopt;
 }
 
-// The lanes of `s`'s flat kernel (kernel_schedule): 4 (or 2) consecutive outputs along the
-// innermost traversal iterator x where its extent allows and they pay: every read that depends
+// The lanes of `s`'s flat kernel (kernel_schedule) or host loop nest: `most` (a power of two; 4
+// for a kernel) or fewer, halving, consecutive outputs along the innermost traversal iterator x
+// where its extent allows and they pay: every read that depends
 // on x loads as a vector (x alone with coefficient 1 in its flattened offset, every other term
 // and its value at the first lane multiples of the lanes, no padding check on x), or a read that
 // does not depend on x is reused across the lanes of a sum. Returns the lanes and the vector reads.
-inline std::pair<std::int64_t, std::vector<ir::access>> lanes_of(const step& s, const layout& plan) {
+inline std::pair<std::int64_t, std::vector<ir::access>> lanes_of(const step& s, const layout& plan,
+                                                                 std::int64_t most = 4) {
   const ir::scope& sc = *s.value;
   if (sc.traversal.empty() || !sc.body) return {1, {}};
   const ir::iterator& x = sc.traversal.back();
-  const std::int64_t count = x.extent() % 4 == 0 ? 4 : x.extent() % 2 == 0 ? 2 : 1;
+  std::int64_t count = most;
+  while (count > 1 && x.extent() % count != 0) count /= 2;
   if (count == 1) return {1, {}};
   iterator_box box = make_box(sc);
   std::vector<ir::access> vectors;

@@ -27,6 +27,16 @@
 #define EIN_UNROLL
 #endif
 
+// The outer loops of a host eOperator shared among the threads of an OpenMP team where the build
+// compiles with OpenMP (-fopenmp), one loop after another otherwise. Each call starts its own
+// team and writes only its own output, so calls from several threads at once stay correct.
+#if defined(_OPENMP) && !defined(__CUDA_ARCH__)
+#define EIN_PRAGMA(text) _Pragma(#text)
+#define EIN_PARALLEL_FOR(loops) EIN_PRAGMA(omp parallel for collapse(loops) schedule(static))
+#else
+#define EIN_PARALLEL_FOR(loops)
+#endif
+
 namespace ein::runtime {
 
 /// floor(a / d) and a mod d in [0, d) for d > 0: the IR's rounding towards negative infinity,

@@ -14,6 +14,7 @@
 #include "codegen/e2e/paper_programs.hpp"  // before the harness: it declares ein::reify of them
 #include "codegen/e2e/searched_family.hpp"
 #include "codegen/e2e/harness.hpp"
+#include "codegen/e2e/concurrent_harness.hpp"
 #include "ein_generated/hand_family_0.hpp"
 #include "ein_generated/hand_family_1.hpp"
 #include "ein_generated/hand_family_2.hpp"
@@ -268,4 +269,12 @@ void check_family(std::integer_sequence<int, K...>) {
 
 TEST_CASE("a searched generated family (products, batched products, convolutions, random weight layouts): each plan equals the interpreter") {
   check_family(std::make_integer_sequence<int, ein_test::family_count>{});
+}
+
+// Conv5x5's plan is three eOperators large enough to run on an OpenMP team each
+// (codegen::shared_loops): runs from several threads at once, each starting its own teams.
+TEST_CASE("the searched Conv5x5 plan, parallel eOperators, runs from several threads at once") {
+  auto p = ein::reify(ein_test::paper_conv5x5);
+  ein_test::check_concurrent_runs(p, [](const ein::runtime::bindings& b) { ein::run(ein_test::paper_conv5x5, b); },
+                                  1e-4, true, 4, 2);
 }

@@ -1,0 +1,109 @@
+// The host probe: measures this machine's FP32 rate (OpenBLAS's fastest sgemm), its memory
+// bandwidth, CBLAS's efficiency by size and how close loops written as ein's host eOperators get,
+// and prints them as a device profile (cost/profiles/*.json) for `ein_generate BACKEND host`.
+#include <cblas.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <iostream>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "common/machine.hpp"
+#include "common/statistics.hpp"
+
+namespace {
+
+// The median seconds of `runs` calls of `f`, after one call that warms caches and threads.
+template <class F>
+double seconds(F f, int runs) {
+  f();
+  std::vector<double> t;
+  for (int r = 0; r < runs; ++r) {
+    auto start = std::chrono::steady_clock::now();
+    f();
+    t.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  return ein::bench::median(t);
+}
+
+// FLOP/s of a square n×n×n sgemm.
+double sgemm_rate(int n) {
+  std::vector<float> a(std::size_t(n) * n, 0.5f), b(a.size(), 0.25f), c(a.size());
+  double s = seconds([&] {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a.data(), n, b.data(), n, 0.0f, c.data(), n);
+  }, n >= 1024 ? 5 : 21);
+  return 2.0 * n * n * n / s;
+}
+
+// Bytes/s of y = relu(x) over 2^25 floats on every core: what an elementwise eOperator streams.
+double stream_rate() {
+  const std::int64_t n = std::int64_t{1} << 25;
+  std::vector<float> x(n, 1.5f), y(n);
+  double s = seconds([&] {
+    float* out = y.data();
+    const float* in = x.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i) out[i] = in[i] > 0 ? in[i] : 0.0f;
+  }, 11);
+  return 8.0 * n / s;
+}
+
+// FLOP/s of a 512³ matrix product written as the host emitter writes a matmul eOperator: rows
+// shared among threads, 8 outputs of a row at once, each summed in its own float accumulator.
+double eoperator_rate() {
+  constexpr std::int64_t n = 512, lanes = 8;
+  std::vector<float> a(n * n, 0.5f), b(n * n, 0.25f), c(n * n);
+  double s = seconds([&] {
+    const float* A = a.data();
+    const float* B = b.data();
+    float* C = c.data();
+#pragma omp parallel for schedule(static)
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j0 = 0; j0 < n; j0 += lanes) {
+        float acc[lanes] = {};
+        for (std::int64_t k = 0; k < n; ++k)
+          for (int l = 0; l < lanes; ++l) acc[l] += A[n * i + k] * B[n * k + j0 + l];
+        for (int l = 0; l < lanes; ++l) C[n * i + j0 + l] = acc[l];
+      }
+  }, 11);
+  return 2.0 * n * n * n / s;
+}
+
+}  // namespace
+
+int main() {
+  std::vector<std::pair<double, double>> rates;
+  double peak = 0;
+  for (int n : {16, 32, 64, 128, 256, 512, 1024, 2048}) {
+    rates.emplace_back(2.0 * n * n * n, sgemm_rate(n));
+    peak = std::max(peak, rates.back().second);
+  }
+  const double bandwidth = stream_rate();
+  nlohmann::json curve = nlohmann::json::array();
+  // Three decimals, never 0: a profile's fractions lie in (0, 1].
+  auto fraction = [](double f) { return std::max(0.001, std::round(1000 * f) / 1000); };
+  for (auto [flops, rate] : rates) curve.push_back({flops, fraction(rate / peak)});
+  const double loops = eoperator_rate() / peak;
+  nlohmann::json p = {
+      {"name", "host: " + ein::bench::cpu_model() + ", " + std::to_string(omp_get_max_threads()) + " threads"},
+      {"source", "measured by ein_host_probe (bench/host/probe.cpp) at " + ein::bench::utc_now() +
+                     ", load " + ein::bench::load_average() +
+                     ": FP32 peak as OpenBLAS's fastest sgemm of n^3, n = 16 to 2048, bandwidth as a parallel relu over 128 MiB, "
+                     "library efficiency as sgemm at n^3 sizes, eOperator compute as a 512^3 product written "
+                     "as the host emitter writes it; no launch cost"},
+      {"fp32_tflops", std::round(peak / 1e9) / 1e3},
+      {"tf32_tflops", std::round(peak / 1e9) / 1e3},
+      {"dram_gbytes_per_s", std::round(bandwidth / 1e8) / 10},
+      {"launch_us", 0},
+      {"use_tf32", false},
+      {"eoperator_bandwidth_fraction", 1.0},
+      {"eoperator_compute_fraction", fraction(loops)},
+      {"library_efficiency", {{"default", curve}, {"elementwise", {{1e3, 1.0}}}}}};
+  std::cout << p.dump(2) << "\n";
+}
