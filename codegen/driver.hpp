@@ -4,14 +4,18 @@
 // number of models.
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <fstream>
+#include <map>
 #include <memory>
-#include <set>
+#include <optional>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "ein/cost/measured.hpp"
 #include "ein/ein_search.hpp"
@@ -178,6 +182,37 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
 
 }  // namespace detail
 
+namespace detail {
+
+/// A flag of the search program: its name and the values it takes (any where none are listed).
+struct driver_flag {
+  std::string_view name;
+  std::vector<std::string_view> values;
+  bool accepts(std::string_view v) const {
+    return values.empty() || std::find(values.begin(), values.end(), v) != values.end();
+  }
+};
+
+/// Every flag driver_main reads (the argument fuzzer mutates command lines over the same list).
+inline const std::vector<driver_flag>& driver_flags() {
+  static const std::vector<driver_flag> flags = {
+      {"--model", {}},      {"--name", {}},         {"--header", {}},
+      {"--report", {}},     {"--source", {}},       {"--profile", {}},
+      {"--cost-cache", {}}, {"--cost", {"auto", "measured", "roofline"}},
+      {"--search", {"on", "off"}},                  {"--backend", {"host", "cuda"}},
+      {"--plan-for", {"host", "cuda"}},             {"--accumulate", {"element", "double"}},
+  };
+  return flags;
+}
+
+inline const driver_flag* find_flag(std::string_view name) {
+  for (auto& f : driver_flags())
+    if (f.name == name) return &f;
+  return nullptr;
+}
+
+}  // namespace detail
+
 /// `search --model M --name N --backend host|cuda --header H --report R [--source S]
 /// [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]
 /// [--plan-for host|cuda] [--accumulate element|double]`: writes header H, report R and for the
@@ -203,37 +238,33 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
 /// Returns the process exit status: 0, 1 on a user error (or a failed CUDA call), 2 on bad
 /// arguments.
 inline int driver_main(int argc, char** argv) {
-  options o;
-  std::string model, header, report_path, source, profile, cost = "auto", cost_cache;
-  std::optional<backend> plan_for;
-  bool search = true, bad = argc % 2 == 0;
-  std::set<std::string> given;
+  std::map<std::string, std::string> given;
+  bool bad = argc % 2 == 0;
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
-    if (!given.insert(flag).second) {  // the later value would silently win
-      std::fprintf(stderr, "ein_generate search: %s given twice\n", flag.c_str());
-      return 2;
-    }
-    if (flag == "--model") model = value;
-    else if (flag == "--name") o.name = value;
-    else if (flag == "--header") header = value;
-    else if (flag == "--report") report_path = value;
-    else if (flag == "--source") source = value;
-    else if (flag == "--profile") profile = value;
-    else if (flag == "--cost-cache") cost_cache = value;
-    else if (flag == "--cost" && (value == "auto" || value == "measured" || value == "roofline")) cost = value;
-    else if (flag == "--search" && (value == "on" || value == "off")) search = value == "on";
-    else if (flag == "--backend" && (value == "host" || value == "cuda"))
-      o.target = value == "host" ? backend::host : backend::cuda;
-    else if (flag == "--plan-for" && (value == "host" || value == "cuda"))
-      plan_for = value == "host" ? backend::host : backend::cuda;
-    else if (flag == "--accumulate" && (value == "element" || value == "double"))
-      o.accumulate = value == "element" ? accumulation::element : accumulation::f64;
-    else {
+    auto* f = detail::find_flag(flag);
+    if (!f || !f->accepts(value)) {
       std::fprintf(stderr, "ein_generate search: unexpected argument %s %s\n", flag.c_str(), value.c_str());
       return 2;
     }
+    if (!given.emplace(flag, value).second) {  // the later value would silently win
+      std::fprintf(stderr, "ein_generate search: %s given twice\n", flag.c_str());
+      return 2;
+    }
   }
+  auto arg = [&](const char* flag, std::string otherwise = {}) {
+    auto it = given.find(flag);
+    return it == given.end() ? otherwise : it->second;
+  };
+  options o;
+  o.name = arg("--name");
+  o.target = arg("--backend", "host") == "host" ? backend::host : backend::cuda;
+  o.accumulate = arg("--accumulate", "element") == "element" ? accumulation::element : accumulation::f64;
+  std::string model = arg("--model"), header = arg("--header"), report_path = arg("--report"), source = arg("--source"),
+              profile = arg("--profile"), cost = arg("--cost", "auto"), cost_cache = arg("--cost-cache");
+  bool search = arg("--search", "on") == "on";
+  std::optional<backend> plan_for;
+  if (given.count("--plan-for")) plan_for = arg("--plan-for") == "host" ? backend::host : backend::cuda;
   if (bad || model.empty() || o.name.empty() || header.empty() || report_path.empty() ||
       (o.target == backend::cuda) == source.empty() || (search && profile.empty())) {
     std::fprintf(stderr, "usage: %s --model M --name N --backend host|cuda --header H --report R [--source S]\n"

@@ -80,8 +80,6 @@ std::vector<std::vector<std::string>> valid_command_lines(const fixture& f) {
                 f.path("cache.json"), "--profile", f.path("profile.json")})};
 }
 
-const std::vector<std::string> flags = {"--model",  "--name",   "--header",    "--report",     "--source", "--profile",
-                                        "--cost",   "--search", "--backend",   "--plan-for",   "--cost-cache", "--accumulate"};
 
 // One mutant command line: 1 to 3 mutations (three in ten a mutated model file or profile) of `line`, each described in `steps`. Files it
 // names in the fixture's folder (a mutated model or profile) are written here.
@@ -115,10 +113,12 @@ std::vector<std::string> mutate(std::vector<std::string> line, std::uint64_t see
         std::swap(line[at], line[other]);
         break;
       }
-      case 4:
-        line[pair] = below(5) == 0 ? "--unknown" : flags[below(flags.size())];
+      case 4: {
+        auto& flags = codegen::detail::driver_flags();
+        line[pair] = below(5) == 0 ? "--unknown" : std::string(flags[below(flags.size())].name);
         steps.push_back("flag " + line[pair]);
         break;
+      }
       case 5: {  // a value of the wrong kind
         static const std::vector<std::string> words = {"",    "x",    "on",   "off",      "host",     "cuda",
                                                        "auto", "1 2", "a-b", "bad name", "::x",      "measured",
