@@ -55,6 +55,20 @@ function(ein_cuda_cxx20 target scope)
   endif()
 endfunction()
 
+# ein_link_openmp(<target>): a host plan's eOperators run on every core (EIN_PARALLEL_FOR) where
+# the compiler has OpenMP, else on one. Not in ein's own ThreadSanitizer builds
+# (EIN_SANITIZE=thread): OpenMP's runtime is not instrumented, so TSan would take its barriers for
+# races; there each eOperator runs on one thread, and plans run from several threads at once.
+function(ein_link_openmp target)
+  if(EIN_SANITIZE MATCHES "thread")
+    return()
+  endif()
+  find_package(OpenMP QUIET COMPONENTS CXX)
+  if(TARGET OpenMP::OpenMP_CXX)
+    target_link_libraries(${target} INTERFACE OpenMP::OpenMP_CXX)
+  endif()
+endfunction()
+
 # ein's search program (codegen/search.cpp), made by the first ein_generate call of a build tree
 # and run by all of them: it includes the whole search, so it is compiled once, not per model. It
 # calls CBLAS, cuDNN and the GPU timer where the first call found them (cblas, cudnn, cuda_timer).
@@ -260,11 +274,7 @@ function(ein_generate target)
     if(cblas)
       target_link_libraries(${target} INTERFACE BLAS::BLAS)
     endif()
-    # eOperators run on every core where the compiler has OpenMP (EIN_PARALLEL_FOR), else on one.
-    find_package(OpenMP QUIET COMPONENTS CXX)
-    if(TARGET OpenMP::OpenMP_CXX)
-      target_link_libraries(${target} INTERFACE OpenMP::OpenMP_CXX)
-    endif()
+    ein_link_openmp(${target})
   endif()
   add_dependencies(${target} ${target}_ein_generate)
   set_target_properties(${target} PROPERTIES EIN_GENERATED_HEADER ${header} EIN_GENERATED_REPORT ${report}

@@ -265,9 +265,11 @@ TEST_CASE("ein::prepare and a prepared run refuse null, misaligned, short and al
     auto p = ein::reify(object);
     ein_test::check_hostile_bindings(ein_test::tensors_bound(p, true, false),
                                      [&](const ein::runtime::bindings& b) { ein::prepare(object, b); });
+    // a binding keeps its tensor's name by view: the tensors outlive the bindings
+    auto weight_tensors = ein_test::tensors_bound(p, true, false);
     std::vector<ein::runtime::binding> weights;
     std::vector<std::vector<double>> storage;
-    for (auto& t : ein_test::tensors_bound(p, true, false)) {
+    for (auto& t : weight_tensors) {
       auto& s = storage.emplace_back(t.count, 0.5);
       if (t.type == ein::ir::dtype::f32)
         weights.emplace_back(t.name, std::span<const float>(reinterpret_cast<const float*>(s.data()), t.count));
