@@ -12,7 +12,7 @@ namespace models::resnet {
 /// `Name` followed by `Suffix`: the names of a layer's weights and definitions.
 template <ein::front::fixed_string Name, ein::front::fixed_string Suffix>
 constexpr auto named() {
-  return ein::ops::detail::suffixed<Name, Suffix>();
+  return ein::front::suffixed<Name, Suffix>();
 }
 
 /// The digit K (0 ≤ K < 10) as a name.

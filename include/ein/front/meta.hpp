@@ -21,6 +21,18 @@ struct fixed_string {
   constexpr std::string_view view() const { return {chars, N - 1}; }
 };
 
+/// `Name` followed by `Suffix`, as a name: how an operator names the definitions it writes on the
+/// way to `Name`, and how a model names a layer's weights after the layer.
+///
+///     static constexpr ein::weight<ein::front::suffixed<Layer, "_k">(), float, 3, 3, 64, 64> k{};
+template <fixed_string Name, fixed_string Suffix>
+constexpr auto suffixed() {
+  fixed_string<Name.size() + Suffix.size() + 1> s;
+  for (std::size_t i = 0; i < Name.size(); ++i) s.chars[i] = Name.chars[i];
+  for (std::size_t i = 0; i < Suffix.size(); ++i) s.chars[Name.size() + i] = Suffix.chars[i];
+  return s;
+}
+
 namespace detail {
 
 template <class...>

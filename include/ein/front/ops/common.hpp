@@ -68,16 +68,6 @@ constexpr front::fixed_string<3> dim_name() {
 template <std::size_t K>
 using dim = front::var<dim_name<K>()>;
 
-/// `Name` followed by `Suffix`: the name of a definition an operator writes on the way to
-/// `Name` (`suffixed<"y", "_max">()` is "y_max").
-template <front::fixed_string Name, front::fixed_string Suffix>
-constexpr auto suffixed() {
-  front::fixed_string<Name.size() + Suffix.size() + 1> s;
-  for (std::size_t i = 0; i < Name.size(); ++i) s.chars[i] = Name.chars[i];
-  for (std::size_t i = 0; i < Suffix.size(); ++i) s.chars[Name.size() + i] = Suffix.chars[i];
-  return s;
-}
-
 /// An operand `x` of type X for one more read: x itself when X is an lvalue (a named definition,
 /// read by address), else a copy (a temporary, which each read keeps by value). A local
 /// definition of an operator is read as `reread<decltype(d)>(d)`, by value.

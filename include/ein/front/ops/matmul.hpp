@@ -67,7 +67,7 @@ constexpr auto batch_matmul(A&& a, C&& c) {
 ///     inline constexpr auto y = ops::linear<"fc">(X, W, b);   // X (n, 512), W (10, 512), b (10)
 template <front::fixed_string Name, operand X, operand W, operand B>
 constexpr auto linear(X&& x, W&& w, B&& b) {
-  auto product = matmul<detail::suffixed<Name, "_matmul">(), trans_b>(std::forward<X>(x), std::forward<W>(w));
+  auto product = matmul<front::suffixed<Name, "_matmul">(), trans_b>(std::forward<X>(x), std::forward<W>(w));
   if constexpr (std::is_same_v<decltype(product), front::invalid>)
     return front::invalid{};
   else

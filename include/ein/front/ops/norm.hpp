@@ -43,11 +43,11 @@ constexpr auto conv2d_batch_norm(X&& x, K&& k, G&& scale, B&& shift, M&& mean, V
   } else {
     auto factor = [eps](auto g, auto s) { return g / front::sqrt(s + eps); };
     constexpr detail::dim<0> i;
-    auto bias = front::def<detail::suffixed<Name, "_bias">()>(front::over(i),
+    auto bias = front::def<front::suffixed<Name, "_bias">()>(front::over(i),
                                                               shift(i) - mean(i) * factor(scale(i), var(i)));
-    auto weight = detail::per_axis<detail::suffixed<Name, "_weight">(), "conv2d_batch_norm", detail::axes_of(F).f>(
+    auto weight = detail::per_axis<front::suffixed<Name, "_weight">(), "conv2d_batch_norm", detail::axes_of(F).f>(
         [factor](auto w, auto g, auto s) { return w * factor(g, s); }, k, scale, var);
-    auto conv = conv2d<detail::suffixed<Name, "_conv">(), L, Stride, Pad, Dilation, F>(std::forward<X>(x), std::move(weight));
+    auto conv = conv2d<front::suffixed<Name, "_conv">(), L, Stride, Pad, Dilation, F>(std::forward<X>(x), std::move(weight));
     if constexpr (std::is_same_v<decltype(conv), front::invalid> || std::is_same_v<decltype(weight), front::invalid>)
       return front::invalid{};
     else

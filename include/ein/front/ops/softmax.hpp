@@ -10,11 +10,11 @@ namespace detail {
 template <front::fixed_string Name, class X, std::size_t... K>
 constexpr auto softmax(X&& x, std::index_sequence<K...>) {
   constexpr dim<sizeof...(K)> j;
-  auto top = front::def<suffixed<Name, "_max">()>(front::over(dim<K>{}...),
+  auto top = front::def<front::suffixed<Name, "_max">()>(front::over(dim<K>{}...),
                                                   front::max(j)(reread<X>(x)(dim<K>{}..., j)));
-  auto e = front::def<suffixed<Name, "_exp">()>(
+  auto e = front::def<front::suffixed<Name, "_exp">()>(
       front::over(dim<K>{}..., j), front::exp(std::forward<X>(x)(dim<K>{}..., j) - std::move(top)(dim<K>{}...)));
-  auto total = front::def<suffixed<Name, "_sum">()>(front::over(dim<K>{}...),
+  auto total = front::def<front::suffixed<Name, "_sum">()>(front::over(dim<K>{}...),
                                                     front::sum(j)(reread<decltype(e)>(e)(dim<K>{}..., j)));
   return front::def<Name>(front::over(dim<K>{}..., j), std::move(e)(dim<K>{}..., j) / std::move(total)(dim<K>{}...));
 }
