@@ -10,7 +10,10 @@
 # made (.gpu-kit/kit.tar.xz) stands in for the Debian packages where present.
 #
 #   bench/gpu/run.sh [build dir]        (default: build-gpu under the repository)
-#   EIN_GPU_STEPS="ctest_gpu bandwidth" runs only the steps named (after configure and build)
+#   EIN_GPU_STEPS="ctest_gpu bandwidth" runs only the steps named (after configure and build); the
+#                                       models' steps (build_models models_cuda models_torch) run
+#                                       only when named
+#   EIN_MODELS_COMPILE=                 models_torch without torch.compile (default: --compile)
 #   EIN_GPU_SLOWDOWN=20                 multiplies each step's own limit (a slow machine checking
 #                                       the CPU steps; set EIN_GPU_BUDGET to match)
 set -uo pipefail
@@ -111,7 +114,7 @@ command -v ninja > /dev/null && generator=(-G Ninja)
 configure_args=(-S "$repo" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
                 -DCMAKE_CUDA_ARCHITECTURES="${CUDAARCHS:-90}" -DEIN_BUILD_GPU_BENCHMARKS=ON
                 # plans as CI generates them; the measured model has a step of its own
-                -DEIN_COST=roofline)
+                -DEIN_COST=roofline -DEIN_BUILD_MODEL_BENCHMARKS=cuda)
 [[ -n $kit_prefix ]] && configure_args+=(-DCMAKE_PREFIX_PATH="$kit_prefix"
                                          -DCMAKE_LIBRARY_PATH="$kit_prefix/lib/x86_64-linux-gnu/openblas-pthread")
 step configure 120 cmake "${configure_args[@]}" || { note "configure failed: see logs/configure.log"; repack; exit 1; }
@@ -163,6 +166,28 @@ measured() {
 export build
 export -f measured
 step measured_conv3x3 120 measured
+
+# The seven models against PyTorch eager and torch.compile (docs/models.md): only when named in
+# EIN_GPU_STEPS, as their build (seven searches) and torch.compile's tuning need a call of their own.
+named() { [[ " ${EIN_GPU_STEPS:-} " == *" $1 "* ]]; }
+if named build_models; then
+  step build_models 420 cmake --build "$build" -j "$jobs" --target bench_models
+fi
+models_work=${TMPDIR:-/tmp}/ein-models  # one place, so that a later call's models_torch finds it
+if named models_cuda; then
+  rm -rf "$models_work" && mkdir -p "$models_work"
+  step models_cuda 240 needs_gpu "$build/bench/models/bench_models" "$models_work" &&
+    cp "$models_work/manifest.json" "$results/models_cuda.json"
+fi
+torch_models() {
+  [[ -f $1/manifest.json ]] && needs_gpu python3 -c 'import torch' || return 77
+  PYTHONUNBUFFERED=1 python3 "$repo/bench/models/compare.py" "$1" "$results/models.json" ${EIN_MODELS_COMPILE---compile}
+}
+export -f torch_models
+if named models_torch; then
+  step models_torch 480 torch_models "$models_work"
+  tail -10 "$logs/models_torch.log" >> "$summary"
+fi
 
 find "$build" -path '*ein_generated/*.json' -exec cp {} "$pack/reports/" \; 2>/dev/null
 cp "$summary" "$pack/summary.txt"

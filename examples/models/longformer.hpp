@@ -37,7 +37,7 @@ constexpr double root(double v) {
 template <std::int64_t Batch, std::int64_t Seq = 10000, std::int64_t Features = 512, std::int64_t Heads = 8,
           std::int64_t W = 1000, std::int64_t D = 4, std::int64_t Hidden = 4 * Features>
 struct longformer {
-  static constexpr std::int64_t dh = Features / Heads;
+  static constexpr std::int64_t dh = Features / Heads, head_count = Heads, half_window = W, dilation = D;
   static_assert(dh * Heads == Features, "models::longformer: Heads divides Features");
   static constexpr ein::var<"b"> b{};
   static constexpr ein::var<"h"> h{};

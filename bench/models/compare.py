@@ -1,0 +1,145 @@
+"""The models against PyTorch: each model that bench_models wrote (manifest.json and raw float32
+files in its work folder) run by PyTorch eager, and with --compile by torch.compile, on the same
+inputs; each output compared with ein's, times taken on the device ein's plans ran on, and one
+table of ein, eager and compiled times; the manifest with the results added is written as JSON.
+
+    python3 bench/models/compare.py <work folder> <results.json> [--compile] [--models a,b]
+
+On a GPU (a cuda manifest): full float (TF32 off), cudnn.benchmark on, channels-last tensors, the
+median of 50 runs after 5 warm-ups timed with CUDA events, torch.compile in "max-autotune" mode.
+On the host: the median of 3 to 20 runs (about a second), on every core, torch.compile in its
+default mode. A model's error (out of memory, a compiler failure) is a result too.
+"""
+import argparse
+import json
+import math
+import os
+import time
+
+import numpy as np
+import torch
+
+from reference import MODELS
+
+
+def max_rel_err(x, ref):
+    x, ref = x.double(), ref.double()
+    if not torch.isfinite(x).all():
+        return math.inf
+    scale = ref.abs().max().item()
+    err = (x - ref).abs().max().item()
+    return err / scale if scale else err
+
+
+def median_ms(fn, device):
+    if device == "cuda":
+        for _ in range(5):
+            fn()
+        times = []
+        for _ in range(50):
+            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+            start.record()
+            fn()
+            stop.record()
+            stop.synchronize()
+            times.append(start.elapsed_time(stop))
+        return float(np.median(times))
+    fn()
+    times, began = [], time.perf_counter()
+    while len(times) < 20 and (len(times) < 3 or time.perf_counter() - began < 1):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return float(np.median(times))
+
+
+def load(work, entry, device):
+    data = np.fromfile(os.path.join(work, entry["file"]), dtype=np.float32)
+    return torch.from_numpy(data.reshape(entry["shape"])).to(device)
+
+
+def run(work, entry, device, compile_too):
+    tensors = {e["name"]: load(work, e, device) for e in entry["tensors"]}
+    (x_name,) = [e["name"] for e in entry["tensors"] if e["role"] == "input"]
+    x, ein_out = tensors[x_name], load(work, entry["output"], device)
+    forward = MODELS[entry["name"]](tensors, entry)
+    result = {}
+    for mode in ("eager", "compile") if compile_too else ("eager",):
+        try:
+            with torch.no_grad():
+                f = lambda: forward(x)
+                if mode == "compile":
+                    compiled = torch.compile(forward, mode="max-autotune" if device == "cuda" else "default")
+                    start = time.time()
+                    compiled(x)
+                    if device == "cuda":
+                        torch.cuda.synchronize()
+                    result["compile_seconds"] = time.time() - start
+                    f = lambda: compiled(x)
+                out = f()
+                result[mode + "_max_rel_err_vs_ein"] = max_rel_err(out, ein_out)
+                result[mode + "_ms"] = median_ms(f, device)
+        except Exception as e:
+            result[mode + "_error"] = f"{type(e).__name__}: {e}"[:500]
+        if device == "cuda":
+            torch.cuda.empty_cache()
+    return result
+
+
+def write_results(manifest, path):
+    """The manifest with PyTorch's results, less the file list and shapes, which only loading needs."""
+    drop = ("tensors", "definitions", "output")
+    results = dict(manifest, models=[{k: v for k, v in e.items() if k not in drop} for e in manifest["models"]])
+    with open(path, "w") as f:
+        json.dump(results, f, indent=2)
+        f.write("\n")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("work")
+    parser.add_argument("results")
+    parser.add_argument("--compile", action="store_true", help="time torch.compile too")
+    parser.add_argument("--models", help="only these models (comma-separated)")
+    args = parser.parse_args()
+    with open(os.path.join(args.work, "manifest.json")) as f:
+        manifest = json.load(f)
+    device = "cuda" if manifest["backend"] == "cuda" else "cpu"
+    torch.backends.cuda.matmul.allow_tf32 = False
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cudnn.benchmark = True
+    torch.set_float32_matmul_precision("highest")
+    manifest["torch"] = {"version": torch.__version__, "threads": torch.get_num_threads()}
+    if device == "cuda":
+        manifest["torch"]["cudnn"] = torch.backends.cudnn.version()
+    wanted = set(args.models.split(",")) if args.models else None
+    failed = []
+    for entry in manifest["models"]:
+        if wanted and entry["name"] not in wanted:
+            continue
+        entry["torch"] = run(args.work, entry, device, args.compile)
+        print(f"{entry['name']}: {entry['torch']}", flush=True)
+        errs = [v for k, v in entry["torch"].items() if k.endswith("_max_rel_err_vs_ein")]
+        if not errs or max(errs) > 1e-3:
+            failed.append(entry["name"])
+        write_results(manifest, args.results)  # after each model, so that a run cut short keeps what it did
+
+    def cell(v):
+        return f"{v:10.4f}" if isinstance(v, (int, float)) else f"{'-':>10}"
+
+    print(f"\n{manifest.get('gpu') or manifest['machine']['cpu']}: milliseconds; speedup = PyTorch / ein")
+    print(f"{'model':11} {'ein':>10} {'eager':>10} {'compiled':>10} {'vs eager':>9} {'vs comp.':>9} {'err vs ein':>11}")
+    for entry in manifest["models"]:
+        if "torch" not in entry:
+            continue
+        ein, t = entry["ein_ms"], entry["torch"]
+        ratio = lambda v: f"{v / ein:9.2f}" if isinstance(v, (int, float)) else f"{'-':>9}"
+        err = max((v for k, v in t.items() if k.endswith("_max_rel_err_vs_ein")), default=math.inf)
+        print(f"{entry['name']:11} {cell(ein)} {cell(t.get('eager_ms'))} {cell(t.get('compile_ms'))} "
+              f"{ratio(t.get('eager_ms'))} {ratio(t.get('compile_ms'))} {err:11.2e}")
+    if failed:
+        raise SystemExit(f"compare.py: PyTorch and ein disagree (or PyTorch failed) on {', '.join(failed)}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,73 @@
+// The models against PyTorch, GPU side: each model's cuda plan (ein::prepare'd) on random inputs
+// that it writes into the work folder with its output and manifest.json, timed with CUDA events
+// (median of 50 runs after 5 warm-ups); compare.py runs the same inputs through PyTorch eager and
+// torch.compile (docs/models.md).
+//
+//   bench_models <work folder>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <vector>
+
+#include "ein/runtime/cuda.hpp"
+#include "gpu/gpu_timing.hpp"
+#include "models.hpp"
+
+namespace {
+
+namespace gpu = ein::bench::gpu;
+
+// Device buffers on one stream.
+struct cuda_memory {
+  using buffer = std::unique_ptr<gpu::device_array>;
+  cudaStream_t s = nullptr;
+  buffer upload(const std::vector<float>& v) {
+    auto b = std::make_unique<gpu::device_array>(v.size());
+    b->upload(v);
+    return b;
+  }
+  buffer output(std::size_t count) {
+    auto b = std::make_unique<gpu::device_array>(count);
+    b->poison();
+    return b;
+  }
+  float* data(buffer& b) { return b->data(); }
+  std::vector<float> download(const buffer& b) {
+    EIN_CUDA_CHECK(cudaStreamSynchronize(s));
+    return b->download();
+  }
+  ein::runtime::stream stream() { return s; }
+  template <class F>
+  double median_ms(F&& f) {
+    return gpu::median_ms(f, s);
+  }
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s <work folder>\n", argv[0]);
+    return 2;
+  }
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::printf("no CUDA device: bench_models cannot run here\n");
+    return 77;
+  }
+  try {
+    auto device = gpu::describe_device();
+    ein::runtime::keep_pool_memory(0);
+    cuda_memory memory;
+    EIN_CUDA_CHECK(cudaStreamCreate(&memory.s));
+    nlohmann::json manifest = {{"backend", "cuda"},
+                               {"gpu", device.name},
+                               {"cuda", device.runtime},
+                               {"ein_timing", "median of 50 runs after 5 warm-ups, CUDA events"}};
+    manifest["models"] = ein::bench::models::run_all(argv[1], memory);
+    std::ofstream(std::string(argv[1]) + "/manifest.json") << manifest.dump(2) << "\n";
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bench_models: %s\n", e.what());
+    return 1;
+  }
+}

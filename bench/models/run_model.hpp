@@ -1,0 +1,49 @@
+// One model of the benchmark on either backend: its inputs written (model_io.hpp), its plan
+// prepared once for its weights, run, its output written, and its median time. `Memory` says
+// where buffers live and how runs are timed (host.cpp, cuda.cpp).
+#pragma once
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "ein/front.hpp"
+#include "ein/runtime/prepare.hpp"
+#include "model_io.hpp"
+
+namespace ein::bench::models {
+
+/// Memory: `buffer upload(const std::vector<float>&)`, `buffer output(std::size_t count)`,
+/// `float* data(buffer&)`, `std::vector<float> download(const buffer&)`, `stream()`, and
+/// `double median_ms(F)` over repeated calls of F.
+template <class Model, class Memory>
+json run_model(const model_case& m, const std::string& work, Memory& memory, json config = json::object()) {
+  const auto& net = Model::net;
+  ir::program p = ein::reify(net, m.name);
+  json entry = {{"name", m.name}, {"config", std::move(config)}, {"definitions", definition_shapes(p)}};
+  auto values = write_inputs(p, m, work, entry);
+  std::vector<typename Memory::buffer> buffers;
+  buffers.reserve(p.tensors.size() + 1);
+  std::vector<runtime::binding> weights, run;
+  for (auto& t : p.tensors) {
+    auto& b = buffers.emplace_back(memory.upload(values.at(t.name)));
+    (t.role == ir::tensor_role::weight ? weights : run).emplace_back(t.name, static_cast<const float*>(memory.data(b)));
+  }
+  const std::string& out = p.outputs.at(0);
+  auto& y = buffers.emplace_back(memory.output(element_count(p.find_definition(out)->value->shape())));
+  run.emplace_back(out, memory.data(y));
+
+  auto prepared = ein::prepare(net, runtime::bindings(weights), memory.stream());
+  runtime::bindings bound(run);
+  prepared.run(bound, memory.stream());
+  write_output(p, m, memory.download(y), work, entry);
+  entry["ein_ms"] = memory.median_ms([&] { prepared.run(bound, memory.stream()); });
+  using plan = runtime::plan<std::remove_cvref_t<decltype(net)>>;
+  entry["plan"] = std::string(plan::description);
+  entry["ein_tolerance"] = plan::tolerance;
+  std::printf("%-11s ein %10.4f ms\n", m.name.c_str(), entry["ein_ms"].get<double>());
+  std::fflush(stdout);
+  return entry;
+}
+
+}  // namespace ein::bench::models
