@@ -58,7 +58,8 @@ def batch_norm_of(t, i):
 
 def fsrcnn(t, entry):
     """A 5×5 convolution, a 1×1 shrinking, four 3×3 mappings and a 1×1 expanding, each with bias
-    and PReLU, then a 9×9 transposed convolution at stride 2, padding 4, with bias."""
+    and PReLU, then a 9×9 transposed convolution at stride 2, padding 4 and output padding 1, with
+    bias."""
     layers = [(conv_filter(t[f"K{i}"]), t[f"b{i}"], t[f"p{i}"], t[f"K{i}"].shape[0] // 2) for i in range(1, 8)]
     k8, b8 = transposed_filter(t["K8"]), t["b8"]
 
@@ -66,7 +67,7 @@ def fsrcnn(t, entry):
         y = nchw(x)
         for k, b, p, pad in layers:
             y = F.prelu(F.conv2d(y, k, b, padding=pad), p)
-        return nhwc(F.conv_transpose2d(y, k8, b8, stride=2, padding=4))
+        return nhwc(F.conv_transpose2d(y, k8, b8, stride=2, padding=4, output_padding=1))
 
     return forward
 

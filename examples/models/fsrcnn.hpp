@@ -11,8 +11,8 @@ namespace models {
 /// FSRCNN at batch Batch on a 32×32 luminance image, every channel count but the image's 1 divided
 /// by Narrow (Narrow 1: d = 56, s = 12, m = 4, EinNet's configuration): a 5×5 convolution 1 → 56,
 /// a 1×1 shrinking to 12, four 3×3 convolutions 12 → 12, a 1×1 expanding to 56, each with bias
-/// and PReLU, then a 9×9 transposed convolution 56 → 1 at stride 2, padding 4. ops has no
-/// output padding, so the output is (Batch, 63, 63, 1), not PyTorch's 64×64.
+/// and PReLU, then a 9×9 transposed convolution 56 → 1 at stride 2, padding 4 and output padding
+/// 1 (PyTorch's). Output (Batch, 64, 64, 1).
 ///
 ///     inline constexpr auto& net = models::fsrcnn<1>::net;
 template <std::int64_t Batch, std::int64_t Narrow = 1>
@@ -57,8 +57,8 @@ struct fsrcnn {
       ein::ops::bias_add<"y6">(ein::ops::conv2d<"c6", ein::ops::nhwc, 1, 1>(a5, K6), b6), p6);
   static constexpr auto a7 = ein::ops::prelu<"a7">(  // expanding, (n, 32, 32, d)
       ein::ops::bias_add<"y7">(ein::ops::conv2d<"c7">(a6, K7), b7), p7);
-  static constexpr auto image = ein::ops::bias_add<"image">(  // deconvolution, (n, 63, 63, 1)
-      ein::ops::conv_transpose2d<"t8", ein::ops::nhwc, 2, 4>(a7, K8), b8);
+  static constexpr auto image = ein::ops::bias_add<"image">(  // deconvolution, (n, 64, 64, 1)
+      ein::ops::conv_transpose2d<"t8", ein::ops::nhwc, 2, 4, 1>(a7, K8), b8);
   static constexpr auto net = ein::program(image);
 };
 

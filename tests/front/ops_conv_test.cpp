@@ -57,9 +57,9 @@ TEST_CASE("ops::conv2d equals the loop: both layouts, stride, padding, dilation"
 }
 
 template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, std::int64_t F,
-          std::int64_t R, std::int64_t S, std::int64_t St, std::int64_t P>
+          std::int64_t R, std::int64_t S, std::int64_t St, std::int64_t P, std::int64_t Out = 0>
 void conv_transpose2d_case() {
-  static constexpr std::int64_t oh = (H - 1) * St - 2 * P + R, ow = (W - 1) * St - 2 * P + S;
+  static constexpr std::int64_t oh = (H - 1) * St - 2 * P + R + Out, ow = (W - 1) * St - 2 * P + S + Out;
   constexpr input<"X", float, N, H, W, C> x;
   constexpr weight<"K", float, R, S, F, C> k;
   // The scatter form: each input pixel adds its kernel-weighted copy to the output.
@@ -78,7 +78,7 @@ void conv_transpose2d_case() {
                 }
     return y;
   };
-  check(program(ops::conv_transpose2d<"y", ops::nhwc, St, P>(x, k)), "y", loop);
+  check(program(ops::conv_transpose2d<"y", ops::nhwc, St, P, Out>(x, k)), "y", loop);
 }
 
 TEST_CASE("ops::conv_transpose2d equals the scatter loop") {
@@ -87,6 +87,12 @@ TEST_CASE("ops::conv_transpose2d equals the scatter loop") {
   conv_transpose2d_case<1, 3, 3, 3, 2, 4, 4, 2, 1>();  // stride 2, kernel a multiple
   conv_transpose2d_case<1, 2, 3, 1, 2, 5, 3, 3, 0>();  // stride 3, no padding
   conv_transpose2d_case<1, 3, 3, 2, 2, 2, 2, 2, 0>();  // non-overlapping windows
+}
+
+TEST_CASE("ops::conv_transpose2d with output padding equals the scatter loop on the larger output") {
+  conv_transpose2d_case<1, 4, 4, 2, 1, 9, 9, 2, 4, 1>();  // FSRCNN's last layer, smaller
+  conv_transpose2d_case<2, 3, 4, 2, 2, 3, 3, 2, 1, 1>();  // stride 2, kernel not a multiple
+  conv_transpose2d_case<1, 3, 2, 1, 2, 4, 3, 3, 1, 2>();  // stride 3, two extra rows
 }
 
 // Per-axis stride, padding and dilation, and the filter in layout Fl: the loop indexes the

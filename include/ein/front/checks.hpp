@@ -268,6 +268,11 @@ constexpr bool operator_attributes() {
   return Ok;
 }
 template <fixed_string Op, bool Ok>
+constexpr bool transposed_attributes() {
+  static_assert(Ok, "ein::ops: a transposed convolution's stride must be positive, its padding non-negative and its output padding at least 0 and below the stride");
+  return Ok;
+}
+template <fixed_string Op, bool Ok>
 constexpr bool pool_attributes() {
   static_assert(Ok, "ein::ops: pooling window and stride must be positive and padding at most half the window (no window may lie in the padding)");
   return Ok;

@@ -88,26 +88,30 @@ constexpr auto conv2d(X&& x, K&& k) {
 
 /// 2-D transposed convolution (the gradient of conv2d with respect to its input), NHWC:
 ///   y[n, h, w, f] = Σ_{r,s,c} x[n, (h + pad − r) / st, (w + pad − s) / st, c] · k[r, s, f, c]
-/// over the r, s with st | (h + pad − r); output extent (H − 1)·st − 2·pad + R.
+/// over the r, s with st | (h + pad − r); output extent (H − 1)·st − 2·pad + R + out_pad, where
+/// out_pad (0 ≤ out_pad < st, PyTorch's output_padding) adds rows and columns at the end that
+/// only the taps inside x reach, so that the output can be the size a stride-st convolution read.
 /// Written without a divisibility test: with r = st·u + (h + pad) mod st the quotient is exact,
 ///   y[n, h, w, f] = Σ_{u,v,c} x[n, ⌊(h + pad)/st⌋ − u, ⌊(w + pad)/st⌋ − v, c]
 ///                              · k[st·u + (h + pad) mod st, st·v + (w + pad) mod st, f, c]
 /// for u in [0, ⌈R/st⌉), v in [0, ⌈S/st⌉); kernel rows past R read the zero padding.
 ///
 ///     inline constexpr auto y = ops::conv_transpose2d<"y", ops::nhwc, /*stride*/ 2, /*pad*/ 1>(X, K);
+///     inline constexpr auto z = ops::conv_transpose2d<"z", ops::nhwc, 2, 4, /*out_pad*/ 1>(X, K9);
 template <front::fixed_string Name, layout L = nhwc, std::int64_t Stride = 1, std::int64_t Pad = 0,
-          operand X, operand K>
+          std::int64_t OutPad = 0, operand X, operand K>
 constexpr auto conv_transpose2d(X&& x, K&& k) {
   static_assert(L == layout::nhwc, "ein::ops::conv_transpose2d: only the nhwc layout is provided");
   if constexpr (!front::checks::operand_ranks<"conv_transpose2d", plain<X>::rank == 4 && plain<K>::rank == 4>()) {
     return front::invalid{};
-  } else if constexpr (!front::checks::operator_attributes<"conv_transpose2d", (Stride > 0 && Pad >= 0)>()) {
+  } else if constexpr (!front::checks::transposed_attributes<"conv_transpose2d", (Stride > 0 && Pad >= 0 && OutPad >= 0 &&
+                                                                                 OutPad < Stride)>()) {
     return front::invalid{};
   } else if constexpr (!front::checks::operand_extents<"conv_transpose2d", plain<X>::shape[3] == plain<K>::shape[3]>()) {
     return front::invalid{};
   } else {
-    constexpr std::int64_t oh = (plain<X>::shape[1] - 1) * Stride - 2 * Pad + plain<K>::shape[0];
-    constexpr std::int64_t ow = (plain<X>::shape[2] - 1) * Stride - 2 * Pad + plain<K>::shape[1];
+    constexpr std::int64_t oh = (plain<X>::shape[1] - 1) * Stride - 2 * Pad + plain<K>::shape[0] + OutPad;
+    constexpr std::int64_t ow = (plain<X>::shape[2] - 1) * Stride - 2 * Pad + plain<K>::shape[1] + OutPad;
     constexpr std::int64_t uh = (plain<K>::shape[0] + Stride - 1) / Stride;
     constexpr std::int64_t uw = (plain<K>::shape[1] + Stride - 1) / Stride;
     if constexpr (!front::checks::output_extents<"conv_transpose2d", (oh > 0 && ow > 0)>()) {
