@@ -70,8 +70,12 @@ TEST_CASE("library steps: the CUDA source calls cuBLAS on one handle, the header
   std::string cu = codegen::emit_cuda_source(p, o);
   CHECK(cu == codegen::emit_cuda_source(bound(ein::reify(ein_test::gemm_chain), codegen::backend::cuda), o));
   CHECK(cu.find("#include \"ein/runtime/cublas.hpp\"") != std::string::npos);
-  CHECK(cu.find("static cublasHandle_t cublas_handle() {\n  static const ein::runtime::cublas_handle handle;") !=
-        std::string::npos);
+  // one handle per device, stream and thread (runtime::per_stream)
+  CHECK(cu.find("#include \"ein/runtime/per_stream.hpp\"") != std::string::npos);
+  CHECK(cu.find("static cublasHandle_t cublas_handle(cudaStream_t s) {\n"
+                "  static ein::runtime::per_stream<ein::runtime::cublas_handle> handles;\n"
+                "  return handles.get(ein::runtime::current_device(), s,") != std::string::npos);
+  CHECK(cu.find("const cublasHandle_t ein_cublas = ein_generated::lib::cublas_handle(s);") != std::string::npos);
   CHECK(cu.find("EIN_CUBLAS_CHECK(cublasSetStream(ein_cublas, s));") != std::string::npos);
   CHECK(cu.find("ein_cublas, CUBLAS_OP_T, CUBLAS_OP_T, 48, 40, 36, &ein_alpha,") != std::string::npos);
   CHECK(cu.find("__global__") == std::string::npos);
@@ -123,7 +127,7 @@ std::string between(const std::string& text, const std::string& from, const std:
 
 }  // namespace
 
-TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up once") {
+TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up once per stream") {
   auto p = bound(conv(3, 1), codegen::backend::cuda, true);
   auto o = options_for("lib", codegen::backend::cuda);
   std::string cu = codegen::emit_cuda_source(p, o);
@@ -131,17 +135,20 @@ TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up on
   CHECK(cu.find("#include \"ein/runtime/cudnn.hpp\"") != std::string::npos);
   CHECK(cu.find("cublas") == std::string::npos);
   CHECK(cu.find("__global__") == std::string::npos);
-  CHECK(cu.find("static cudnnHandle_t cudnn_handle() {\n  static const ein::runtime::cudnn_handle handle;") !=
-        std::string::npos);
-  // the state: built by a function-local static from the inferred geometry, in full float
-  std::string state = between(cu, "static const ein::runtime::cudnn_convolution& eop_out_cudnn() {", "\n}\n");
+  CHECK(cu.find("static cudnnHandle_t cudnn_handle(cudaStream_t s) {\n"
+                "  static ein::runtime::per_stream<ein::runtime::cudnn_handle> handles;") != std::string::npos);
+  // the state: one per device, stream and thread (its own workspace), made on its first use there
+  // from the inferred geometry, in full float
+  std::string state =
+      between(cu, "static const ein::runtime::cudnn_convolution& eop_out_cudnn(cudaStream_t s) {", "\n}\n");
   REQUIRE(!state.empty());
-  CHECK(state.find("static const ein::runtime::cudnn_convolution state(\n      cudnn_handle(), "
+  CHECK(state.find("static ein::runtime::per_stream<ein::runtime::cudnn_convolution> states;") != std::string::npos);
+  CHECK(state.find("return std::make_unique<ein::runtime::cudnn_convolution>(\n        cudnn_handle(s), "
                    "ein::runtime::convolution_geometry{.forward = true, .f64 = false, .krsc = true, "
                    ".x_dims = {2, 8, 16, 16}, .x_strides = {2048, 1, 128, 8}, .y_dims = {2, 16, 16, 16}, "
                    ".y_strides = {4096, 1, 256, 16}, .filter = {16, 8, 3, 3}, .pad = {1, 1}, .stride = {1, 1}, "
                    ".dilation = {1, 1}, .tf32 = false});") != std::string::npos);
-  CHECK(count(cu, "cudnn_convolution state(") == 1);
+  CHECK(count(cu, "per_stream<ein::runtime::cudnn_convolution>") == 1);
   CHECK(cu.find("Algorithm") == std::string::npos);  // chosen by runtime::cudnn_convolution, once
   CHECK(cu.find("cudaMalloc") == std::string::npos);
   CHECK(cu.find("cudnnCreate") == std::string::npos);
@@ -152,9 +159,9 @@ TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up on
   // each run: the stream, then the call on the state
   std::string run = between(cu, "void run_cuda_", "\n}\n");
   REQUIRE(!run.empty());
-  CHECK(run.find("const cudnnHandle_t ein_cudnn = ein_generated::lib::cudnn_handle();") != std::string::npos);
+  CHECK(run.find("const cudnnHandle_t ein_cudnn = ein_generated::lib::cudnn_handle(s);") != std::string::npos);
   CHECK(run.find("EIN_CUDNN_CHECK(cudnnSetStream(ein_cudnn, s));") != std::string::npos);
-  CHECK(run.find("const ein::runtime::cudnn_convolution& ein_conv = ein_generated::lib::eop_out_cudnn();") !=
+  CHECK(run.find("const ein::runtime::cudnn_convolution& ein_conv = ein_generated::lib::eop_out_cudnn(s);") !=
         std::string::npos);
   CHECK(run.find("EIN_CUDNN_CHECK(cudnnConvolutionForward(ein_cudnn, &ein_alpha, ein_conv.x, t_X, ein_conv.w, t_K, "
                  "ein_conv.conv, ein_conv.forward_algo, ein_conv.workspace, ein_conv.workspace_size, &ein_beta, "

@@ -36,24 +36,28 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
   w.line("#include \"ein/runtime/cuda.hpp\"");
   if (cudnn) w.line("#include \"ein/runtime/cudnn.hpp\"");
   w.line("#include \"ein/runtime/eoperator.hpp\"");
+  if (cublas || cudnn) w.line("#include \"ein/runtime/per_stream.hpp\"");
   w.line("#include \"ein/runtime/plan.hpp\"");
   w.line();
   w.open_namespace(ns);
   if (cublas) {
     w.line();
-    w.comment("The plan's cuBLAS handle: created on its first run, destroyed at exit.");
-    w.open("static cublasHandle_t cublas_handle()");
-    w.line("static const ein::runtime::cublas_handle handle;");
-    w.line("return handle.get();");
+    w.comment("The plan's cuBLAS handle for stream s on this thread (runtime::per_stream): created on\n"
+              "its first run there, destroyed at exit.");
+    w.open("static cublasHandle_t cublas_handle(cudaStream_t s)");
+    w.line("static ein::runtime::per_stream<ein::runtime::cublas_handle> handles;");
+    w.line("return handles.get(ein::runtime::current_device(), s, [] { return std::make_unique<ein::runtime::cublas_handle>(); })");
+    w.line("    .get();");
     w.close();
   }
   if (cudnn) {
     w.line();
-    w.comment("The plan's cuDNN handle, shared by its convolution steps: created on its first run,\n"
-              "destroyed at exit.");
-    w.open("static cudnnHandle_t cudnn_handle()");
-    w.line("static const ein::runtime::cudnn_handle handle;");
-    w.line("return handle.get();");
+    w.comment("The plan's cuDNN handle for stream s on this thread, shared by its convolution steps\n"
+              "(runtime::per_stream): created on its first run there, destroyed at exit.");
+    w.open("static cudnnHandle_t cudnn_handle(cudaStream_t s)");
+    w.line("static ein::runtime::per_stream<ein::runtime::cudnn_handle> handles;");
+    w.line("return handles.get(ein::runtime::current_device(), s, [] { return std::make_unique<ein::runtime::cudnn_handle>(); })");
+    w.line("    .get();");
     w.close();
     for (std::size_t k = 0; k < plan.steps.size(); ++k) {
       if (!calls[k] || calls[k]->library != ein::plan::cudnn) continue;
@@ -61,7 +65,7 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
       w.line();
       w.comment(plan.buffers[s.target].name + " = " + calls[k]->str() +
                 ": descriptors, algorithm and workspace, chosen on the first run.");
-      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle()", o.tf32);
+      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle(s)", o.tf32);
     }
   }
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {

@@ -59,7 +59,7 @@ inline void emit_cublas_call(writer& w, const step& s, const layout& plan, const
 inline void emit_cudnn_call(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
                             const std::string& ns, const std::string& handle) {
   library::emit_cudnn_run(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable,
-                          ns + "::" + cudnn_state_function(s) + "()", handle);
+                          ns + "::" + cudnn_state_function(s) + "(s)", handle);
 }
 
 }  // namespace ein::codegen

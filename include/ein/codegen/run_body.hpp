@@ -132,11 +132,11 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
   for (std::size_t k = 0; k < calls.size(); ++k)
     if (runs(k)) running[k] = calls[k];
   if (cuda && any_call(running, ein::plan::blas)) {
-    w.line("const cublasHandle_t ein_cublas = " + ns + "::cublas_handle();");
+    w.line("const cublasHandle_t ein_cublas = " + ns + "::cublas_handle(s);");
     w.line("EIN_CUBLAS_CHECK(cublasSetStream(ein_cublas, s));");
   }
   if (cuda && any_call(running, ein::plan::cudnn)) {
-    w.line("const cudnnHandle_t ein_cudnn = " + ns + "::cudnn_handle();");
+    w.line("const cudnnHandle_t ein_cudnn = " + ns + "::cudnn_handle(s);");
     w.line("EIN_CUDNN_CHECK(cudnnSetStream(ein_cudnn, s));");
   }
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {

@@ -26,8 +26,8 @@ inline void cublas_check(cublasStatus_t status, const char* call, const char* fi
   if (status != CUBLAS_STATUS_SUCCESS) throw cublas_error(status, call, file, line);
 }
 
-/// An owned cuBLAS handle on the device current at construction. A plan keeps one in a
-/// function-local static: created on its first run, destroyed at exit.
+/// An owned cuBLAS handle on the device current at construction. A plan keeps one per device,
+/// stream and thread (runtime::per_stream): created on its first run there, destroyed at exit.
 class cublas_handle {
  public:
   cublas_handle() { cublas_check(cublasCreate(&handle_), "cublasCreate(&handle_)", __FILE__, __LINE__); }

@@ -69,6 +69,13 @@ inline void keep_pool_memory(int device) {
   EIN_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &threshold));
 }
 
+/// The current device of the calling thread.
+inline int current_device() {
+  int device = 0;
+  EIN_CUDA_CHECK(cudaGetDevice(&device));
+  return device;
+}
+
 /// The multiprocessors of the current device, read once per device.
 inline int multiprocessors() {
   static const std::vector<int> counts = [] {

@@ -47,8 +47,8 @@ inline void cudnn_check(cudnnStatus_t status, const char* call, const char* file
 
 namespace ein::runtime {
 
-/// An owned cuDNN handle on the device current at construction. A plan keeps one in a
-/// function-local static: created on its first run, destroyed at exit.
+/// An owned cuDNN handle on the device current at construction. A plan keeps one per device,
+/// stream and thread (runtime::per_stream): created on its first run there, destroyed at exit.
 class cudnn_handle {
  public:
   cudnn_handle() { EIN_CUDNN_CHECK(cudnnCreate(&handle_)); }
@@ -68,8 +68,9 @@ class cudnn_handle {
 enum class algorithm_choice : unsigned char { heuristic, fastest };
 
 /// What one convolution step of a plan keeps between runs: its descriptors, the algorithm and
-/// the workspace, set up for a geometry on a handle. A plan keeps one per step in a
-/// function-local static (set up on its first run); the measured cost model times the same.
+/// the workspace, set up for a geometry on a handle. A plan keeps one per step, device, stream and
+/// thread (runtime::per_stream: set up on its first run there); the measured cost model times the
+/// same.
 class cudnn_convolution {
  public:
   cudnnTensorDescriptor_t x = nullptr, y = nullptr;

@@ -1,10 +1,13 @@
 // The cuda-backend plans of the hand-built programs (headers compiled here by the host compiler,
 // kernels by nvcc in codegen_hand_cuda_kernels): where a device exists, each must equal the
-// interpreter within the plan's tolerance.
+// interpreter within the plan's tolerance, also when four threads run it at once, each on a
+// stream of its own.
 #include <cuda_runtime.h>
 
+#include <atomic>
 #include <cstdio>
 #include <memory>
+#include <thread>
 #include <vector>
 
 #include "codegen/e2e/programs.hpp"
@@ -101,6 +104,64 @@ bool check_all(std::integer_sequence<int, Id...>) {
   return (check<Id>() & ...);
 }
 
+// Runs at once: 4 threads, each with a non-blocking stream and outputs of its own, run the plan
+// 10 times on shared inputs, all in flight together; every output still equals the interpreter
+// (a plan's cuBLAS and cuDNN handles and cuDNN workspaces are per stream: runtime::per_stream).
+template <int Id>
+bool check_streams() {
+  constexpr ein_test::hand_program<Id> object;
+  constexpr int threads = 4, runs = 10;
+  auto p = ein::reify(object);
+  auto env = ein::eval::random_inputs(p, 13);
+  auto ref = ein::eval::evaluate(p, env);
+  std::vector<std::unique_ptr<device_tensor>> inputs;
+  std::vector<ein::runtime::binding> shared;
+  for (auto& t : p.tensors) {
+    inputs.push_back(std::make_unique<device_tensor>(t.type == ein::ir::dtype::f32, env.at(t.name).data));
+    shared.push_back(inputs.back()->bind(t.name));
+  }
+  std::vector<std::vector<std::unique_ptr<device_tensor>>> outputs(threads);
+  for (auto& mine : outputs)
+    for (auto& o : p.outputs)
+      mine.push_back(std::make_unique<device_tensor>(p.find_definition(o)->type == ein::ir::dtype::f32,
+                                                     std::vector<double>(ref.at(o).data.size(), -7.0)));
+  std::atomic<bool> failed{false};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      try {
+        cudaStream_t s = nullptr;
+        EIN_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+        auto items = shared;
+        for (std::size_t i = 0; i < p.outputs.size(); ++i) items.push_back(outputs[t][i]->bind(p.outputs[i]));
+        ein::runtime::bindings b(items);
+        for (int k = 0; k < runs; ++k) ein::run(object, b, s);
+        EIN_CUDA_CHECK(cudaStreamSynchronize(s));
+        EIN_CUDA_CHECK(cudaStreamDestroy(s));
+      } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s, thread %d: %s\n", p.name.c_str(), t, e.what());
+        failed = true;
+      }
+    });
+  for (auto& th : pool) th.join();
+  bool ok = !failed;
+  for (int t = 0; t < threads; ++t)
+    for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+      double err = outputs[t][i]->error_against(ref.at(p.outputs[i]));
+      if (!(err <= ein::runtime::plan<ein_test::hand_program<Id>>::tolerance)) {
+        std::printf("%s %s on stream %d of %d at once: max_rel_err=%.3g FAILED\n", p.name.c_str(),
+                    p.outputs[i].c_str(), t, threads, err);
+        ok = false;
+      }
+    }
+  return ok;
+}
+
+template <int... Id>
+bool check_all_streams(std::integer_sequence<int, Id...>) {
+  return (check_streams<Id>() & ...);
+}
+
 // The host loops of a cuda-backend header (run_host) equal the interpreter too.
 template <int Id>
 bool check_host() {
@@ -157,7 +218,10 @@ int main() {
       std::printf("no CUDA device: the CUDA plans compiled (their host loops pass) but cannot run here\n");
       return 77;
     }
-    return check_all(std::make_integer_sequence<int, ein_test::program_count>{}) ? 0 : 1;
+    bool ok = check_all(std::make_integer_sequence<int, ein_test::program_count>{});
+    ok = check_all_streams(std::make_integer_sequence<int, ein_test::program_count>{}) && ok;
+    if (ok) std::printf("every plan, run by %d threads at once on streams of their own, equals the interpreter\n", 4);
+    return ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
     return 1;

@@ -44,7 +44,9 @@ int main(int argc, char** argv) {
   cuda.line("#include <cublas_v2.h>");
   cuda.line("#include <cuda_runtime.h>");
   cuda.line("#include <stdexcept>");
+  cuda.line("#include \"ein/runtime/cuda.hpp\"");
   cuda.line("#include \"ein/runtime/cudnn.hpp\"");
+  cuda.line("#include \"ein/runtime/per_stream.hpp\"");
   cuda.line(
       "#define EIN_LIB_CHECK(call) do { if ((call) != 0) throw std::runtime_error(#call); } while "
       "(0)");
@@ -72,7 +74,7 @@ int main(int argc, char** argv) {
       cuda.comment(op.str());
       codegen::library::emit_cudnn_state(cuda, op, c.name + "_state", "cudnn()", false);
       cuda.open(signature(c.name, op, "cudnnHandle_t handle, "));
-      codegen::library::emit_cudnn_run(cuda, op, in, "out", c.name + "_state()", "handle");
+      codegen::library::emit_cudnn_run(cuda, op, in, "out", c.name + "_state(nullptr)", "handle");  // the default stream
       cuda.close();
     }
   }

@@ -65,18 +65,21 @@ inline std::string geometry_text(const runtime::convolution_geometry& g) {
          flag(g.tf32) + "}";
 }
 
-/// Writes `static const ein::runtime::cudnn_convolution& <function>()`: the state of one
-/// conv2d (forward) or conv_transpose2d (backward data) step, set up on its first call from the
-/// instance's geometry (descriptors, CUDNN_FMA_MATH unless `tf32`, the first runnable algorithm
-/// of cuDNN's heuristics, its workspace; runtime::cudnn_convolution) on `handle` (an expression
-/// giving the plan's cudnnHandle_t), and kept until exit.
+/// Writes `static const ein::runtime::cudnn_convolution& <function>(cudaStream_t s)`:
+/// the state of one conv2d (forward) or conv_transpose2d (backward data) step for stream `s` on
+/// the calling thread (runtime::per_stream: its own workspace), set up on its first call there
+/// from the instance's geometry (descriptors, CUDNN_FMA_MATH unless `tf32`, the first runnable
+/// algorithm of cuDNN's heuristics, its workspace; runtime::cudnn_convolution) on `handle` (an
+/// expression of `s` giving the plan's cudnnHandle_t), and kept until exit.
 /// @pre ein::plan::cudnn_accepts(op).
 inline void emit_cudnn_state(writer& w, const match::instance& op, const std::string& function,
                              const std::string& handle, bool tf32) {
-  w.open("static const ein::runtime::cudnn_convolution& " + function + "()");
-  w.line("static const ein::runtime::cudnn_convolution state(");
+  w.open("static const ein::runtime::cudnn_convolution& " + function + "(cudaStream_t s)");
+  w.line("static ein::runtime::per_stream<ein::runtime::cudnn_convolution> states;");
+  w.open("return states.get(ein::runtime::current_device(), s, [&]");
+  w.line("return std::make_unique<ein::runtime::cudnn_convolution>(");
   w.line("    " + handle + ", " + geometry_text(geometry(op, tf32)) + ");");
-  w.line("return state;");
+  w.close(");");
   w.close();
 }
 

@@ -1,0 +1,67 @@
+// runtime::per_stream, what a cuda plan keeps its handles and cuDNN workspaces in: one state per
+// device, stream and thread, made once, from many threads at once.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "ein/runtime/per_stream.hpp"
+
+namespace {
+
+// A stand-in for a handle: which make() call made it.
+struct state {
+  int serial;
+};
+
+}  // namespace
+
+TEST_CASE("per_stream: one state per device and stream on a thread, made on first use only") {
+  ein::runtime::per_stream<state> states;
+  int made = 0;
+  auto make = [&] { return std::make_unique<state>(state{made++}); };
+  int a = 0, b = 0;
+  state& first = states.get(0, &a, make);
+  CHECK(&states.get(0, &a, make) == &first);
+  CHECK(made == 1);
+  CHECK(&states.get(0, &b, make) != &first);   // another stream
+  CHECK(&states.get(1, &a, make) != &first);   // the same stream value on another device
+  CHECK(&states.get(0, nullptr, make) != &first);  // the default stream
+  CHECK(made == 4);
+  CHECK(states.size() == 4);
+}
+
+TEST_CASE("per_stream: a make() that throws leaves nothing behind, and the next use makes it") {
+  ein::runtime::per_stream<state> states;
+  CHECK_THROWS(states.get(0, nullptr, []() -> std::unique_ptr<state> { throw std::runtime_error("no device"); }));
+  CHECK(states.get(0, nullptr, [] { return std::make_unique<state>(state{7}); }).serial == 7);
+}
+
+TEST_CASE("per_stream: 8 threads on 4 streams at once each get their own state, the same on every call") {
+  ein::runtime::per_stream<state> states;
+  std::atomic<int> made{0};
+  int streams[4] = {};
+  constexpr int threads = 8, calls = 200;
+  std::vector<std::vector<const state*>> seen(threads);
+  std::vector<std::thread> pool;
+  for (int t = 0; t < threads; ++t)
+    pool.emplace_back([&, t] {
+      for (int k = 0; k < calls; ++k)
+        seen[t].push_back(&states.get(0, &streams[k % 4], [&] { return std::make_unique<state>(state{made++}); }));
+    });
+  for (auto& th : pool) th.join();
+  CHECK(made == threads * 4);
+  CHECK(states.size() == threads * 4);
+  std::vector<const state*> all;
+  for (int t = 0; t < threads; ++t)
+    for (int k = 0; k < calls; ++k) {
+      CHECK(seen[t][k] == seen[t][k % 4]);  // a thread's stream keeps its state
+      if (k < 4) all.push_back(seen[t][k]);
+    }
+  std::sort(all.begin(), all.end());
+  CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());  // no two threads or streams share one
+}
