@@ -14,6 +14,7 @@ import argparse
 import json
 import math
 import os
+import sys
 import time
 
 import numpy as np
@@ -21,14 +22,8 @@ import torch
 
 from reference import MODELS
 
-
-def max_rel_err(x, ref):
-    x, ref = x.double(), ref.double()
-    if not torch.isfinite(x).all():
-        return math.inf
-    scale = ref.abs().max().item()
-    err = (x - ref).abs().max().item()
-    return err / scale if scale else err
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
+from baseline import max_rel_err  # noqa: E402  (bench/gpu/baseline.py, the operator cases' twin)
 
 
 def median_ms(fn, device):

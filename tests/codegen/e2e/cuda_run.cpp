@@ -67,6 +67,21 @@ struct device_tensor {
   }
 };
 
+// p's tensors on the device with their values in `env`, kept in `keep` and bound in `items`.
+void upload_tensors(const ein::ir::program& p, const ein::eval::bindings& env,
+                    std::vector<std::unique_ptr<device_tensor>>& keep, std::vector<ein::runtime::binding>& items) {
+  for (auto& t : p.tensors) {
+    keep.push_back(std::make_unique<device_tensor>(t.type == ein::ir::dtype::f32, env.at(t.name).data));
+    items.push_back(keep.back()->bind(t.name));
+  }
+}
+
+// A device output of `count` elements for p's output `o`, filled with -7.
+std::unique_ptr<device_tensor> output_tensor(const ein::ir::program& p, const std::string& o, std::size_t count) {
+  return std::make_unique<device_tensor>(p.find_definition(o)->type == ein::ir::dtype::f32,
+                                         std::vector<double>(count, -7.0));
+}
+
 template <int Id>
 bool check() {
   static_assert(ein::runtime::plan<ein_test::hand_program<Id>>::target == ein::runtime::backend::cuda);
@@ -76,14 +91,10 @@ bool check() {
   auto ref = ein::eval::evaluate(p, env);
   std::vector<std::unique_ptr<device_tensor>> keep;
   std::vector<ein::runtime::binding> items;
-  for (auto& t : p.tensors) {
-    keep.push_back(std::make_unique<device_tensor>(t.type == ein::ir::dtype::f32, env.at(t.name).data));
-    items.push_back(keep.back()->bind(t.name));
-  }
+  upload_tensors(p, env, keep, items);
   std::size_t first_output = keep.size();
   for (auto& o : p.outputs) {
-    bool f32 = p.find_definition(o)->type == ein::ir::dtype::f32;
-    keep.push_back(std::make_unique<device_tensor>(f32, std::vector<double>(ref.at(o).data.size(), -7.0)));
+    keep.push_back(output_tensor(p, o, ref.at(o).data.size()));
     items.push_back(keep.back()->bind(o));
   }
   ein::run(object, ein::runtime::bindings(items));
@@ -116,15 +127,10 @@ bool check_streams() {
   auto ref = ein::eval::evaluate(p, env);
   std::vector<std::unique_ptr<device_tensor>> inputs;
   std::vector<ein::runtime::binding> shared;
-  for (auto& t : p.tensors) {
-    inputs.push_back(std::make_unique<device_tensor>(t.type == ein::ir::dtype::f32, env.at(t.name).data));
-    shared.push_back(inputs.back()->bind(t.name));
-  }
+  upload_tensors(p, env, inputs, shared);
   std::vector<std::vector<std::unique_ptr<device_tensor>>> outputs(threads);
   for (auto& mine : outputs)
-    for (auto& o : p.outputs)
-      mine.push_back(std::make_unique<device_tensor>(p.find_definition(o)->type == ein::ir::dtype::f32,
-                                                     std::vector<double>(ref.at(o).data.size(), -7.0)));
+    for (auto& o : p.outputs) mine.push_back(output_tensor(p, o, ref.at(o).data.size()));
   std::atomic<bool> failed{false};
   std::vector<std::thread> pool;
   for (int t = 0; t < threads; ++t)
