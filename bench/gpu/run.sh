@@ -14,6 +14,7 @@
 #                                       models' steps (build_models models_cuda models_torch) run
 #                                       only when named
 #   EIN_MODELS_COMPILE=                 models_torch without torch.compile (default: --compile)
+#   EIN_MODELS_SIZE=full16              the models at batch 16 (default: full, batch 1)
 #   EIN_GPU_SLOWDOWN=20                 multiplies each step's own limit (a slow machine checking
 #                                       the CPU steps; set EIN_GPU_BUDGET to match)
 set -uo pipefail
@@ -114,7 +115,8 @@ command -v ninja > /dev/null && generator=(-G Ninja)
 configure_args=(-S "$repo" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release
                 -DCMAKE_CUDA_ARCHITECTURES="${CUDAARCHS:-90}" -DEIN_BUILD_GPU_BENCHMARKS=ON
                 # plans as CI generates them; the measured model has a step of its own
-                -DEIN_COST=roofline -DEIN_BUILD_MODEL_BENCHMARKS=cuda)
+                -DEIN_COST=roofline -DEIN_BUILD_MODEL_BENCHMARKS=cuda
+                -DEIN_BENCH_MODELS_SIZE="${EIN_MODELS_SIZE:-full}")
 [[ -n $kit_prefix ]] && configure_args+=(-DCMAKE_PREFIX_PATH="$kit_prefix"
                                          -DCMAKE_LIBRARY_PATH="$kit_prefix/lib/x86_64-linux-gnu/openblas-pthread")
 step configure 120 cmake "${configure_args[@]}" || { note "configure failed: see logs/configure.log"; repack; exit 1; }
