@@ -80,7 +80,7 @@ struct optimized_program {
              plan::ms_text(s.baseline_as_run) + " ms\n";
       else
         r += "as written (no summation)\n";
-      for (auto& line : split_lines(s.result.best.str())) r += "  " + line + "\n";
+      for (auto& line : split_lines(s.result.best.str(s.kernel_seconds_as_run))) r += "  " + line + "\n";
     }
     for (auto& p : join_steps) r += "joined: " + derive::to_string(p) + "\n";
     for (auto& p : post_steps) r += "post-optimization: " + derive::to_string(p) + "\n";

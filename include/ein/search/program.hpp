@@ -52,6 +52,8 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
     if (s.searched) choose_for_backend(s.result, model, caps);
     s.seconds_as_run = seconds_as_run(s.result.best, model, caps);
     s.baseline_as_run = seconds_as_run(s.result.baseline, model, caps);
+    s.kernel_seconds_as_run.clear();
+    for (auto& k : s.result.best.kernels) s.kernel_seconds_as_run.push_back(kernel_seconds_as_run(k, model, caps));
   }
   std::vector<detail::entry> defs;
   for (std::size_t i = 0; i < r.subprograms.size(); ++i) {
