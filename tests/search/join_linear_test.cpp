@@ -1,6 +1,6 @@
-// Joining definitions across linear operations: a matmul chain, a k×1 then 1×k convolution pair
-// and a convolution with its bias are searched as one subprogram; activations, tensors read twice
-// or by the outputs, weight transforms and the bound on summations stay boundaries.
+// Joining chains of contractions: a matmul chain is searched as one subprogram and reassociated;
+// activations, elementwise steps, sums added side by side, tensors read twice or by the outputs,
+// weight transforms and the bound on summations stay boundaries.
 #include "program_family.hpp"
 #include "rediscover_support.hpp"
 
@@ -119,6 +119,44 @@ TEST_CASE("activations, tensors read twice or by the outputs, and weight transfo
   // without the activation, t joins y
   program linear{"linear", {A, B, C}, {{"t", t, dtype::f32}, {"y", y_of_t, dtype::f32}}, {"y"}};
   CHECK(search::join_linear(linear, h100(), host_blas()).definitions.size() == 1);
+
+  // an elementwise consumer (a bias) and two contractions added side by side are not joined
+  auto bias = make_scope({{"i", 0, 8}, {"j", 0, 5}}, {}, t_read + make_access(input("b", {5}), {idx("j")}));
+  program biased{"biased", {A, B, input("b", {5})}, {{"t", t, dtype::f32}, {"y", bias, dtype::f32}}, {"y"}};
+  CHECK(search::join_linear(biased, h100(), host_blas()).definitions.size() == 2);
+  auto u_read = make_access(definition_tensor("u", {8, 5}), {idx("i"), idx("j")});
+  program branches{"branches", {A, B, W},
+                   {{"t", t, dtype::f32}, {"u", product(A, W), dtype::f32},
+                    {"y", make_scope({{"i", 0, 8}, {"j", 0, 5}}, {}, t_read + u_read), dtype::f32}},
+                   {"y"}};
+  CHECK(search::join_linear(branches, h100(), host_blas()).definitions.size() == 3);
+}
+
+TEST_CASE("a 1×3 then 3×1 convolution pair is one subprogram, its intermediate inlined") {
+  // t = conv 1×3 of X (padding 1 along w), y = conv 3×1 of t (padding 1 along h), NHWC
+  auto X = input("X", {1, 6, 6, 4}), K1 = weight("K1", {1, 3, 4, 4}), K2 = weight("K2", {3, 1, 4, 4});
+  auto conv = [](const tensor& x, const tensor& k, std::int64_t ph, std::int64_t pw) {
+    return make_scope({{"n", 0, 1}, {"h", 0, 6}, {"w", 0, 6}, {"f", 0, 4}},
+                      {{"r", 0, k.shape[0]}, {"s", 0, k.shape[1]}, {"c", 0, 4}},
+                      make_access(x, {idx("n"), idx("h") + idx("r") - ph, idx("w") + idx("s") - pw, idx("c")}) *
+                          make_access(k, {idx("r"), idx("s"), idx("f"), idx("c")}));
+  };
+  program src{"pair", {X, K1, K2},
+              {{"t", conv(X, K1, 0, 1), dtype::f32}, {"y", conv(definition_tensor("t", {1, 6, 6, 4}), K2, 1, 0), dtype::f32}},
+              {"y"}};
+  std::vector<derive::step> steps;
+  auto joined = search::join_linear(src, slow_loops(), host_blas(), &steps);
+  REQUIRE(joined.definitions.size() == 1);
+  CHECK(steps.size() == 1);
+  check_same_outputs(src, joined);
+  search::options o;
+  o.explore_depth = 1;
+  auto r = search::optimize_program(src, derive::intra_rules(), slow_loops(), o, {}, host_blas());
+  MESSAGE(r.report());
+  REQUIRE(r.subprograms.size() == 1);
+  CHECK(search::program_seconds(r.program, slow_loops(), host_blas()) <=
+        search::program_seconds(src, slow_loops(), host_blas()) * (1 + 1e-9));
+  check_same_outputs(src, r.program);
 }
 
 TEST_CASE("joined subprograms over the generated family: never worse than as written, for a host build and PLAN_FOR cuda") {

@@ -1,6 +1,5 @@
-// Joining definitions across linear operations (EinNet Algorithm 1, DESIGN §5): the program level
-// splits only at non-linear activations, so a producer that one consumer reads linearly is
-// inlined into it (derive::fuse_expression) and searched with it.
+// Joining chains of contractions (EinNet Algorithm 1, DESIGN §5): a producer that one consumer
+// contracts, linearly, is inlined into it (derive::fuse_expression) and searched with it.
 #pragma once
 
 #include <algorithm>
@@ -66,6 +65,19 @@ inline bool reads_linearly(const ir::scope& s, const std::string& name) {
   return all;
 }
 
+// True when every read of tensor `name` in `s` (nested scopes entered) is in the body of a scope
+// with a summation: what is read is contracted there, not added beside another sum.
+inline bool read_under_summation(const ir::scope_ptr& s, const std::string& name) {
+  bool all = true;
+  derive::for_each_position(s, [&](const ir::scope_ptr& x, const derive::path&) {
+    derive::for_each_access(x->body, [&](const ir::access& a) {
+      auto* t = std::get_if<ir::tensor>(&a.source);
+      all = all && !(t && t->name == name && x->summation.empty());
+    });
+  });
+  return all;
+}
+
 // Scopes with a summation in `s`, `s` and its nested scopes.
 inline int summations(const ir::scope_ptr& s) {
   int n = 0;
@@ -75,15 +87,20 @@ inline int summations(const ir::scope_ptr& s) {
 
 }  // namespace detail
 
-/// `p` with definitions joined across linear operations, one fusion at a time in program order
-/// (derive::fuse_expression): a producer is inlined into the one definition that reads it where
-/// the producer is linear (no activation, max, min or divisor on any read, a sum), every read of
-/// it in the consumer is linear, both have one element type, the producer reads not only weights
-/// (a weight transform is computed when the code is generated), the joined definition holds at
-/// most joined_summations summations, and the program as written, priced as a build with
-/// capabilities `caps` runs it (program_seconds), gets no dearer. Subprogram boundaries then sit
-/// at each activation, at each definition read by several definitions or by the outputs, and
-/// where a join would exceed the bound. Each fusion taken is appended to `steps` when given.
+/// `p` with chains of contractions joined, one fusion at a time in program order
+/// (derive::fuse_expression): a producer with a summation is inlined into the one definition that
+/// reads it where the consumer contracts it (every read in the body of a scope with a summation,
+/// and linear: no activation, max, min or divisor on the way), the producer is linear too, both
+/// have one element type, the producer reads not only weights (a weight transform is computed
+/// when the code is generated), the joined definition holds at most joined_summations
+/// summations, and the program as written, priced as a build with capabilities `caps` runs it
+/// (program_seconds), gets no dearer. What a join would not change is left apart, as each join
+/// multiplies the states of the search it makes: a sum added beside another (two branches; the
+/// program level merges those that share an operand) and an elementwise producer or consumer (a
+/// bias, a normalization: post-optimization fuses them into the kernel next to them). Subprogram
+/// boundaries then sit at each activation, at each definition read by several definitions or by
+/// the outputs, and at each elementwise step. Each fusion taken is appended to `steps` when
+/// given.
 /// Example: `t = L_{i,j} Σ_k A[i,k]·B[k,j]`, `y = L_{i,l} Σ_j t[i,j]·C[j,l]` ⇒
 ///   `y = L_{i,l} Σ_j {L_{i,j} Σ_k A[i,k]·B[k,j]}[i,j]·C[j,l]`, which one search reassociates.
 inline ir::program join_linear(ir::program p, const cost::model& model, const ein::plan::capabilities& caps,
@@ -102,7 +119,8 @@ inline ir::program join_linear(ir::program p, const cost::model& model, const ei
       };
       auto from = find(p, *producer), to = find(p, *consumer), result = find(c.result, *consumer);
       if (weight_only.count(*producer) || from->type != to->type || !detail::linear(*from->value) ||
-          !detail::reads_linearly(*to->value, *producer) || detail::summations(result->value) > joined_summations)
+          !detail::reads_linearly(*to->value, *producer) || detail::summations(result->value) > joined_summations ||
+          detail::summations(from->value) == 0 || !detail::read_under_summation(to->value, *producer))
         continue;
       double after = seconds(c.result);
       if (after > now * (1 + 1e-9)) continue;
