@@ -4,7 +4,6 @@
 #include "program_family.hpp"
 #include "rediscover_support.hpp"
 
-#include "ein/codegen/backend.hpp"
 #include "ein/derive/all.hpp"
 #include "ein/search/program.hpp"
 
@@ -12,6 +11,8 @@
 #include <utility>
 
 using namespace search_test;
+using program_family::cuda_build;
+using program_family::host_blas;
 
 namespace {
 
@@ -31,11 +32,6 @@ program chain(std::int64_t m, std::int64_t k, std::int64_t j, std::int64_t n) {
   auto t = product(A, B);
   auto y = product(definition_tensor("t", {m, j}), C);
   return {"chain", {A, B, C}, {{"t", t, dtype::f32}, {"y", y, dtype::f32}}, {"y"}};
-}
-
-const plan::capabilities& host_blas() {
-  static const auto c = codegen::capabilities_of(codegen::backend::host, true, false);
-  return c;
 }
 
 std::size_t joins(const search::optimized_program& r) { return r.join_steps.size(); }
@@ -162,7 +158,6 @@ TEST_CASE("a 1×3 then 3×1 convolution pair is one subprogram, its intermediate
 TEST_CASE("joined subprograms over the generated family: never worse than as written, for a host build and PLAN_FOR cuda") {
   // the family's layers are followed by an activation three times in four: the programs with a
   // join among the first 100 (products and convolutions) are searched
-  static const auto cuda = codegen::capabilities_of(codegen::backend::cuda, false, true);
   search::options o;
   o.explore_depth = 1;
   o.converge_depth = 3;
@@ -179,8 +174,8 @@ TEST_CASE("joined subprograms over the generated family: never worse than as wri
     auto host = search::optimize_program(src, derive::intra_rules(), slow_loops(), o, {}, host_blas());
     CHECK(joins(host) == steps.size());
     for (auto& s : host.subprograms) CHECK(search::detail::summations(s.source) <= search::joined_summations);
-    auto gpu = search::for_backend(host, slow_loops(), cuda);
-    for (auto [r, caps] : {std::pair{&host, &host_blas()}, std::pair{&gpu, &cuda}}) {
+    auto gpu = search::for_backend(host, slow_loops(), cuda_build());
+    for (auto [r, caps] : {std::pair{&host, &host_blas()}, std::pair{&gpu, &cuda_build()}}) {
       CAPTURE(caps->str());
       CHECK(search::program_seconds(r->program, slow_loops(), *caps) <=
             search::program_seconds(src, slow_loops(), *caps) * (1 + 1e-9));

@@ -21,21 +21,14 @@ inline constexpr auto net = program(ops::conv_transpose2d<"y", ops::nhwc, 2, 1>(
 }  // namespace infogan
 
 using namespace search_test;
+using program_family::cuda_build;
+using program_family::host_blas;
 
 namespace {
 
 // `v` to a relative 1e-9 (doctest::Approx's default scale of 1 would pass any two times in
 // seconds).
 doctest::Approx same(double v) { return doctest::Approx(v).epsilon(1e-9).scale(0); }
-
-const plan::capabilities& host_blas() {
-  static const auto c = codegen::capabilities_of(codegen::backend::host, true, false);
-  return c;
-}
-const plan::capabilities& cuda_build() {
-  static const auto c = codegen::capabilities_of(codegen::backend::cuda, false, true);
-  return c;
-}
 
 }  // namespace
 

@@ -9,6 +9,7 @@
 
 #include "ein/derive/positions.hpp"
 #include "ein/derive/rule.hpp"
+#include "ein/derive/split_summation.hpp"
 
 namespace ein::derive {
 
@@ -66,15 +67,7 @@ inline std::vector<candidate> factor_summation(const ir::scope_ptr& source) {
     if (factors.size() < 2) return;
     std::vector<std::set<std::string>> reads;
     for (auto& f : factors) reads.push_back(detail::iterators_read(f));
-    std::vector<std::uint64_t> inner_sets;  // bit i set: summation iterator i goes inside
-    if (k <= 6) {
-      for (std::uint64_t m = 1; m + 1 < (std::uint64_t{1} << k); ++m) inner_sets.push_back(m);
-    } else {
-      std::uint64_t all = (std::uint64_t{1} << k) - 1;
-      for (std::size_t i = 0; i < k; ++i) inner_sets.push_back(std::uint64_t{1} << i);
-      for (std::size_t i = 0; i < k; ++i) inner_sets.push_back(all & ~(std::uint64_t{1} << i));
-    }
-    for (auto m : inner_sets) {
+    for (auto m : detail::inner_summations(k)) {
       std::vector<ir::iterator> s1, s2;
       for (std::size_t i = 0; i < k; ++i) ((m >> i) & 1 ? s2 : s1).push_back(sum[i]);
       std::vector<ir::expr> h, g;
