@@ -17,8 +17,8 @@ def summary(path):
     chosen = written = 0.0
     for block in re.split(r"\nsubprogram ", text)[1:]:
         total = float(re.search(r"\n  total ([0-9.]+) ms", block).group(1))
-        # A searched subprogram states both plans priced as PLAN_FOR's backend runs them; its
-        # kernel lines price them as the generated (host) header's kernels, which may differ.
+        # A searched subprogram states both plans priced as PLAN_FOR's backend runs them, as its
+        # kernel lines and total price the chosen plan; the others have their total only.
         searched_line = re.search(r"\n  chosen .*?([0-9.]+) ms as the backend runs it; baseline .* ([0-9.]+) ms", block)
         chosen += float(searched_line.group(1)) if searched_line else total
         written += float(searched_line.group(2)) if searched_line else total

@@ -28,6 +28,26 @@ TEST_CASE("rule examples as documented") {
   CHECK(after(derive::split_summation, split, "split_summation(at /: inner Σ {l}, outer Σ {k})") ==
         "L_{i:[0,2)} Σ_{k:[0,3)} {L_{k:[0,3), i:[0,2)} Σ_{l:[0,4)} A[i, k, l]}[k, i]");
 
+  auto chain = make_scope({{"i", 0, 4}, {"l", 0, 2}}, {{"j", 0, 3}, {"k", 0, 5}},
+                          make_access(input("A", {4, 5}), {idx("i"), idx("k")}) *
+                              make_access(input("B", {5, 3}), {idx("k"), idx("j")}) *
+                              make_access(input("C", {3, 2}), {idx("j"), idx("l")}));
+  CHECK(to_string(*chain) == "L_{i:[0,4), l:[0,2)} Σ_{j:[0,3), k:[0,5)} A[i, k] * B[k, j] * C[j, l]");
+  CHECK(after(derive::factor_summation, chain, "factor_summation(at /: inner Σ {j}, outer Σ {k})") ==
+        "L_{i:[0,4), l:[0,2)} Σ_{k:[0,5)} A[i, k] * {L_{k:[0,5), l:[0,2)} Σ_{j:[0,3)} B[k, j] * C[j, l]}[k, l]");
+  CHECK(after(derive::factor_summation, chain, "factor_summation(at /: inner Σ {k}, outer Σ {j})") ==
+        "L_{i:[0,4), l:[0,2)} Σ_{j:[0,3)} C[j, l] * {L_{j:[0,3), i:[0,4)} Σ_{k:[0,5)} A[i, k] * B[k, j]}[j, i]");
+  // preconditions: every factor reads the inner sum (a convolution), a max, one summation
+  auto conv = make_scope({{"h", 0, 4}}, {{"r", 0, 3}, {"c", 0, 2}},
+                         make_access(input("X", {6, 2}), {idx("h") + idx("r"), idx("c")}) *
+                             make_access(input("K", {3, 2}), {idx("r"), idx("c")}));
+  CHECK(derive::factor_summation(conv).empty());
+  CHECK(derive::factor_summation(make_scope(chain->traversal, chain->summation, chain->body, reduction::max)).empty());
+  CHECK(derive::factor_summation(make_scope({{"i", 0, 4}, {"j", 0, 3}}, {{"k", 0, 5}},
+                                            make_access(input("A", {4, 5}), {idx("i"), idx("k")}) *
+                                                make_access(input("B", {5, 3}), {idx("k"), idx("j")})))
+            .empty());
+
   auto shifted = make_scope({{"r", 0, 3}, {"h", 0, 5}}, {}, make_access(input("A", {5}), {idx("h") + idx("r") - 1}));
   CHECK(to_string(*shifted) == "L_{r:[0,3), h:[0,5)} A[h + r - 1]");
   CHECK(after(derive::substitute_variable, shifted, "substitute_variable(at /: t1 = h + r - 1, for {h})") ==

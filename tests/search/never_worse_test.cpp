@@ -21,21 +21,14 @@ inline constexpr auto net = program(ops::conv_transpose2d<"y", ops::nhwc, 2, 1>(
 }  // namespace infogan
 
 using namespace search_test;
+using program_family::cuda_build;
+using program_family::host_blas;
 
 namespace {
 
 // `v` to a relative 1e-9 (doctest::Approx's default scale of 1 would pass any two times in
 // seconds).
 doctest::Approx same(double v) { return doctest::Approx(v).epsilon(1e-9).scale(0); }
-
-const plan::capabilities& host_blas() {
-  static const auto c = codegen::capabilities_of(codegen::backend::host, true, false);
-  return c;
-}
-const plan::capabilities& cuda_build() {
-  static const auto c = codegen::capabilities_of(codegen::backend::cuda, false, true);
-  return c;
-}
 
 }  // namespace
 
@@ -98,6 +91,16 @@ TEST_CASE("the report's baseline is priced as the build runs it: a library call 
   CHECK(s.baseline_as_run != same(s.result.baseline.seconds));
   CHECK(r.report().find("baseline " + s.result.baseline.shape() + " " + search::plan::ms_text(as_eoperator) + " ms") !=
         std::string::npos);
+  // one price per kernel, the one the build runs: the kernel line and the total of the chosen
+  // plan price the refused matmul as the eOperator it runs as, never as the library call
+  auto& k = s.result.best.kernels.back();
+  REQUIRE(k.library());
+  CHECK(k.seconds != same(as_eoperator));
+  auto report = r.report();
+  CHECK(report.find("(" + k.name + "): " + k.what() + "  " + search::plan::ms_text(as_eoperator) + " ms\n") !=
+        std::string::npos);
+  CHECK(report.find("total " + search::plan::ms_text(as_eoperator) + " ms\n") != std::string::npos);
+  CHECK(report.find(" " + search::plan::ms_text(k.seconds) + " ms\n") == std::string::npos);
   auto p = search::make_plan(r, host_blas());
   REQUIRE(p.derivations.size() == 1);
   CHECK(p.derivations[0].baseline_seconds == same(as_eoperator));

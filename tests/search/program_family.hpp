@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "codegen/e2e/searched_family.hpp"
+#include "ein/codegen/backend.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/ir/expr.hpp"
 
@@ -35,6 +36,17 @@ ir::scope_ptr conv_transpose_scatter(const ir::tensor& x, std::int64_t R, std::i
   auto kr = filter(std::vector<ir::affine>{idx("u") * st + hh.mod(st), idx("v") * st + ww.mod(st), idx("f"), idx("c")});
   return ir::make_scope({{"n", 0, x.shape[0]}, {"h", 0, oh}, {"w", 0, ow}, {"f", 0, F}},
                         {{"u", 0, (R + st - 1) / st}, {"v", 0, (S + st - 1) / st}, {"c", 0, x.shape[3]}}, xr * kr);
+}
+
+/// A host build with a CPU BLAS, and a cuda build with cuBLAS and cuDNN: the builds the family is
+/// priced for.
+inline const ein::plan::capabilities& host_blas() {
+  static const auto c = ein::codegen::capabilities_of(ein::codegen::backend::host, true, false);
+  return c;
+}
+inline const ein::plan::capabilities& cuda_build() {
+  static const auto c = ein::codegen::capabilities_of(ein::codegen::backend::cuda, false, true);
+  return c;
 }
 
 /// Program `seed` of the family: by seed % 2, (0) X [m, k] through one to three products with

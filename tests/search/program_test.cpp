@@ -195,3 +195,27 @@ TEST_CASE("Figure 3(a) from the plain program: Conv3x3 and Conv1x1 over one inpu
                       [](const derive::step& s) { return s.rule == "merge_shared_operand"; }));
   }
 }
+
+TEST_CASE("two convolutions sharing an input stay apart where the model prices the merge dearer") {
+  // Figure 3(a)'s program at [1,56,56,64] (64 filters) for a build that calls cuDNN, under the
+  // H100 profile: each convolution as written, a cuDNN call, is predicted cheaper than any merge
+  // over the shared input (one Matmul over the concatenated filters writes a 10×64-channel
+  // intermediate that an OffsetReduce reads back), so none is taken; at ResNet-18's [1,7,7,512]
+  // a search merges them (the test above). The model decides: the Matmul forms that a merge
+  // would join are priced above the cuDNN calls, and no plan here has them.
+  auto src = shared_input(56, 64, 64, false);
+  search::options o;
+  o.explore_depth = 1;
+  auto r = search::optimize_program(src, derive::intra_rules(), h100(), o, {}, ein::plan::every_operator());
+  MESSAGE(r.report());
+  CHECK(std::none_of(r.post_steps.begin(), r.post_steps.end(),
+                     [](const derive::step& s) { return s.rule == "merge_shared_operand"; }));
+  // two library calls read the shared input, one per convolution
+  std::size_t reading_a = 0;
+  for (auto& d : r.program.definitions)
+    for (auto& k : search::instantiate(d.value, h100()).kernels)
+      reading_a += k.library() && !k.weight_only && derive::detail::tensors_read(k.value->body).count("A");
+  CHECK(reading_a == 2);
+  CHECK(search::program_seconds(r.program, h100()) <= search::program_seconds(src, h100()) * (1 + 1e-9));
+  check_same_outputs(src, r.program, {1});
+}

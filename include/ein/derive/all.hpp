@@ -5,6 +5,7 @@
 #include <span>
 
 #include "ein/derive/rule.hpp"
+#include "ein/derive/factor_summation.hpp"
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/derive/relax_boundary.hpp"
 #include "ein/derive/relayout_weight.hpp"
@@ -19,7 +20,7 @@ namespace ein::derive {
 /// Every intra-expression rule, in the order the search tries them. Generic tests iterate over
 /// this list, so a rule listed here is tested automatically.
 inline std::span<const rule> intra_rules() {
-  static constexpr std::array<rule, 8> list{{
+  static constexpr std::array<rule, 9> list{{
       {"split_summation", &split_summation},
       {"substitute_variable", &substitute_variable},
       {"merge_traversal", &merge_traversal},
@@ -28,6 +29,7 @@ inline std::span<const rule> intra_rules() {
       {"split_variable", &split_variable},
       {"relayout_weight", &relayout_weight},
       {"substitute_quotient", &substitute_quotient},
+      {"factor_summation", &factor_summation},
   }};
   return list;
 }

@@ -10,6 +10,24 @@
 
 namespace ein::derive {
 
+namespace detail {
+
+// The subsets of k summation iterators that go inside (bit i set: iterator i): every non-empty
+// proper subset when k ≤ 6, else each single iterator and each complement of one.
+inline std::vector<std::uint64_t> inner_summations(std::size_t k) {
+  std::vector<std::uint64_t> sets;
+  if (k <= 6) {
+    for (std::uint64_t m = 1; m + 1 < (std::uint64_t{1} << k); ++m) sets.push_back(m);
+  } else {
+    std::uint64_t all = (std::uint64_t{1} << k) - 1;
+    for (std::size_t i = 0; i < k; ++i) sets.push_back(std::uint64_t{1} << i);
+    for (std::size_t i = 0; i < k; ++i) sets.push_back(all & ~(std::uint64_t{1} << i));
+  }
+  return sets;
+}
+
+}  // namespace detail
+
 /// Summation splitting:
 ///
 ///     L_x Σ_{s1,s2} f(T[τ(x,s1,s2)])  ⇒  L_x Σ_{s1} {L_{s1,x} Σ_{s2} f(T[τ(x,s1,s2)])}[s1, x]
@@ -37,15 +55,7 @@ inline std::vector<candidate> split_summation(const ir::scope_ptr& source) {
     const auto& sum = s->summation;
     std::size_t k = sum.size();
     if (k < 2) return;
-    std::vector<std::uint64_t> inner_sets;  // bit i set: summation iterator i goes inside
-    if (k <= 6) {
-      for (std::uint64_t m = 1; m + 1 < (std::uint64_t{1} << k); ++m) inner_sets.push_back(m);
-    } else {
-      std::uint64_t all = (std::uint64_t{1} << k) - 1;
-      for (std::size_t i = 0; i < k; ++i) inner_sets.push_back(std::uint64_t{1} << i);
-      for (std::size_t i = 0; i < k; ++i) inner_sets.push_back(all & ~(std::uint64_t{1} << i));
-    }
-    for (auto m : inner_sets) {
+    for (auto m : detail::inner_summations(k)) {
       std::vector<ir::iterator> s1, s2;
       for (std::size_t i = 0; i < k; ++i) ((m >> i) & 1 ? s2 : s1).push_back(sum[i]);
       std::vector<ir::iterator> inner_traversal = s1;

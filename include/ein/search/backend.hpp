@@ -22,14 +22,20 @@ inline bool runs_as_library(const kernel& k, const ein::plan::capabilities& caps
   return k.library() && k.op->kind != match::op_kind::elementwise && caps.calls(*k.op);
 }
 
-/// The predicted time of `p` as a build with capabilities `caps` runs it: a library kernel the
-/// build does not call runs as the eOperator it becomes (a CPU BLAS has no convolutions);
-/// weight transforms cost nothing at run time.
+/// The predicted time of kernel `k` as a build with capabilities `caps` runs it: a library kernel
+/// the build does not call runs as the eOperator it becomes (a CPU BLAS has no convolutions); a
+/// weight transform costs nothing at run time.
+inline double kernel_seconds_as_run(const kernel& k, const cost::model& model, const ein::plan::capabilities& caps) {
+  return caps.every_operator || k.weight_only || !k.library() || caps.calls(*k.op) ? k.seconds
+                                                                                   : eoperator_seconds(*k.value, model);
+}
+
+/// The predicted time of `p` as a build with capabilities `caps` runs it: its kernels'
+/// (kernel_seconds_as_run), added.
 inline double seconds_as_run(const plan& p, const cost::model& model, const ein::plan::capabilities& caps) {
   if (caps.every_operator) return p.seconds;
   double t = 0;
-  for (auto& k : p.kernels)
-    t += k.weight_only || !k.library() || caps.calls(*k.op) ? k.seconds : eoperator_seconds(*k.value, model);
+  for (auto& k : p.kernels) t += kernel_seconds_as_run(k, model, caps);
   return t;
 }
 

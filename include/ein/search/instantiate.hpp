@@ -78,17 +78,20 @@ struct plan {
     }
     return r;
   }
-  /// One line per kernel, `kernel 1: matmul(...) 0.012 ms`, then the total.
-  std::string str() const {
+  /// One line per kernel, `kernel 1: matmul(...) 0.012 ms`, then the total: each kernel priced
+  /// by `prices` (one per kernel; the model's prices, `seconds` of each, when empty).
+  /// @pre `prices` is empty or has one price per kernel.
+  std::string str(const std::vector<double>& prices = {}) const {
     std::string r;
+    double total = 0;
     for (std::size_t i = 0; i < kernels.size(); ++i) {
       auto& k = kernels[i];
+      double t = prices.empty() ? k.seconds : prices.at(i);
+      total += k.weight_only ? 0 : t;
       r += "kernel " + std::to_string(i + 1) + " (" + k.name + "): " + k.what() + "  " +
-           (k.weight_only ? std::string("[weight-only: a weight transform]")
-                          : ms_text(k.seconds) + " ms") +
-           "\n";
+           (k.weight_only ? std::string("[weight-only: a weight transform]") : ms_text(t) + " ms") + "\n";
     }
-    r += "total " + ms_text(seconds) + " ms\n";
+    r += "total " + ms_text(prices.empty() ? seconds : total) + " ms\n";
     return r;
   }
 

@@ -24,6 +24,7 @@ struct optimized_program {
   /// for its kernels, the last one keeping the name `d`.
   ir::program program;
   std::vector<subprogram> subprograms;  // in program order
+  std::vector<derive::step> join_steps;  // definitions joined across linear operations, in order
   std::vector<derive::step> post_steps;  // program-level post-optimization, in order
   std::vector<std::string> weight_transforms;  // definitions that read weights only
   /// Per definition of `program` that a subprogram's chosen plan wrote (or a part of): the
@@ -64,7 +65,8 @@ struct optimized_program {
            std::to_string(pruned()) + " pruned, depth " + std::to_string(depth()) +
            ", stop: " + name(reason());
   }
-  /// Each subprogram's statistics and chosen plan, the post-optimization steps, the definitions.
+  /// Each subprogram's statistics and chosen plan, the joins and post-optimization steps, the
+  /// definitions.
   std::string report() const {
     char head[96];
     std::snprintf(head, sizeof head, " (%.3f s on %u threads)\n", seconds, threads);
@@ -78,8 +80,9 @@ struct optimized_program {
              plan::ms_text(s.baseline_as_run) + " ms\n";
       else
         r += "as written (no summation)\n";
-      for (auto& line : split_lines(s.result.best.str())) r += "  " + line + "\n";
+      for (auto& line : split_lines(s.result.best.str(s.kernel_seconds_as_run))) r += "  " + line + "\n";
     }
+    for (auto& p : join_steps) r += "joined: " + derive::to_string(p) + "\n";
     for (auto& p : post_steps) r += "post-optimization: " + derive::to_string(p) + "\n";
     for (auto& d : program.definitions)
       r += "  " + d.name + " = " + ir::to_string(*d.value) +

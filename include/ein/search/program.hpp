@@ -15,6 +15,7 @@
 #include "ein/derive/merge_shared_operand.hpp"
 #include "ein/plan/build.hpp"
 #include "ein/search/backend.hpp"
+#include "ein/search/join_linear.hpp"
 #include "ein/search/merge_program.hpp"
 #include "ein/search/optimize.hpp"
 #include "ein/search/optimized_program.hpp"
@@ -51,6 +52,8 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
     if (s.searched) choose_for_backend(s.result, model, caps);
     s.seconds_as_run = seconds_as_run(s.result.best, model, caps);
     s.baseline_as_run = seconds_as_run(s.result.baseline, model, caps);
+    s.kernel_seconds_as_run.clear();
+    for (auto& k : s.result.best.kernels) s.kernel_seconds_as_run.push_back(kernel_seconds_as_run(k, model, caps));
   }
   std::vector<detail::entry> defs;
   for (std::size_t i = 0; i < r.subprograms.size(); ++i) {
@@ -81,9 +84,14 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
 }
 
 /// Optimizes a program (EinNet Algorithm 1, DESIGN §5):
-///  1. splits it into subprograms (split_program): each definition, and apart from it each
+///  1. joins chains of contractions (join_linear: a contraction that one definition alone
+///     contracts, linearly, is inlined into it, up to joined_summations summations, where the
+///     program as written as the build runs it gets no dearer; `join_steps`), then splits the
+///     program into subprograms (split_program): each definition, and apart from it each
 ///     summation a non-linear function (relu, sigmoid, tanh, exp) is applied to, which becomes a
 ///     definition `d_s1`, `d_s2`, ... that the activation (a cheap elementwise eOperator) reads;
+///     so a matmul chain or a k×1 then 1×k convolution pair is searched as one expression, and
+///     the boundaries sit at activations, elementwise steps and shared tensors;
 ///  2. searches every subprogram that has a summation with optimize(source, rules, model, opts),
 ///     on up to search_threads(opts.threads) threads (subprograms are independent; the result
 ///     does not depend on the number), within what is left of `opts.limits.time` for all of
@@ -122,7 +130,7 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
   std::set<std::string> taken;
   for (auto& t : source.tensors) taken.insert(t.name);
   for (auto& d : source.definitions) taken.insert(d.name);
-  out.subprograms = split_program(source, taken);
+  out.subprograms = split_program(join_linear(source, model, caps, &out.join_steps), taken);
   std::vector<std::size_t> work;
   for (std::size_t i = 0; i < out.subprograms.size(); ++i) {
     auto& s = out.subprograms[i];
@@ -159,7 +167,7 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
 
 /// The plan of `r`'s program for a build with capabilities `caps` (plan::make_plan), with how
 /// it was reached: each subprogram's derivation (its chosen candidate's target and steps), the
-/// program-level steps, and each definition's origin.
+/// program-level steps (the joins, then post-optimization), and each definition's origin.
 /// Example: the plan of Figure 5's Conv3x3 for a cuda build has a `library matmul(...)` kernel
 /// and an OffsetReduce eOperator, both from subprogram `conv`, whose derivation reads
 /// `split_summation(...)`, `substitute_variable(...)`, ..., `match(at /0: operator matmul)`.
@@ -170,7 +178,8 @@ inline ein::plan::program_plan make_plan(const optimized_program& r, const ein::
     how.derivations.push_back(
         {s.name, s.definition, s.searched, chosen.target, chosen.steps, s.seconds_as_run, s.baseline_as_run});
   }
-  how.program_steps = r.post_steps;
+  how.program_steps = r.join_steps;
+  how.program_steps.insert(how.program_steps.end(), r.post_steps.begin(), r.post_steps.end());
   how.origin = r.origin;
   return ein::plan::make_plan(r.program, caps, std::move(how));
 }

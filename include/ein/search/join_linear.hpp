@@ -1,0 +1,137 @@
+// Joining chains of contractions (EinNet Algorithm 1, DESIGN §5): a producer that one consumer
+// contracts, linearly, is inlined into it (derive::fuse_expression) and searched with it.
+#pragma once
+
+#include <algorithm>
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "ein/cost/model.hpp"
+#include "ein/derive/fuse_expression.hpp"
+#include "ein/derive/merge_shared_operand.hpp"
+#include "ein/derive/positions.hpp"
+#include "ein/plan/capabilities.hpp"
+#include "ein/search/merge_program.hpp"
+
+namespace ein::search {
+
+/// The most summations one joined definition holds (its own and its nested scopes'): two is a
+/// matmul chain of three factors or a k×1 then 1×k convolution pair; more would multiply the
+/// states of the expression's search for plans that, beyond a pair, the program level composes
+/// as well from the parts.
+inline constexpr int joined_summations = 2;
+
+namespace detail {
+
+// Calls `f(a, nonlinear)` for every access of `e`, nested scopes entered; `nonlinear` is true
+// where the value read passes through a non-linear function before it reaches `e`'s value: an
+// activation (every unary function but negation), a max or min, a divisor, or a max or min
+// reduction.
+template <class F>
+void for_each_read(const ir::expr& e, bool nonlinear, F&& f) {
+  std::visit(
+      [&](const auto& n) {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, ir::access>) {
+          f(n, nonlinear);
+          if (auto* s = std::get_if<ir::scope_ptr>(&n.source))
+            for_each_read((*s)->body, nonlinear || (*s)->reduce != ir::reduction::sum, f);
+        } else if constexpr (std::is_same_v<T, ir::unary>) {
+          for_each_read(n.arg, nonlinear || n.fn != ir::unary_fn::neg, f);
+        } else if constexpr (std::is_same_v<T, ir::binary>) {
+          bool both = n.op == ir::binary_op::max || n.op == ir::binary_op::min;
+          for_each_read(n.lhs, nonlinear || both, f);
+          for_each_read(n.rhs, nonlinear || both || n.op == ir::binary_op::div, f);
+        }
+      },
+      static_cast<const ir::node::variant&>(*e));
+}
+
+// True when no read of `s` passes through a non-linear function.
+inline bool linear(const ir::scope& s) {
+  bool all = s.reduce == ir::reduction::sum;
+  for_each_read(s.body, false, [&](const ir::access&, bool nonlinear) { all = all && !nonlinear; });
+  return all;
+}
+
+// True when every read of tensor `name` in `s` reaches `s`'s value linearly.
+inline bool reads_linearly(const ir::scope& s, const std::string& name) {
+  bool all = s.reduce == ir::reduction::sum;
+  for_each_read(s.body, false, [&](const ir::access& a, bool nonlinear) {
+    auto* t = std::get_if<ir::tensor>(&a.source);
+    all = all && !(nonlinear && t && t->name == name);
+  });
+  return all;
+}
+
+// True when every read of tensor `name` in `s` (nested scopes entered) is in the body of a scope
+// with a summation: what is read is contracted there, not added beside another sum.
+inline bool read_under_summation(const ir::scope_ptr& s, const std::string& name) {
+  bool all = true;
+  derive::for_each_position(s, [&](const ir::scope_ptr& x, const derive::path&) {
+    derive::for_each_access(x->body, [&](const ir::access& a) {
+      auto* t = std::get_if<ir::tensor>(&a.source);
+      all = all && !(t && t->name == name && x->summation.empty());
+    });
+  });
+  return all;
+}
+
+// Scopes with a summation in `s`, `s` and its nested scopes.
+inline int summations(const ir::scope_ptr& s) {
+  int n = 0;
+  derive::for_each_position(s, [&](const ir::scope_ptr& x, const derive::path&) { n += !x->summation.empty(); });
+  return n;
+}
+
+}  // namespace detail
+
+/// `p` with chains of contractions joined, one fusion at a time in program order
+/// (derive::fuse_expression): a producer with a summation is inlined into the one definition that
+/// reads it where the consumer contracts it (every read in the body of a scope with a summation,
+/// and linear: no activation, max, min or divisor on the way), the producer is linear too, both
+/// have one element type, the producer reads not only weights (a weight transform is computed
+/// when the code is generated), the joined definition holds at most joined_summations
+/// summations, and the program as written, priced as a build with capabilities `caps` runs it
+/// (program_seconds), gets no dearer. What a join would not change is left apart, as each join
+/// multiplies the states of the search it makes: a sum added beside another (two branches; the
+/// program level merges those that share an operand) and an elementwise producer or consumer (a
+/// bias, a normalization: post-optimization fuses them into the kernel next to them). Subprogram
+/// boundaries then sit at each activation, at each definition read by several definitions or by
+/// the outputs, and at each elementwise step. Each fusion taken is appended to `steps` when
+/// given.
+/// Example: `t = L_{i,j} Σ_k A[i,k]·B[k,j]`, `y = L_{i,l} Σ_j t[i,j]·C[j,l]` ⇒
+///   `y = L_{i,l} Σ_j {L_{i,j} Σ_k A[i,k]·B[k,j]}[i,j]·C[j,l]`, which one search reassociates.
+inline ir::program join_linear(ir::program p, const cost::model& model, const ein::plan::capabilities& caps,
+                               std::vector<derive::step>* steps = nullptr) {
+  detail::program_timer seconds{model, caps, {}};
+  double now = seconds(p);
+  for (bool joined = true; joined;) {
+    joined = false;
+    auto weight_only = derive::weight_only_definitions(p);
+    for (auto& c : derive::apply(derive::program_rule{"fuse_expression", &derive::fuse_expression}, p)) {
+      auto* producer = c.how.get<std::string>("definition");
+      auto* consumer = c.how.get<std::string>("into");
+      if (!producer || !consumer) throw internal_error("join_linear: fuse_expression names no definitions");
+      auto find = [](const ir::program& q, const std::string& n) {
+        return std::find_if(q.definitions.begin(), q.definitions.end(), [&](const ir::definition& d) { return d.name == n; });
+      };
+      auto from = find(p, *producer), to = find(p, *consumer), result = find(c.result, *consumer);
+      if (weight_only.count(*producer) || from->type != to->type || !detail::linear(*from->value) ||
+          !detail::reads_linearly(*to->value, *producer) || detail::summations(result->value) > joined_summations ||
+          detail::summations(from->value) == 0 || !detail::read_under_summation(to->value, *producer))
+        continue;
+      double after = seconds(c.result);
+      if (after > now * (1 + 1e-9)) continue;
+      if (steps) steps->push_back(c.how);
+      p = std::move(c.result);
+      now = after;
+      joined = true;
+      break;
+    }
+  }
+  return p;
+}
+
+}  // namespace ein::search
