@@ -36,7 +36,10 @@
 # the model or the front end. Compute-bound matrix products become library calls: cuBLAS with
 # BACKEND cuda (and convolutions cuDNN calls when cuDNN is found: ein_find_cudnn.cmake), and
 # with BACKEND host a CBLAS (OpenBLAS unless BLA_VENDOR says otherwise) linked into <target>
-# when find_package(BLAS) finds one and <cblas.h> is found, else eOperators.
+# when find_package(BLAS) finds one and <cblas.h> is found, else eOperators; and compute-bound
+# convolutions of host plans oneDNN calls when libdnnl and its header are found and EIN_ENABLE_ONEDNN
+# is not OFF. oneDNN is linked --as-needed: a program whose plans call it depends on it, others
+# do not.
 include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/ein_find_cudnn.cmake)
 
@@ -69,10 +72,38 @@ function(ein_link_openmp target)
   endif()
 endfunction()
 
+# The link feature ein_as_needed links a shared library only into programs that call it (a
+# directory's variables: set here, where ein_generate is included, for the directories below).
+set(CMAKE_LINK_LIBRARY_USING_ein_as_needed "LINKER:--push-state,--as-needed" "<LINK_ITEM>" "LINKER:--pop-state")
+set(CMAKE_LINK_LIBRARY_USING_ein_as_needed_SUPPORTED TRUE)
+
+# ein_find_onednn(<var>): sets <var> TRUE where oneDNN is found and EIN_ENABLE_ONEDNN is not OFF,
+# with the imported target ein::onednn. By its library and header: Debian's dnnl-config.cmake
+# (libdnnl-dev) requires OpenCL, which a CPU build does not need, and stops the configuration
+# where it is missing.
+function(ein_find_onednn var)
+  set(${var} FALSE PARENT_SCOPE)
+  if(DEFINED EIN_ENABLE_ONEDNN AND NOT EIN_ENABLE_ONEDNN)
+    return()
+  endif()
+  if(NOT TARGET ein::onednn)
+    find_library(EIN_ONEDNN_LIBRARY dnnl)
+    find_path(EIN_ONEDNN_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+    if(NOT EIN_ONEDNN_LIBRARY OR NOT EIN_ONEDNN_INCLUDE_DIR)
+      return()
+    endif()
+    add_library(ein::onednn UNKNOWN IMPORTED GLOBAL)
+    set_target_properties(ein::onednn PROPERTIES IMPORTED_LOCATION ${EIN_ONEDNN_LIBRARY}
+                                                 INTERFACE_INCLUDE_DIRECTORIES ${EIN_ONEDNN_INCLUDE_DIR})
+  endif()
+  set(${var} TRUE PARENT_SCOPE)
+endfunction()
+
 # ein's search program (codegen/search.cpp), made by the first ein_generate call of a build tree
 # and run by all of them: it includes the whole search, so it is compiled once, not per model. It
-# calls CBLAS, cuDNN and the GPU timer where the first call found them (cblas, cudnn, cuda_timer).
-function(ein_search_program codegen_dir cblas cudnn cuda_timer)
+# calls CBLAS, cuDNN, oneDNN and the GPU timer where the first call found them (cblas, cudnn,
+# onednn, cuda_timer).
+function(ein_search_program codegen_dir cblas cudnn onednn cuda_timer)
   if(TARGET ein_search)
     return()
   endif()
@@ -85,6 +116,9 @@ function(ein_search_program codegen_dir cblas cudnn cuda_timer)
   endif()
   if(cudnn)
     target_compile_definitions(ein_search PRIVATE EIN_HAVE_CUDNN)
+  endif()
+  if(onednn)
+    target_compile_definitions(ein_search PRIVATE EIN_HAVE_ONEDNN)
   endif()
   if(cuda_timer)
     target_compile_definitions(ein_search PRIVATE EIN_HAVE_CUDA_TIMER)
@@ -201,6 +235,8 @@ function(ein_generate target)
   if(EIN_CUDNN_LIBRARY AND EIN_CUDNN_INCLUDE_DIR)
     set(cudnn TRUE)
   endif()
+  # oneDNN, for the convolutions of host plans; without it they stay eOperators.
+  ein_find_onednn(onednn)
   # The measured cost model's GPU timer (cost/gpu_timer.hpp). It reaches the driver API through
   # cudart, so the search program needs no libcuda and still runs (with the roofline model) where the
   # toolkit is installed without a GPU driver.
@@ -227,7 +263,7 @@ function(ein_generate target)
     set_property(GLOBAL PROPERTY EIN_MODEL_PROGRAM_${model_key} ${model_program})
   endif()
   # Second step: ein's search program, built once per build tree.
-  ein_search_program("${codegen_dir}" "${cblas}" "${cudnn}" "${cuda_timer}")
+  ein_search_program("${codegen_dir}" "${cblas}" "${cudnn}" "${onednn}" "${cuda_timer}")
 
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/ein_generated)
   # One model file per call: calls that share a model's program may run at once.
@@ -273,6 +309,9 @@ function(ein_generate target)
     target_link_libraries(${target} INTERFACE ein::ein)
     if(cblas)
       target_link_libraries(${target} INTERFACE BLAS::BLAS)
+    endif()
+    if(onednn)
+      target_link_libraries(${target} INTERFACE "$<LINK_LIBRARY:ein_as_needed,ein::onednn>")
     endif()
     ein_link_openmp(${target})
   endif()

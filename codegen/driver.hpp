@@ -114,7 +114,8 @@ inline cost_choice choose_cost(const std::string& cost, const std::string& profi
 }
 
 // The library calls plans for `target` make with what this driver was built with: a CBLAS where
-// found (EIN_HAVE_CBLAS), cuDNN where found (EIN_HAVE_CUDNN); capabilities_of says which.
+// found (EIN_HAVE_CBLAS), cuDNN where found (EIN_HAVE_CUDNN), oneDNN where found and enabled
+// (EIN_HAVE_ONEDNN); capabilities_of says which.
 inline ein::plan::capabilities build_capabilities(backend target) {
 #if defined(EIN_HAVE_CBLAS)
   constexpr bool cblas = true;
@@ -126,7 +127,12 @@ inline ein::plan::capabilities build_capabilities(backend target) {
 #else
   constexpr bool cudnn = false;
 #endif
-  return capabilities_of(target, cblas, cudnn);
+#if defined(EIN_HAVE_ONEDNN)
+  constexpr bool onednn = true;
+#else
+  constexpr bool onednn = false;
+#endif
+  return capabilities_of(target, cblas, cudnn, onednn);
 }
 
 // Searches `p` under the model `--cost` chooses (progress on stderr for searches over a second),
@@ -234,7 +240,8 @@ inline const driver_flag* find_flag(std::string_view name) {
 /// Compute-bound GEMM definitions become cuBLAS calls (cuda) or, where the driver is built with
 /// EIN_HAVE_CBLAS (ein_generate found a CBLAS and links it into host consumers), CBLAS calls.
 /// Compute-bound convolutions become cuDNN calls (cuda) where it is built with EIN_HAVE_CUDNN
-/// (ein_generate found cuDNN and links it into cuda consumers).
+/// (ein_generate found cuDNN and links it into cuda consumers), and oneDNN calls (host) where it
+/// is built with EIN_HAVE_ONEDNN (ein_generate found oneDNN and links it into host consumers).
 /// Returns the process exit status: 0, 1 on a user error (or a failed CUDA call), 2 on bad
 /// arguments.
 inline int driver_main(int argc, char** argv) {
