@@ -103,7 +103,7 @@ TEST_CASE("bind: oneDNN runs float convolutions in any layout and padding; doubl
   CHECK(kinds(f64, blas_onednn) == std::vector<std::string>{"-"});
 }
 
-TEST_CASE("onednn_accepts: sizes that agree, padding and strides that step forward, float only") {
+TEST_CASE("onednn_accepts: sizes that agree, padding and strides that step forward, float only; onednn runs small filters") {
   auto c = instance_of(conv(3, 1), match::op_kind::conv2d);
   CHECK(plan::onednn_accepts(c));
   CHECK(plan::onednn.runs(c));
@@ -130,6 +130,24 @@ TEST_CASE("onednn_accepts: sizes that agree, padding and strides that step forwa
   CHECK_FALSE(plan::onednn_accepts(instance_of(ein::reify(ein_test::gemm_chain), match::op_kind::matmul)));
   CHECK(plan::onednn_accepts(instance_of(conv(1, 0), match::op_kind::conv2d)));
   CHECK_FALSE(plan::onednn.runs(instance_of(conv(1, 0), match::op_kind::conv2d)));  // memory-bound
+  // a stride-1 transposed 9×9 over [1,32,32,56] written as X[n, h - u + 4, w - v + 4, c]·K[u, v, f, c]
+  // matches only with X as the filter: 32×32 taps over a 9×9 image, which oneDNN accepts but is
+  // not given
+  auto X = f32("X", {1, 32, 32, 56});
+  ir::tensor K{"K", ir::dtype::f32, {9, 9, 1, 56}, ir::tensor_role::weight};
+  ir::program transposed_9x9{
+      "t9", {X, K},
+      {{"out",
+        ir::make_scope({{"n", 0, 1}, {"h", 0, 32}, {"w", 0, 32}, {"f", 0, 1}}, {{"u", 0, 9}, {"v", 0, 9}, {"c", 0, 56}},
+                       ir::make_access(X, {idx("n"), idx("h") - idx("u") + 4, idx("w") - idx("v") + 4, idx("c")}) *
+                           ir::make_access(K, {idx("u"), idx("v"), idx("f"), idx("c")})),
+        ir::dtype::f32}},
+      {"out"}};
+  auto swapped = instance_of(transposed_9x9, match::op_kind::conv_transpose2d);
+  CHECK(swapped.conv().r == 32);
+  CHECK(plan::onednn_accepts(swapped));
+  CHECK_FALSE(plan::onednn.runs(swapped));
+  CHECK(kinds(transposed_9x9, blas_onednn) == std::vector<std::string>{"-"});
   CHECK(codegen::capabilities_of(codegen::backend::host, true, false, true).str() == "blas+onednn");
   CHECK(codegen::capabilities_of(codegen::backend::host, false, false, true).str() == "onednn");
   CHECK(codegen::capabilities_of(codegen::backend::cuda, false, true, true).str() == "blas+cudnn");

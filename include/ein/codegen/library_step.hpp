@@ -66,16 +66,17 @@ inline void emit_onednn_function(writer& w, const step& s, const layout& plan, c
 /// `offset` bytes into `storage`.
 inline void emit_onednn_preparation(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
                                     const std::string& ns, std::int64_t offset) {
-  const auto [src, weights] = library::onednn_operands(call.op, detail::input_variables(call, plan));
-  w.line("ein::runtime::onednn_slot(storage, " + std::to_string(offset) + ") = new ein::runtime::onednn_prepared_convolution(" +
-         ns + "::" + onednn_state_function(s) + "(), " + weights + ");");
+  const std::string weights = library::onednn_operands(call.op, detail::input_variables(call, plan))[1];
+  w.line("ein::runtime::onednn_slot(storage, " + std::to_string(offset) +
+         ") = new ein::runtime::onednn_prepared_convolution(" + ns + "::" + onednn_state_function(s) + "(), " +
+         weights + ");");
 }
 
 /// In run_prepared(): the call of a oneDNN step on the state prepare() made in the slot
 /// `offset` bytes into `storage`.
 inline void emit_onednn_prepared_call(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
                                       std::int64_t offset) {
-  const auto [src, weights] = library::onednn_operands(call.op, detail::input_variables(call, plan));
+  const std::string src = library::onednn_operands(call.op, detail::input_variables(call, plan))[0];
   w.line("ein::runtime::onednn_state(storage, " + std::to_string(offset) + ").run(" + src + ", " +
          plan.buffers[s.target].variable + ");");
 }

@@ -56,7 +56,9 @@ inline preparation make_preparation(const layout& plan) {
     r.in_prepare.push_back(prepared);
     if (prepared) ready[s.target] = true;
   }
-  auto aligned = [](std::int64_t b) { return (b + preparation::alignment - 1) / preparation::alignment * preparation::alignment; };
+  auto aligned = [](std::int64_t b) {
+    return (b + preparation::alignment - 1) / preparation::alignment * preparation::alignment;
+  };
   std::vector<bool> read_later(plan.buffers.size(), false), stateful(plan.steps.size(), false);
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     if (r.in_prepare[k]) continue;

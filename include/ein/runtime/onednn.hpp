@@ -7,7 +7,7 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <vector>
+#include <memory>
 
 namespace ein::runtime {
 
@@ -34,9 +34,10 @@ inline const dnnl::engine& onednn_engine() {
 }
 
 /// One convolution step of a plan: the forward-inference primitive of a geometry (direct
-/// algorithm, weights in the layout oneDNN chooses for it), built once. A plan keeps one per step
-/// in a function-local static. Every call makes its own stream and scratchpad (the primitive
-/// runs with a user scratchpad), so calls from several threads at once share nothing mutable.
+/// algorithm, weights in the layout oneDNN chooses for it, scaled by alpha), built once. A plan
+/// keeps one per step in a function-local static. Every call makes its own stream and scratchpad
+/// (the primitive runs with a user scratchpad), so calls from several threads at once share
+/// nothing mutable.
 class onednn_convolution {
  public:
   /// Builds the primitive; throws dnnl::error when oneDNN has no implementation for `g`.
@@ -50,7 +51,9 @@ class onednn_convolution {
                                  dnnl::memory::format_tag::any);
     dnnl::primitive_attr attr;
     attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    if (g.alpha != 1) attr.set_output_scales(0, {g.alpha});
+    // alpha scales the filter as it is reordered: oneDNN 2.6 has no output scale for every float
+    // convolution it runs.
+    if (g.alpha != 1) scale_.set_output_scales(0, {g.alpha});
     const auto inference = dnnl::prop_kind::forward_inference;
     if (g.forward) {
       dnnl::convolution_forward::primitive_desc pd(
@@ -67,21 +70,22 @@ class onednn_convolution {
     }
   }
 
-  /// `weights` (laid out as the geometry says) reordered into the layout of the primitive.
+  /// alpha · `weights` (laid out as the geometry says) in the layout of the primitive.
   dnnl::memory reorder_weights(const float* weights) const {
     dnnl::memory user(user_weights_, onednn_engine(), const_cast<float*>(weights));
     dnnl::memory chosen(weights_, onednn_engine());
     dnnl::stream stream(onednn_engine());
-    dnnl::reorder(user, chosen).execute(stream, user, chosen);
+    dnnl::reorder(user, chosen, scale_).execute(stream, user, chosen);
     stream.wait();
     return chosen;
   }
 
-  /// dst = alpha · (src ⋆ weights), `weights` as reorder_weights() returns them.
+  /// dst = src ⋆ weights, `weights` as reorder_weights() returns them (scaled by alpha).
   void run(const float* src, const dnnl::memory& weights, float* dst) const {
-    std::vector<std::byte> scratch(scratchpad_.get_size());
+    // Uninitialized: oneDNN writes the scratchpad before it reads it.
+    const std::unique_ptr<std::byte[]> scratch(new std::byte[scratchpad_.get_size()]);
     dnnl::memory s(src_, onednn_engine(), const_cast<float*>(src)), d(dst_, onednn_engine(), dst),
-        pad(scratchpad_, onednn_engine(), scratch.data());
+        pad(scratchpad_, onednn_engine(), scratch.get());
     dnnl::stream stream(onednn_engine());
     primitive_.execute(stream, {{DNNL_ARG_SRC, s}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, d},
                                 {DNNL_ARG_SCRATCHPAD, pad}});
@@ -97,6 +101,7 @@ class onednn_convolution {
   }
 
   dnnl::memory::desc src_, dst_, user_weights_, weights_, scratchpad_;
+  dnnl::primitive_attr scale_;  // of the filter's reorder
   dnnl::primitive primitive_;
 };
 

@@ -26,7 +26,8 @@ void generate(const std::string& dir, std::string& all) {
 
 template <int... K>
 void generate_all(const std::string& dir, std::integer_sequence<int, K...>) {
-  std::string all = "// The generated headers of the oneDNN family of codegen/onednn/conv_family.hpp.\n#pragma once\n\n";
+  std::string all = "// The generated headers of the oneDNN family of codegen/onednn/conv_family.hpp.\n"
+                    "#pragma once\n\n";
   (generate<K>(dir, all), ...);
   ein_test::write_if_changed(dir + "/onednn_all.hpp", all);
 }

@@ -30,7 +30,8 @@ void check_case() {
   const bool calls = std::string_view(plan_of<K>::description).find("= library conv") != std::string_view::npos;
   CHECK(calls == (p.definitions[0].type == ein::ir::dtype::f32));
   ein_test::check_against_interpreter(object, 40 + K, plan_of<K>::tolerance);
-  if (ein_test::onednn_weight_filter(K)) ein_test::check_prepared_against_interpreter(object, 60 + K, plan_of<K>::tolerance);
+  if (ein_test::onednn_weight_filter(K))
+    ein_test::check_prepared_against_interpreter(object, 60 + K, plan_of<K>::tolerance);
 }
 
 template <int... K>
@@ -50,17 +51,18 @@ TEST_CASE("oneDNN plans: runs from several threads at once, as written and prepa
   constexpr ein_test::onednn_case<1> with_input;
   for (auto* description : {plan_of<0>::description.data(), plan_of<1>::description.data()})
     REQUIRE(std::string_view(description).find("= library conv") != std::string_view::npos);
-  ein_test::check_concurrent_runs(ein::reify(with_weight), [&](const ein::runtime::bindings& b) { ein::run(with_weight, b); },
-                                  plan_of<0>::tolerance);
-  ein_test::check_concurrent_runs(ein::reify(with_input), [&](const ein::runtime::bindings& b) { ein::run(with_input, b); },
-                                  plan_of<1>::tolerance);
+  using ein::runtime::bindings;
+  ein_test::check_concurrent_runs(
+      ein::reify(with_weight), [&](const bindings& b) { ein::run(with_weight, b); }, plan_of<0>::tolerance);
+  ein_test::check_concurrent_runs(
+      ein::reify(with_input), [&](const bindings& b) { ein::run(with_input, b); }, plan_of<1>::tolerance);
   const auto env = ein::eval::random_inputs(ein::reify(with_weight), 21);
   ein_test::host_buffers weights;
   const std::string filter = "K";  // the binding keeps a view of the name
   weights.bind_input(filter, ein::ir::dtype::f32, env.at(filter));
-  const auto prepared = ein::prepare(with_weight, ein::runtime::bindings(weights.items));
-  ein_test::check_concurrent_runs(ein::reify(with_weight), [&](const ein::runtime::bindings& b) { prepared.run(b); },
-                                  plan_of<0>::tolerance, false);
+  const auto prepared = ein::prepare(with_weight, bindings(weights.items));
+  ein_test::check_concurrent_runs(
+      ein::reify(with_weight), [&](const bindings& b) { prepared.run(b); }, plan_of<0>::tolerance, false);
 }
 
 TEST_CASE("oneDNN plans: a build without oneDNN emits no oneDNN call; one with it calls it") {

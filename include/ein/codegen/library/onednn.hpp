@@ -44,18 +44,19 @@ inline std::string onednn_geometry_text(const match::instance& op) {
   if (!ein::plan::onednn_accepts(op)) throw internal_error("onednn_geometry_text: oneDNN cannot run " + op.str());
   auto& a = op.conv();
   const bool forward = op.kind == match::op_kind::conv2d;
-  const std::array<std::int64_t, 4> x{a.n, a.c, a.h, a.w}, y{a.n, a.k, a.p, a.q};
-  const std::array<std::int64_t, 4> w = forward ? std::array<std::int64_t, 4>{a.k, a.c, a.r, a.s}
-                                                : std::array<std::int64_t, 4>{a.c, a.k, a.r, a.s};
-  const std::array<std::int64_t, 4> ws =
-      forward ? a.w_strides : std::array<std::int64_t, 4>{a.w_strides[1], a.w_strides[0], a.w_strides[2], a.w_strides[3]};
+  using dims = std::array<std::int64_t, 4>;
+  const dims x{a.n, a.c, a.h, a.w}, y{a.n, a.k, a.p, a.q};
+  const dims w = forward ? dims{a.k, a.c, a.r, a.s} : dims{a.c, a.k, a.r, a.s};
+  const dims ws = forward ? a.w_strides : dims{a.w_strides[1], a.w_strides[0], a.w_strides[2], a.w_strides[3]};
   return std::string("ein::runtime::onednn_geometry{.forward = ") + (forward ? "true" : "false") + ", " +
          detail::dims_text(forward ? x : y, forward ? a.x_strides : a.y_strides, "src") + ", " +
          detail::dims_text(w, ws, "weights") + ", " +
          detail::dims_text(forward ? y : x, forward ? a.y_strides : a.x_strides, "dst") +
-         ", .pad = " + detail::pair_text(a.pad_h, a.pad_w) + ", .pad_end = " + detail::pair_text(a.pad_h_end, a.pad_w_end) +
+         ", .pad = " + detail::pair_text(a.pad_h, a.pad_w) +
+         ", .pad_end = " + detail::pair_text(a.pad_h_end, a.pad_w_end) +
          ", .stride = " + detail::pair_text(a.stride_h, a.stride_w) +
-         ", .dilation = " + detail::pair_text(a.dilation_h, a.dilation_w) + ", .alpha = " + literal(a.alpha, op.type) + "}";
+         ", .dilation = " + detail::pair_text(a.dilation_h, a.dilation_w) +
+         ", .alpha = " + literal(a.alpha, op.type) + "}";
 }
 
 /// Writes `inline const ein::runtime::onednn_convolution& <function>()`: the primitive of the
