@@ -148,6 +148,13 @@ TEST_CASE("onednn_accepts: sizes that agree, padding and strides that step forwa
   CHECK(plan::onednn_accepts(swapped));
   CHECK_FALSE(plan::onednn.runs(swapped));
   CHECK(kinds(transposed_9x9, blas_onednn) == std::vector<std::string>{"-"});
+  // into fewer than 8 channels (one vector of floats)
+  auto narrow = c;
+  auto narrow_attrs = c.conv();
+  narrow_attrs.k = 4;
+  narrow.attrs = narrow_attrs;
+  CHECK(plan::onednn_accepts(narrow));
+  CHECK_FALSE(plan::onednn.runs(narrow));
   CHECK(codegen::capabilities_of(codegen::backend::host, true, false, true).str() == "blas+onednn");
   CHECK(codegen::capabilities_of(codegen::backend::host, false, false, true).str() == "onednn");
   CHECK(codegen::capabilities_of(codegen::backend::cuda, false, true, true).str() == "blas+cudnn");

@@ -127,13 +127,16 @@ inline bool cudnn_runs(const match::instance& op) {
 }
 
 // A compute-bound convolution oneDNN accepts whose filter has no more taps than the image it
-// slides over has points: oneDNN's direct algorithms are made for small filters, and an instance
-// that reads the image as the filter runs 4× slower than oneDNN's own reading of the program
-// (bench/host's transposed 9×9, matched with its 32×32 input as the filter: 20.8 ms, 5.1 ms).
+// slides over has points, into at least 8 output channels (one AVX vector of floats): oneDNN's
+// direct algorithms are made for small filters and vectorize over channels. bench/host's
+// transposed 9×9 into 1 channel ran 0.546 ms on oneDNN and 0.111 ms as ein's Matmul + eOperator
+// (bench/results/host.json of 2026-11-24T05:56Z), and 20.8 ms against oneDNN's own 5.1 ms when
+// matched with its 32×32 input as the filter.
 inline bool onednn_runs(const match::instance& op) {
   if (match::memory_bound(op) || !onednn_accepts(op)) return false;
   auto& a = op.conv();
-  return a.r * a.s <= a.p * a.q;
+  const std::int64_t out_channels = op.kind == match::op_kind::conv2d ? a.k : a.c;
+  return a.r * a.s <= a.p * a.q && out_channels >= 8;
 }
 
 }  // namespace detail
@@ -161,9 +164,10 @@ inline constexpr library cudnn{"cudnn", &detail::cudnn_runs};
 
 /// Convolutions (conv2d, conv_transpose2d: conv_attrs) oneDNN's forward primitives run, whose
 /// filter has no more taps than the image it slides over (y for conv2d, the input for
-/// conv_transpose2d) has points: host.
-/// Example: a float conv2d of a 3×3 filter, stride 2, runs; a double one does not; a
-/// conv_transpose2d matched with a 32×32 filter over a 9×9 input does not.
+/// conv_transpose2d) has points, into 8 channels or more: host.
+/// Example: a float conv2d of a 3×3 filter into 16 channels, stride 2, runs; a double one does
+/// not; a conv_transpose2d into 1 channel does not, nor one matched with a 32×32 filter over a
+/// 9×9 input.
 inline constexpr library onednn{"onednn", &detail::onednn_runs};
 
 /// What a build's generated code calls: the library families it links, in the order a kernel

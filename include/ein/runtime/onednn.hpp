@@ -33,11 +33,26 @@ inline const dnnl::engine& onednn_engine() {
   return engine;
 }
 
+/// The calling thread's stream on onednn_engine(): a stream is not to be shared by threads, and
+/// one per thread is made once rather than on every call.
+inline dnnl::stream& onednn_stream() {
+  static thread_local dnnl::stream stream(onednn_engine());
+  return stream;
+}
+
+/// At least `bytes` of scratchpad for the calling thread, kept for its next calls.
+inline std::byte* onednn_scratchpad(std::size_t bytes) {
+  static thread_local std::unique_ptr<std::byte[]> buffer;
+  static thread_local std::size_t size = 0;
+  if (bytes > size) buffer.reset(new std::byte[bytes]), size = bytes;
+  return buffer.get();
+}
+
 /// One convolution step of a plan: the forward-inference primitive of a geometry (direct
 /// algorithm, weights in the layout oneDNN chooses for it, scaled by alpha), built once. A plan
-/// keeps one per step in a function-local static. Every call makes its own stream and scratchpad
-/// (the primitive runs with a user scratchpad), so calls from several threads at once share
-/// nothing mutable.
+/// keeps one per step in a function-local static. Every call runs on its thread's stream and
+/// scratchpad (the primitive runs with a user scratchpad), so calls from several threads at once
+/// share nothing mutable.
 class onednn_convolution {
  public:
   /// Builds the primitive; throws dnnl::error when oneDNN has no implementation for `g`.
@@ -74,22 +89,18 @@ class onednn_convolution {
   dnnl::memory reorder_weights(const float* weights) const {
     dnnl::memory user(user_weights_, onednn_engine(), const_cast<float*>(weights));
     dnnl::memory chosen(weights_, onednn_engine());
-    dnnl::stream stream(onednn_engine());
-    dnnl::reorder(user, chosen, scale_).execute(stream, user, chosen);
-    stream.wait();
+    dnnl::reorder(user, chosen, scale_).execute(onednn_stream(), user, chosen);
+    onednn_stream().wait();
     return chosen;
   }
 
   /// dst = src ⋆ weights, `weights` as reorder_weights() returns them (scaled by alpha).
   void run(const float* src, const dnnl::memory& weights, float* dst) const {
-    // Uninitialized: oneDNN writes the scratchpad before it reads it.
-    const std::unique_ptr<std::byte[]> scratch(new std::byte[scratchpad_.get_size()]);
     dnnl::memory s(src_, onednn_engine(), const_cast<float*>(src)), d(dst_, onednn_engine(), dst),
-        pad(scratchpad_, onednn_engine(), scratch.get());
-    dnnl::stream stream(onednn_engine());
-    primitive_.execute(stream, {{DNNL_ARG_SRC, s}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, d},
-                                {DNNL_ARG_SCRATCHPAD, pad}});
-    stream.wait();
+        pad(scratchpad_, onednn_engine(), onednn_scratchpad(scratchpad_.get_size()));
+    primitive_.execute(onednn_stream(), {{DNNL_ARG_SRC, s}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, d},
+                                         {DNNL_ARG_SCRATCHPAD, pad}});
+    onednn_stream().wait();
   }
 
   /// dst = alpha · (src ⋆ weights), reordering `weights` (laid out as the geometry says) first.

@@ -1,8 +1,6 @@
 // Writes the generated host headers of the oneDNN family (conv_family.hpp), each as written with
 // every convolution oneDNN accepts bound to it (ein_test::onednn_only), and a header including
 // them all.
-#include <cstdio>
-#include <exception>
 #include <string>
 #include <utility>
 
@@ -35,14 +33,7 @@ void generate_all(const std::string& dir, std::integer_sequence<int, K...>) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s <output directory>\n", argv[0]);
-    return 2;
-  }
-  try {
-    generate_all(argv[1], std::make_integer_sequence<int, ein_test::onednn_count>{});
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
-  }
+  return ein_test::generator_main(argc, argv, [](const std::string& dir) {
+    generate_all(dir, std::make_integer_sequence<int, ein_test::onednn_count>{});
+  });
 }

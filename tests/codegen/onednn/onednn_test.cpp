@@ -66,12 +66,13 @@ TEST_CASE("oneDNN plans: runs from several threads at once, as written and prepa
 }
 
 TEST_CASE("oneDNN plans: a build without oneDNN emits no oneDNN call; one with it calls it") {
-  // Case 1 is compute-bound (EinNet §5's 4 FLOPs per byte): a build's capabilities call a library.
-  const auto p = ein::reify(ein_test::onednn_case<1>{});
+  // Case 9 is compute-bound (EinNet §5's 4 FLOPs per byte) into 8 channels: a build's capabilities
+  // call a library.
+  const auto p = ein::reify(ein_test::onednn_case<9>{});
   ein::codegen::options o;
   o.name = "conv";
   o.model_header = "codegen/onednn/conv_family.hpp";
-  o.object = "ein_test::onednn_case<1>{}";
+  o.object = "ein_test::onednn_case<9>{}";
   auto header = [&](bool onednn) {
     auto caps = ein::codegen::capabilities_of(ein::codegen::backend::host, true, false, onednn);
     return ein::codegen::emit_header(ein::plan::make_plan(p, caps), o);
