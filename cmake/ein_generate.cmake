@@ -36,7 +36,11 @@
 # the model or the front end. Compute-bound matrix products become library calls: cuBLAS with
 # BACKEND cuda (and convolutions cuDNN calls when cuDNN is found: ein_find_cudnn.cmake), and
 # with BACKEND host a CBLAS (OpenBLAS unless BLA_VENDOR says otherwise) linked into <target>
-# when find_package(BLAS) finds one and <cblas.h> is found, else eOperators.
+# when find_package(BLAS) finds one and <cblas.h> is found, else eOperators; and compute-bound
+# convolutions of host plans oneDNN calls when libdnnl and its header are found and EIN_ENABLE_ONEDNN
+# is not OFF where ein_generate is called (a variable: set(EIN_ENABLE_ONEDNN OFF) before a call
+# keeps that plan's convolutions off oneDNN). oneDNN is linked --as-needed: a program whose plans
+# call it depends on it, others do not.
 include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/ein_find_cudnn.cmake)
 
@@ -69,9 +73,38 @@ function(ein_link_openmp target)
   endif()
 endfunction()
 
+# The link feature ein_as_needed links a shared library only into programs that call it (a
+# directory's variables: set here, where ein_generate is included, for the directories below).
+set(CMAKE_LINK_LIBRARY_USING_ein_as_needed "LINKER:--push-state,--as-needed" "<LINK_ITEM>" "LINKER:--pop-state")
+set(CMAKE_LINK_LIBRARY_USING_ein_as_needed_SUPPORTED TRUE)
+
+# ein_find_onednn(<var>): sets <var> TRUE where oneDNN is found and EIN_ENABLE_ONEDNN is not OFF,
+# with the imported target ein::onednn. By its library and header: Debian's dnnl-config.cmake
+# (libdnnl-dev) requires OpenCL, which a CPU build does not need, and stops the configuration
+# where it is missing. Not in ein's own ThreadSanitizer builds: oneDNN runs on OpenMP, which
+# TSan does not see (ein_link_openmp).
+function(ein_find_onednn var)
+  set(${var} FALSE PARENT_SCOPE)
+  if((DEFINED EIN_ENABLE_ONEDNN AND NOT EIN_ENABLE_ONEDNN) OR EIN_SANITIZE MATCHES "thread")
+    return()
+  endif()
+  if(NOT TARGET ein::onednn)
+    find_library(EIN_ONEDNN_LIBRARY dnnl)
+    find_path(EIN_ONEDNN_INCLUDE_DIR oneapi/dnnl/dnnl.hpp)
+    if(NOT EIN_ONEDNN_LIBRARY OR NOT EIN_ONEDNN_INCLUDE_DIR)
+      return()
+    endif()
+    add_library(ein::onednn UNKNOWN IMPORTED GLOBAL)
+    set_target_properties(ein::onednn PROPERTIES IMPORTED_LOCATION ${EIN_ONEDNN_LIBRARY}
+                                                 INTERFACE_INCLUDE_DIRECTORIES ${EIN_ONEDNN_INCLUDE_DIR})
+  endif()
+  set(${var} TRUE PARENT_SCOPE)
+endfunction()
+
 # ein's search program (codegen/search.cpp), made by the first ein_generate call of a build tree
 # and run by all of them: it includes the whole search, so it is compiled once, not per model. It
-# calls CBLAS, cuDNN and the GPU timer where the first call found them (cblas, cudnn, cuda_timer).
+# calls CBLAS, cuDNN and the GPU timer where the first call found them (cblas, cudnn, cuda_timer);
+# each call tells it whether its plan may call oneDNN (--onednn).
 function(ein_search_program codegen_dir cblas cudnn cuda_timer)
   if(TARGET ein_search)
     return()
@@ -204,6 +237,16 @@ function(ein_generate target)
   if(EIN_CUDNN_LIBRARY AND EIN_CUDNN_INCLUDE_DIR)
     set(cudnn TRUE)
   endif()
+  # oneDNN, for the convolutions of plans for the host; without it they stay eOperators. A plan
+  # searched for cuda (PLAN_FOR cuda) keeps its convolutions as eOperators on the host.
+  set(onednn FALSE)
+  if(arg_BACKEND STREQUAL "host" AND (NOT arg_PLAN_FOR OR arg_PLAN_FOR STREQUAL "host"))
+    ein_find_onednn(onednn)
+  endif()
+  set(onednn_flag off)
+  if(onednn)
+    set(onednn_flag on)
+  endif()
   # The measured cost model's GPU timer (cost/gpu_timer.hpp). It reaches the driver API through
   # cudart, so the search program needs no libcuda and still runs (with the roofline model) where the
   # toolkit is installed without a GPU driver.
@@ -252,6 +295,7 @@ function(ein_generate target)
     COMMAND ${model_program} --out ${model_file}
     COMMAND ein_search --model ${model_file} --name ${arg_NAME} --backend ${arg_BACKEND}
             --header ${header} --report ${report} ${source_args} ${search_args} --accumulate ${arg_ACCUMULATE}
+            --onednn ${onednn_flag}
     DEPENDS ${model_program} ein_search ${model} ${profile}
     COMMENT "ein: generating the ${arg_BACKEND} plan of ${arg_OBJECT} (${arg_NAME}.hpp)"
     VERBATIM)
@@ -276,6 +320,9 @@ function(ein_generate target)
     target_link_libraries(${target} INTERFACE ein::ein)
     if(cblas)
       target_link_libraries(${target} INTERFACE BLAS::BLAS)
+    endif()
+    if(onednn)
+      target_link_libraries(${target} INTERFACE "$<LINK_LIBRARY:ein_as_needed,ein::onednn>")
     endif()
     ein_link_openmp(${target})
   endif()

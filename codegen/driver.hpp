@@ -114,8 +114,10 @@ inline cost_choice choose_cost(const std::string& cost, const std::string& profi
 }
 
 // The library calls plans for `target` make with what this driver was built with: a CBLAS where
-// found (EIN_HAVE_CBLAS), cuDNN where found (EIN_HAVE_CUDNN); capabilities_of says which.
-inline ein::plan::capabilities build_capabilities(backend target) {
+// found (EIN_HAVE_CBLAS), cuDNN where found (EIN_HAVE_CUDNN); oneDNN where the call asks for it
+// (`--onednn on`: ein_generate found it and links it into the plan's consumers; the driver only
+// writes its calls). capabilities_of says which.
+inline ein::plan::capabilities build_capabilities(backend target, bool onednn) {
 #if defined(EIN_HAVE_CBLAS)
   constexpr bool cblas = true;
 #else
@@ -126,7 +128,7 @@ inline ein::plan::capabilities build_capabilities(backend target) {
 #else
   constexpr bool cudnn = false;
 #endif
-  return capabilities_of(target, cblas, cudnn);
+  return capabilities_of(target, cblas, cudnn, onednn);
 }
 
 // Searches `p` under the model `--cost` chooses (progress on stderr for searches over a second),
@@ -134,7 +136,7 @@ inline ein::plan::capabilities build_capabilities(backend target) {
 // them and the search report, and returns the plan for `o.target`'s build. Kernels the measured
 // model timed are saved to its cache, even when the search fails.
 inline ein::plan::program_plan search_plan(const ir::program& p, const std::string& profile_path, const std::string& cost,
-                                      const std::string& cache_path, backend plan_for, options& o) {
+                                      const std::string& cache_path, backend plan_for, bool onednn, options& o) {
   auto choice = choose_cost(cost, profile_path, cache_path, plan_for);
   const cost::model& model = choice.model();
   std::printf("cost model: %s: %s\n", model.describe().c_str(), choice.why.c_str());
@@ -150,7 +152,7 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
   };
   search::optimized_program r;
   try {
-    r = search::optimize_program(p, derive::intra_rules(), model, {}, progress, build_capabilities(plan_for));
+    r = search::optimize_program(p, derive::intra_rules(), model, {}, progress, build_capabilities(plan_for, onednn));
   } catch (...) {
     save();
     throw;
@@ -177,7 +179,7 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
   o.statistics = search_summary{r.states(), r.pruned(), r.depth(), r.seconds, search::name(r.reason()),
                                 r.model, r.report(), r.cut()};
   std::printf("%s", r.report().c_str());
-  return search::make_plan(r, build_capabilities(o.target));
+  return search::make_plan(r, build_capabilities(o.target, onednn));
 }
 
 }  // namespace detail
@@ -201,6 +203,7 @@ inline const std::vector<driver_flag>& driver_flags() {
       {"--cost-cache", {}}, {"--cost", {"auto", "measured", "roofline"}},
       {"--search", {"on", "off"}},                  {"--backend", {"host", "cuda"}},
       {"--plan-for", {"host", "cuda"}},             {"--accumulate", {"element", "double"}},
+      {"--onednn", {"on", "off"}},
   };
   return flags;
 }
@@ -215,7 +218,8 @@ inline const driver_flag* find_flag(std::string_view name) {
 
 /// `search --model M --name N --backend host|cuda --header H --report R [--source S]
 /// [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]
-/// [--plan-for host|cuda] [--accumulate element|double]`: writes header H, report R and for the
+/// [--plan-for host|cuda] [--accumulate element|double] [--onednn on|off]`: writes header H,
+/// report R and for the
 /// cuda backend the CUDA source S, for the program object of model file M (model_file.hpp), and
 /// prints the plan.
 /// With `--search on` (the default) the plan is the one optimize_program finds under the cost
@@ -234,7 +238,9 @@ inline const driver_flag* find_flag(std::string_view name) {
 /// Compute-bound GEMM definitions become cuBLAS calls (cuda) or, where the driver is built with
 /// EIN_HAVE_CBLAS (ein_generate found a CBLAS and links it into host consumers), CBLAS calls.
 /// Compute-bound convolutions become cuDNN calls (cuda) where it is built with EIN_HAVE_CUDNN
-/// (ein_generate found cuDNN and links it into cuda consumers).
+/// (ein_generate found cuDNN and links it into cuda consumers), and oneDNN calls (host) where it
+/// is asked to with `--onednn on` (ein_generate found oneDNN and links it into host consumers;
+/// default off).
 /// Returns the process exit status: 0, 1 on a user error (or a failed CUDA call), 2 on bad
 /// arguments.
 inline int driver_main(int argc, char** argv) {
@@ -262,14 +268,14 @@ inline int driver_main(int argc, char** argv) {
   o.accumulate = arg("--accumulate", "element") == "element" ? accumulation::element : accumulation::f64;
   std::string model = arg("--model"), header = arg("--header"), report_path = arg("--report"), source = arg("--source"),
               profile = arg("--profile"), cost = arg("--cost", "auto"), cost_cache = arg("--cost-cache");
-  bool search = arg("--search", "on") == "on";
+  bool search = arg("--search", "on") == "on", onednn = arg("--onednn", "off") == "on";
   std::optional<backend> plan_for;
   if (given.count("--plan-for")) plan_for = arg("--plan-for") == "host" ? backend::host : backend::cuda;
   if (bad || model.empty() || o.name.empty() || header.empty() || report_path.empty() ||
       (o.target == backend::cuda) == source.empty() || (search && profile.empty())) {
     std::fprintf(stderr, "usage: %s --model M --name N --backend host|cuda --header H --report R [--source S]\n"
                  "       [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]\n"
-                 "       [--plan-for host|cuda] [--accumulate element|double]\n"
+                 "       [--plan-for host|cuda] [--accumulate element|double] [--onednn on|off]\n"
                  "(--model, the model file the model's stage-1 program wrote; --source, the CUDA\n"
                  "source, with the cuda backend only; --profile, a device profile JSON file, with\n"
                  "--search on, the default; --cost-cache, the measured model's JSON cache of kernel\n"
@@ -289,8 +295,8 @@ inline int driver_main(int argc, char** argv) {
     o.key = m.key;
     ir::program p = std::move(m.program);
     p.name = o.name;
-    auto chosen = search ? detail::search_plan(p, profile, cost, cost_cache, plan_for.value_or(o.target), o)
-                         : ein::plan::make_plan(p, detail::build_capabilities(o.target));
+    auto chosen = search ? detail::search_plan(p, profile, cost, cost_cache, plan_for.value_or(o.target), onednn, o)
+                         : ein::plan::make_plan(p, detail::build_capabilities(o.target, onednn));
     detail::write_file(header, emit_header(chosen, o));
     if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(chosen, o));
     detail::write_file(report_path, report(chosen, o).dump(2) + "\n");

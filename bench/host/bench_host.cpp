@@ -1,6 +1,7 @@
-// The host benchmark: each of the five convolutions of shapes.hpp as ein's searched plan, as
-// written (SEARCH OFF) and as oneDNN runs it, all prepared once for their weights, timed over the
-// same inputs; prints a table and writes bench/results/host.json, naming the machine.
+// The host benchmark: each of the five convolutions of shapes.hpp as ein's searched plan without
+// oneDNN and with it, as written (SEARCH OFF) and as oneDNN runs it, all prepared once for their
+// weights, timed over the same inputs; prints a table and writes bench/results/host.json, naming
+// the machine.
 #include <omp.h>
 
 #include <algorithm>
@@ -19,6 +20,11 @@
 #include "common/statistics.hpp"
 #include "host/onednn_peer.hpp"
 #include "host/shapes.hpp"
+#include "ein_generated/host_onednn_1.hpp"
+#include "ein_generated/host_onednn_2.hpp"
+#include "ein_generated/host_onednn_3.hpp"
+#include "ein_generated/host_onednn_4.hpp"
+#include "ein_generated/host_onednn_5.hpp"
 #include "ein_generated/host_searched_1.hpp"
 #include "ein_generated/host_searched_2.hpp"
 #include "ein_generated/host_searched_3.hpp"
@@ -60,11 +66,12 @@ double relative_difference(const std::vector<float>& a, const std::vector<float>
   return scale > 0 ? diff / scale : diff;
 }
 
-// Times the searched and the written plan of one shape and oneDNN's, alternating runs so that
-// all see the same load; returns its row of the results.
-template <auto& Searched, auto& Written>
+// Times the searched plan of one shape without and with oneDNN, the written one and oneDNN's,
+// alternating runs so that all see the same load; returns its row of the results.
+template <auto& Searched, auto& Written, auto& WithOnednn>
 nlohmann::json measure(const char* name, const host_bench::conv_shape& shape) {
   using searched_plan = ein::runtime::plan<std::remove_cvref_t<decltype(Searched)>>;
+  using onednn_plan = ein::runtime::plan<std::remove_cvref_t<decltype(WithOnednn)>>;
   auto p = ein::reify(Searched);
   std::size_t x_size = 1, k_size = 1, y_size = 1;
   for (auto& t : p.tensors) {
@@ -74,30 +81,36 @@ nlohmann::json measure(const char* name, const host_bench::conv_shape& shape) {
   }
   for (auto& it : p.find_definition("y")->value->traversal) y_size *= static_cast<std::size_t>(it.extent());
   auto x = random_values(x_size, 1), k = random_values(k_size, 2);
-  std::vector<float> y(y_size), z(y_size), d(y_size);
+  std::vector<float> y(y_size), z(y_size), v(y_size), d(y_size);
   auto searched = ein::prepare(Searched, {{"K", k}});
   auto written = ein::prepare(Written, {{"K", k}});
+  auto with_onednn = ein::prepare(WithOnednn, {{"K", k}});
   host_bench::onednn_conv peer(shape, k);
-  std::vector<double> t_searched, t_written, t_peer;
+  std::vector<double> t_searched, t_written, t_onednn, t_peer;
   searched.run({{"X", x}, {"y", y}});
   written.run({{"X", x}, {"z", z}});
+  with_onednn.run({{"X", x}, {"v", v}});
   peer.run(x, d);
   for (int r = 0; r < runs; ++r) {
     t_searched.push_back(milliseconds([&] { searched.run({{"X", x}, {"y", y}}); }));
     t_written.push_back(milliseconds([&] { written.run({{"X", x}, {"z", z}}); }));
+    t_onednn.push_back(milliseconds([&] { with_onednn.run({{"X", x}, {"v", v}}); }));
     t_peer.push_back(milliseconds([&] { peer.run(x, d); }));
   }
   double ms_searched = ein::bench::median(t_searched), ms_written = ein::bench::median(t_written),
-         ms_peer = ein::bench::median(t_peer);
-  std::printf("| %s | %.3f ms | %.3f ms | %.3f ms | %.2f |\n", name, ms_searched, ms_written, ms_peer,
-              ms_peer / ms_searched);
+         ms_onednn = ein::bench::median(t_onednn), ms_peer = ein::bench::median(t_peer);
+  std::printf("| %s | %.3f ms | %.3f ms | %.3f ms | %.3f ms | %.2f | %.2f |\n", name, ms_searched, ms_onednn,
+              ms_written, ms_peer, ms_peer / ms_searched, ms_peer / ms_onednn);
   return {{"shape", name},
           {"searched_ms", ms_searched},
+          {"searched_onednn_ms", ms_onednn},
           {"written_ms", ms_written},
           {"onednn_ms", ms_peer},
           {"searched_vs_written_max_rel_diff", relative_difference(y, z)},
           {"searched_vs_onednn_max_rel_diff", relative_difference(y, d)},
-          {"searched_plan", std::string(searched_plan::description)}};
+          {"searched_onednn_vs_onednn_max_rel_diff", relative_difference(v, d)},
+          {"searched_plan", std::string(searched_plan::description)},
+          {"searched_onednn_plan", std::string(onednn_plan::description)}};
 }
 
 }  // namespace
@@ -109,25 +122,29 @@ int main(int argc, char** argv) {
                   {"openmp_threads", omp_get_max_threads()},
                   {"load_average_at_start", ein::bench::load_average()},
                   {"utc", ein::bench::utc_now()}};
-  r["method"] = "ein::prepare'd plans, the searched one (BACKEND host, default profile) and the one as written "
-                "(SEARCH OFF), and oneDNN's convolution with its weights reordered once, run alternately on the "
-                "same random inputs; medians of " +
+  r["method"] = "ein::prepare'd plans, the searched one (BACKEND host, default profile) without oneDNN and with "
+                "it, and the one as written (SEARCH OFF), and oneDNN's convolution with its weights reordered once, "
+                "run alternately on the same random inputs; medians of " +
                 std::to_string(runs) + " runs each";
-  std::printf("%s, %d threads, oneDNN %d.%d\n\n| shape (NHWC) | ein searched | ein as written | oneDNN | oneDNN / ein |\n"
-              "|---|---|---|---|---|\n",
+  std::printf("%s, %d threads, oneDNN %d.%d\n\n| shape (NHWC) | ein searched | ein searched with oneDNN "
+              "| ein as written | oneDNN | oneDNN / ein | oneDNN / ein with oneDNN |\n|---|---|---|---|---|---|---|\n",
               ein::bench::cpu_model().c_str(), omp_get_max_threads(), dnnl_version()->major, dnnl_version()->minor);
   using host_bench::conv_shape;
+  using host_bench::onednn_1, host_bench::onednn_2, host_bench::onednn_3, host_bench::onednn_4, host_bench::onednn_5;
+  using host_bench::searched_1, host_bench::searched_2, host_bench::searched_3, host_bench::searched_4,
+      host_bench::searched_5;
+  using host_bench::written_1, host_bench::written_2, host_bench::written_3, host_bench::written_4, host_bench::written_5;
   r["shapes"] = {
-      measure<host_bench::searched_1, host_bench::written_1>("3×3 [1,7,7,512] → 512, pad 1",
-                                                             conv_shape{1, 7, 7, 512, 512, 3, 3, 1, 1, false}),
-      measure<host_bench::searched_2, host_bench::written_2>("3×3 [2,14,14,256] → 256, pad 1",
-                                                             conv_shape{2, 14, 14, 256, 256, 3, 3, 1, 1, false}),
-      measure<host_bench::searched_3, host_bench::written_3>("3×3 stride 2 [1,17,23,24] → 40",
-                                                             conv_shape{1, 17, 23, 24, 40, 3, 3, 2, 0, false}),
-      measure<host_bench::searched_4, host_bench::written_4>("transposed 4×4 stride 2 [4,4,4,512] → 256, pad 1",
-                                                             conv_shape{4, 4, 4, 512, 256, 4, 4, 2, 1, true}),
-      measure<host_bench::searched_5, host_bench::written_5>("transposed 9×9 [1,32,32,56] → 1, pad 4",
-                                                             conv_shape{1, 32, 32, 56, 1, 9, 9, 1, 4, true}),
+      measure<searched_1, written_1, onednn_1>("3×3 [1,7,7,512] → 512, pad 1",
+                                               conv_shape{1, 7, 7, 512, 512, 3, 3, 1, 1, false}),
+      measure<searched_2, written_2, onednn_2>("3×3 [2,14,14,256] → 256, pad 1",
+                                               conv_shape{2, 14, 14, 256, 256, 3, 3, 1, 1, false}),
+      measure<searched_3, written_3, onednn_3>("3×3 stride 2 [1,17,23,24] → 40",
+                                               conv_shape{1, 17, 23, 24, 40, 3, 3, 2, 0, false}),
+      measure<searched_4, written_4, onednn_4>("transposed 4×4 stride 2 [4,4,4,512] → 256, pad 1",
+                                               conv_shape{4, 4, 4, 512, 256, 4, 4, 2, 1, true}),
+      measure<searched_5, written_5, onednn_5>("transposed 9×9 [1,32,32,56] → 1, pad 4",
+                                               conv_shape{1, 32, 32, 56, 1, 9, 9, 1, 4, true}),
   };
   r["environment"] = {{"OMP_WAIT_POLICY", std::getenv("OMP_WAIT_POLICY") ? std::getenv("OMP_WAIT_POLICY") : ""},
                       {"OMP_NUM_THREADS", std::getenv("OMP_NUM_THREADS") ? std::getenv("OMP_NUM_THREADS") : ""}};

@@ -1,10 +1,12 @@
 // The host probe: measures this machine's FP32 rate (OpenBLAS's fastest sgemm), its memory
-// bandwidth, CBLAS's efficiency by size and how close loops written as ein's host eOperators get,
-// and prints them as a device profile (cost/profiles/*.json) for `ein_generate BACKEND host`.
+// bandwidth, CBLAS's efficiency by size, oneDNN's for convolutions and transposed convolutions
+// (where built with it) and how close loops written as ein's host eOperators get, and prints them
+// as a device profile (cost/profiles/*.json) for `ein_generate BACKEND host`.
 #include <cblas.h>
 #include <omp.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -16,6 +18,9 @@
 
 #include "common/machine.hpp"
 #include "common/statistics.hpp"
+#if defined(EIN_PROBE_HAVE_ONEDNN)
+#include "host/onednn_peer.hpp"
+#endif
 
 namespace {
 
@@ -75,6 +80,29 @@ double eoperator_rate() {
   return 2.0 * n * n * n / s;
 }
 
+// Three decimals, never 0: a profile's fractions lie in (0, 1].
+double fraction(double f) { return std::max(0.001, std::round(1000 * f) / 1000); }
+
+#if defined(EIN_PROBE_HAVE_ONEDNN)
+// oneDNN's FLOP/s on each shape, NHWC, weights reordered once (as a prepared plan runs it), as
+// a library curve: [FLOPs, fraction of `peak`] in ascending FLOPs.
+nlohmann::json onednn_curve(const std::vector<host_bench::conv_shape>& shapes, double peak) {
+  nlohmann::json curve = nlohmann::json::array();
+  for (auto& shape : shapes) {
+    // Every tap of every input point (transposed) or output point (forward) is a multiply-add.
+    const double points = double(shape.n) * double(shape.transposed ? shape.h * shape.w : shape.oh() * shape.ow());
+    const double flops = 2.0 * points * double(shape.c * shape.f * shape.r * shape.s);
+    std::vector<float> k(std::size_t(shape.r * shape.s * shape.f * shape.c), 0.25f),
+        x(std::size_t(shape.n * shape.h * shape.w * shape.c), 0.5f),
+        y(std::size_t(shape.n * shape.oh() * shape.ow() * shape.f));
+    host_bench::onednn_conv conv(shape, k);
+    const double s = seconds([&] { conv.run(x, y); }, flops > 1e9 ? 5 : 21);
+    curve.push_back({flops, fraction(std::min(1.0, flops / s / peak))});
+  }
+  return curve;
+}
+#endif
+
 }  // namespace
 
 int main() {
@@ -86,17 +114,33 @@ int main() {
   }
   const double bandwidth = stream_rate();
   nlohmann::json curve = nlohmann::json::array();
-  // Three decimals, never 0: a profile's fractions lie in (0, 1].
-  auto fraction = [](double f) { return std::max(0.001, std::round(1000 * f) / 1000); };
   for (auto [flops, rate] : rates) curve.push_back({flops, fraction(rate / peak)});
+  nlohmann::json library = {{"default", curve}, {"elementwise", {{1e3, 1.0}}}};
+#if defined(EIN_PROBE_HAVE_ONEDNN)
+  // 3×3 convolutions padded 1 and transposed 4×4 ones at stride 2, square channels, 10^4.5 to
+  // 10^9.5 FLOPs: the shapes of the host benchmark and the models, smaller and larger.
+  using host_bench::conv_shape;
+  std::vector<conv_shape> convolutions, transposed;
+  for (auto [h, c] : {std::pair{7, 8}, {8, 16}, {14, 32}, {14, 64}, {14, 128}, {14, 256}, {28, 256}, {28, 512}})
+    convolutions.push_back({1, h, h, c, c, 3, 3, 1, 1, false});
+  for (auto [n, h, c, f] : {std::array{1, 4, 8, 8}, {1, 4, 32, 32}, {1, 4, 128, 128}, {1, 8, 128, 128},
+                            {1, 8, 256, 256}, {4, 4, 512, 256}, {1, 16, 512, 256}, {1, 32, 512, 256}})
+    transposed.push_back({n, h, h, c, f, 4, 4, 2, 1, true});
+  library["conv2d"] = onednn_curve(convolutions, peak);
+  library["conv_transpose2d"] = onednn_curve(transposed, peak);
+#endif
   const double loops = eoperator_rate() / peak;
   nlohmann::json p = {
       {"name", "host: " + ein::bench::cpu_model() + ", " + std::to_string(omp_get_max_threads()) + " threads"},
       {"source", "measured by ein_host_probe (bench/host/probe.cpp) at " + ein::bench::utc_now() +
                      ", load " + ein::bench::load_average() +
                      ": FP32 peak as OpenBLAS's fastest sgemm of n^3, n = 16 to 2048, bandwidth as a parallel relu over 128 MiB, "
-                     "library efficiency as sgemm at n^3 sizes, eOperator compute as a 512^3 product written "
-                     "as the host emitter writes it; no launch cost"},
+                     "library efficiency as sgemm at n^3 sizes"
+#if defined(EIN_PROBE_HAVE_ONEDNN)
+                     " and, for conv2d and conv_transpose2d, as oneDNN's 3x3 and transposed 4x4 (stride 2) NHWC "
+                     "convolutions"
+#endif
+                     ", eOperator compute as a 512^3 product written as the host emitter writes it; no launch cost"},
       {"fp32_tflops", std::round(peak / 1e9) / 1e3},
       {"tf32_tflops", std::round(peak / 1e9) / 1e3},
       {"dram_gbytes_per_s", std::round(bandwidth / 1e8) / 10},
@@ -104,6 +148,6 @@ int main() {
       {"use_tf32", false},
       {"eoperator_bandwidth_fraction", 1.0},
       {"eoperator_compute_fraction", fraction(loops)},
-      {"library_efficiency", {{"default", curve}, {"elementwise", {{1e3, 1.0}}}}}};
+      {"library_efficiency", library}};
   std::cout << p.dump(2) << "\n";
 }

@@ -1,5 +1,6 @@
-// The host benchmark's five convolutions (docs/host.md), NHWC, each twice: `searched_<k>` (output
-// `y`) and `written_<k>` (output `z`), distinct programs so that one build holds both plans.
+// The host benchmark's five convolutions (docs/host.md), NHWC, each three times: `searched_<k>`
+// (output `y`), `written_<k>` (output `z`) and `onednn_<k>` (output `v`), distinct programs so that
+// one build holds the three plans.
 #pragma once
 
 #include "ein/ein.hpp"
@@ -43,4 +44,9 @@ inline constexpr auto searched_4 = shape_4<"y">;
 inline constexpr auto written_4 = shape_4<"z">;
 inline constexpr auto searched_5 = shape_5<"y">;
 inline constexpr auto written_5 = shape_5<"z">;
+inline constexpr auto onednn_1 = shape_1<"v">;
+inline constexpr auto onednn_2 = shape_2<"v">;
+inline constexpr auto onednn_3 = shape_3<"v">;
+inline constexpr auto onednn_4 = shape_4<"v">;
+inline constexpr auto onednn_5 = shape_5<"v">;
 }  // namespace host_bench

@@ -1,5 +1,6 @@
-// Binding a plan's calls for a build: which kernels BLAS and cuDNN run as library calls (and what
-// each library accepts), which stay eOperators, and in which order a build tries its libraries.
+// Binding a plan's calls for a build: which kernels BLAS, cuDNN and oneDNN run as library calls
+// (and what each library accepts), which stay eOperators, and in which order a build tries its
+// libraries.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -22,6 +23,7 @@ namespace {
 
 const plan::capabilities blas_only{{plan::blas}};
 const plan::capabilities blas_cudnn{{plan::blas, plan::cudnn}};
+const plan::capabilities blas_onednn{{plan::blas, plan::onednn}};
 
 // Which kernels of `p` are library calls for `caps`: their operators in kernel order ("-" for
 // an eOperator).
@@ -82,6 +84,82 @@ TEST_CASE("bind: cuDNN runs the convolutions its legacy API describes; BLAS is t
   // a matrix product that also matches as a degenerate convolution is bound as a GEMM, unless
   // the build tries cuDNN first
   CHECK(kinds(ein::reify(ein_test::gemm_chain), blas_cudnn) == std::vector<std::string>{"matmul", "matmul"});
+}
+
+TEST_CASE("bind: oneDNN runs float convolutions in any layout and padding; double ones and small ones stay eOperators") {
+  CHECK(kinds(conv(3, 1), blas_onednn) == std::vector<std::string>{"conv2d"});
+  CHECK(kinds(conv_transpose(), blas_onednn) == std::vector<std::string>{"conv_transpose2d"});
+  // asymmetric padding and a filter in no cuDNN format: oneDNN takes both
+  CHECK(kinds(conv(2, 1), blas_onednn) == std::vector<std::string>{"conv2d"});
+  CHECK(kinds(conv(3, 1, true), blas_onednn) == std::vector<std::string>{"conv2d"});
+  // a 1×1 convolution is memory-bound (2.6 FLOPs per byte)
+  CHECK(kinds(conv(1, 0), blas_onednn) == std::vector<std::string>{"-"});
+  // a matrix product that also matches as a degenerate convolution stays a GEMM
+  CHECK(kinds(ein::reify(ein_test::gemm_chain), blas_onednn) == std::vector<std::string>{"matmul", "matmul"});
+  // oneDNN has no double convolution on the CPU
+  auto f64 = conv(3, 1);
+  for (auto& t : f64.tensors) t.type = ir::dtype::f64;
+  f64.definitions[0].type = ir::dtype::f64;
+  CHECK(kinds(f64, blas_onednn) == std::vector<std::string>{"-"});
+}
+
+TEST_CASE("onednn_accepts: sizes that agree, padding and strides that step forward, float only; onednn runs small filters") {
+  auto c = instance_of(conv(3, 1), match::op_kind::conv2d);
+  CHECK(plan::onednn_accepts(c));
+  CHECK(plan::onednn.runs(c));
+  auto with = [&](auto change) {
+    auto a = c.conv();
+    change(a);
+    auto changed = c;
+    changed.attrs = a;
+    return plan::onednn_accepts(changed);
+  };
+  CHECK(with([](match::conv_attrs& a) { a.pad_h_end = 0, a.p = 15; }));   // asymmetric, rows agree
+  CHECK_FALSE(with([](match::conv_attrs& a) { a.pad_h_end = 0; }));       // rows disagree with p
+  CHECK_FALSE(with([](match::conv_attrs& a) { a.pad_w = -1, a.q = 14; }));  // a negative padding
+  CHECK_FALSE(with([](match::conv_attrs& a) { a.x_strides[3] = 0; }));    // columns that overlap
+  CHECK(with([](match::conv_attrs& a) { a.w_strides = {1, 16, 128, 384}; }));  // any filter layout
+  auto shifted = c;
+  shifted.inputs[0].offset = 3;
+  CHECK(plan::onednn_accepts(shifted));
+  shifted.inputs[0].offset = -1;
+  CHECK_FALSE(plan::onednn_accepts(shifted));
+  auto f64 = c;
+  f64.type = ir::dtype::f64;
+  CHECK_FALSE(plan::onednn_accepts(f64));
+  CHECK_FALSE(plan::onednn_accepts(instance_of(ein::reify(ein_test::gemm_chain), match::op_kind::matmul)));
+  CHECK(plan::onednn_accepts(instance_of(conv(1, 0), match::op_kind::conv2d)));
+  CHECK_FALSE(plan::onednn.runs(instance_of(conv(1, 0), match::op_kind::conv2d)));  // memory-bound
+  // a stride-1 transposed 9×9 over [1,32,32,56] written as X[n, h - u + 4, w - v + 4, c]·K[u, v, f, c]
+  // matches only with X as the filter: 32×32 taps over a 9×9 image, which oneDNN accepts but is
+  // not given
+  auto X = f32("X", {1, 32, 32, 56});
+  ir::tensor K{"K", ir::dtype::f32, {9, 9, 1, 56}, ir::tensor_role::weight};
+  ir::program transposed_9x9{
+      "t9", {X, K},
+      {{"out",
+        ir::make_scope({{"n", 0, 1}, {"h", 0, 32}, {"w", 0, 32}, {"f", 0, 1}}, {{"u", 0, 9}, {"v", 0, 9}, {"c", 0, 56}},
+                       ir::make_access(X, {idx("n"), idx("h") - idx("u") + 4, idx("w") - idx("v") + 4, idx("c")}) *
+                           ir::make_access(K, {idx("u"), idx("v"), idx("f"), idx("c")})),
+        ir::dtype::f32}},
+      {"out"}};
+  auto swapped = instance_of(transposed_9x9, match::op_kind::conv_transpose2d);
+  CHECK(swapped.conv().r == 32);
+  CHECK(plan::onednn_accepts(swapped));
+  CHECK_FALSE(plan::onednn.runs(swapped));
+  CHECK(kinds(transposed_9x9, blas_onednn) == std::vector<std::string>{"-"});
+  // into fewer than 8 channels (one vector of floats)
+  auto narrow = c;
+  auto narrow_attrs = c.conv();
+  narrow_attrs.k = 4;
+  narrow.attrs = narrow_attrs;
+  CHECK(plan::onednn_accepts(narrow));
+  CHECK_FALSE(plan::onednn.runs(narrow));
+  CHECK(codegen::capabilities_of(codegen::backend::host, true, false, true).str() == "blas+onednn");
+  CHECK(codegen::capabilities_of(codegen::backend::host, false, false, true).str() == "onednn");
+  CHECK(codegen::capabilities_of(codegen::backend::cuda, false, true, true).str() == "blas+cudnn");
+  CHECK(codegen::emits(codegen::backend::host, plan::onednn));
+  CHECK_FALSE(codegen::emits(codegen::backend::cuda, plan::onednn));
 }
 
 TEST_CASE("library::runs: the conditions of BLAS and cuDNN, each instance checked as matched") {

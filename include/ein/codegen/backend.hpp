@@ -20,21 +20,25 @@ enum class backend : std::uint8_t { host, cuda };
 inline const char* name(backend b) { return b == backend::host ? "host" : "cuda"; }
 
 /// The library calls a build for `target` makes, given the libraries it links: on the host,
-/// CBLAS GEMMs where it links a CBLAS (`cblas`); on cuda, cuBLAS GEMMs, and cuDNN convolutions
-/// where it links cuDNN (`cudnn`). Compute-bound operators only (ein::plan::capabilities).
+/// CBLAS GEMMs where it links a CBLAS (`cblas`) and oneDNN convolutions where it links oneDNN
+/// (`onednn`); on cuda, cuBLAS GEMMs, and cuDNN convolutions where it links cuDNN (`cudnn`).
+/// Compute-bound operators only (ein::plan::capabilities).
 /// Example: `capabilities_of(backend::cuda, false, true).str()` is `blas+cudnn`;
-/// `capabilities_of(backend::host, false, true).str()` is `none`.
-inline ein::plan::capabilities capabilities_of(backend target, bool cblas, bool cudnn) {
+/// `capabilities_of(backend::host, false, true).str()` is `none`;
+/// `capabilities_of(backend::host, true, false, true).str()` is `blas+onednn`.
+inline ein::plan::capabilities capabilities_of(backend target, bool cblas, bool cudnn, bool onednn = false) {
   ein::plan::capabilities c;
   if (target == backend::cuda || cblas) c.libraries.push_back(ein::plan::blas);
   if (target == backend::cuda && cudnn) c.libraries.push_back(ein::plan::cudnn);
+  if (target == backend::host && onednn) c.libraries.push_back(ein::plan::onednn);
   return c;
 }
 
 /// Whether `target`'s generated code emits calls of library `l`: BLAS on both (CBLAS, cuBLAS),
-/// cuDNN on cuda only; no other library.
+/// cuDNN on cuda only, oneDNN on the host only; no other library.
 inline bool emits(backend target, const ein::plan::library& l) {
-  return l == ein::plan::blas || (l == ein::plan::cudnn && target == backend::cuda);
+  return l == ein::plan::blas || (l == ein::plan::cudnn && target == backend::cuda) ||
+         (l == ein::plan::onednn && target == backend::host);
 }
 
 /// The library call of each step of `plan` that `target`'s generated code makes, nothing for an

@@ -103,9 +103,19 @@ inline void emit_prepared_members(writer& w, const layout& plan, const preparati
     return;
   }
   w.open("static void* allocate_prepared()");
-  w.line("return ein::runtime::allocate_host_storage(prepared_bytes);");
+  if (prep.has_states()) {
+    w.comment("The oneDNN states are null until prepare() makes them.");
+    w.line("void* storage = ein::runtime::allocate_host_storage(prepared_bytes);");
+    for (auto offset : prep.state)
+      if (offset >= 0) w.line("ein::runtime::onednn_slot(storage, " + int_text(offset) + ") = nullptr;");
+    w.line("return storage;");
+  } else {
+    w.line("return ein::runtime::allocate_host_storage(prepared_bytes);");
+  }
   w.close();
   w.open("static void free_prepared(void* storage) noexcept");
+  for (auto offset : prep.state)
+    if (offset >= 0) w.line("delete ein::runtime::onednn_slot(storage, " + int_text(offset) + ");");
   w.line("ein::runtime::free_host_storage(storage);");
   w.close();
   w.comment("Host pointers; the stream is not used.");
@@ -143,7 +153,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   w.comment("\n" + describe(p, o));
   w.line("#pragma once");
   w.line();
-  if (any_call(calls)) {
+  if (any_call(calls, ein::plan::blas)) {
     w.line("#include <cblas.h>");
     w.line();
   }
@@ -156,6 +166,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   w.line("#include \"" + o.model_header + "\"");
   w.line("#include \"ein/runtime/bindings.hpp\"");
   w.line("#include \"ein/runtime/eoperator.hpp\"");
+  if (any_call(calls, ein::plan::onednn)) w.line("#include \"ein/runtime/onednn.hpp\"");
   w.line("#include \"ein/runtime/plan.hpp\"");
   w.line();
   w.line("static_assert(ein::program_key(" + object + ") == " + detail::hex_text(o.key) + ",");
@@ -168,7 +179,9 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
     w.line();
     w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value) +
               (calls[k] ? "\nas " + calls[k]->str() : ""));
-    if (calls[k])
+    if (calls[k] && calls[k]->library == ein::plan::onednn)
+      emit_onednn_function(w, s, plan, *calls[k]);
+    else if (calls[k])
       emit_cblas_function(w, s, plan, *calls[k]);
     else
       emit_host_function(w, s, plan, o.accumulate);

@@ -1,5 +1,5 @@
-// The library calls of a plan's steps as code: host (CBLAS) functions and CUDA (cuBLAS, cuDNN)
-// calls, reading the buffers the plan bound to each operand.
+// The library calls of a plan's steps as code: host (CBLAS, oneDNN) functions and CUDA (cuBLAS,
+// cuDNN) calls, reading the buffers the plan bound to each operand.
 #pragma once
 
 #include <optional>
@@ -11,13 +11,14 @@
 #include "ein/codegen/library/cblas.hpp"
 #include "ein/codegen/library/cublas.hpp"
 #include "ein/codegen/library/cudnn.hpp"
+#include "ein/codegen/library/onednn.hpp"
 #include "ein/codegen/writer.hpp"
 #include "ein/plan/plan.hpp"
 
 namespace ein::codegen {
 
-/// Whether some step is a library call of `l` (cuBLAS needs a handle, cuDNN another, CBLAS its
-/// header); of any library when `l` is not given.
+/// Whether some step is a library call of `l` (cuBLAS needs a handle, cuDNN another, CBLAS and
+/// oneDNN their headers); of any library when `l` is not given.
 inline bool any_call(const std::vector<std::optional<ein::plan::library_call>>& calls,
                      const std::optional<ein::plan::library>& l = std::nullopt) {
   for (auto& c : calls)
@@ -44,6 +45,40 @@ inline void emit_cblas_function(writer& w, const step& s, const layout& plan, co
   w.open("inline void " + s.function + "_host(" + parameters_text(s, plan) + ")");
   library::emit_cblas(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable);
   w.close();
+}
+
+/// The name of the function holding step `s`'s oneDNN primitive in the header.
+inline std::string onednn_state_function(const step& s) { return s.function + "_onednn"; }
+
+/// The step's oneDNN primitive (library::emit_onednn_state) and `inline void eop_<name>_host(reads...,
+/// target)` running it, the filter reordered on every call: the same signature as the
+/// eOperator's host function, so run() calls either alike.
+inline void emit_onednn_function(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call) {
+  library::emit_onednn_state(w, call.op, onednn_state_function(s));
+  const auto [src, weights] = library::onednn_operands(call.op, detail::input_variables(call, plan));
+  w.open("inline void " + s.function + "_host(" + parameters_text(s, plan) + ")");
+  w.line(onednn_state_function(s) + "().run(" + src + ", " + weights + ", " + plan.buffers[s.target].variable + ");");
+  w.close();
+}
+
+/// In prepare(): the state of a oneDNN step whose filter prepare() has, made from the step's
+/// primitive (`ns`::onednn_state_function(s)) with the filter reordered once, into the slot
+/// `offset` bytes into `storage`.
+inline void emit_onednn_preparation(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+                                    const std::string& ns, std::int64_t offset) {
+  const std::string weights = library::onednn_operands(call.op, detail::input_variables(call, plan))[1];
+  w.line("ein::runtime::onednn_slot(storage, " + std::to_string(offset) +
+         ") = new ein::runtime::onednn_prepared_convolution(" + ns + "::" + onednn_state_function(s) + "(), " +
+         weights + ");");
+}
+
+/// In run_prepared(): the call of a oneDNN step on the state prepare() made in the slot
+/// `offset` bytes into `storage`.
+inline void emit_onednn_prepared_call(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+                                      std::int64_t offset) {
+  const std::string src = library::onednn_operands(call.op, detail::input_variables(call, plan))[0];
+  w.line("ein::runtime::onednn_state(storage, " + std::to_string(offset) + ").run(" + src + ", " +
+         plan.buffers[s.target].variable + ");");
 }
 
 /// The cuBLAS call of a step on the plan's handle `handle` (its stream already set), rounding

@@ -13,14 +13,20 @@ namespace ein::codegen {
 
 /// How a prepared plan splits `layout`'s steps: prepare() runs the weight transforms once and
 /// keeps, in one storage block, every weight or transformed weight that the other steps read;
-/// run_prepared() runs the other steps, reading the storage instead of bound weights.
+/// run_prepared() runs the other steps, reading the storage instead of bound weights. A oneDNN
+/// convolution whose filter prepare() has gets a state slot instead: prepare() reorders the
+/// filter once into the layout oneDNN chose (ein::runtime::onednn_prepared_convolution, owned by
+/// the slot), and the filter itself is kept only where another step reads it.
 struct preparation {
   /// Buffers are aligned to this many bytes in the storage (cudaMalloc's alignment).
   static constexpr std::int64_t alignment = 256;
+  /// Bytes of a state slot: one owning pointer.
+  static constexpr std::int64_t slot_bytes = sizeof(void*);
 
   std::vector<bool> in_prepare;     // per step: run by prepare()
   std::vector<std::size_t> stored;  // buffers kept in the storage, in buffer order
   std::vector<std::int64_t> offset;  // byte offset of each stored buffer
+  std::vector<std::int64_t> state;   // per step: byte offset of its state slot, or -1
   std::int64_t bytes = 0;            // the storage's size
 
   /// The position of buffer `id` in `stored`, or stored.size() when it is not kept.
@@ -28,6 +34,9 @@ struct preparation {
     return static_cast<std::size_t>(std::find(stored.begin(), stored.end(), id) - stored.begin());
   }
   bool keeps(std::size_t id) const { return slot(id) < stored.size(); }
+  bool has_states() const {
+    return std::any_of(state.begin(), state.end(), [](std::int64_t o) { return o >= 0; });
+  }
 };
 
 inline std::int64_t element_bytes(ir::dtype t) { return t == ir::dtype::f32 ? 4 : 8; }
@@ -47,16 +56,29 @@ inline preparation make_preparation(const layout& plan) {
     r.in_prepare.push_back(prepared);
     if (prepared) ready[s.target] = true;
   }
-  std::vector<bool> read_later(plan.buffers.size(), false);
-  for (std::size_t k = 0; k < plan.steps.size(); ++k)
-    if (!r.in_prepare[k])
+  auto aligned = [](std::int64_t b) {
+    return (b + preparation::alignment - 1) / preparation::alignment * preparation::alignment;
+  };
+  std::vector<bool> read_later(plan.buffers.size(), false), stateful(plan.steps.size(), false);
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    if (r.in_prepare[k]) continue;
+    auto& call = plan.steps[k].call;
+    stateful[k] = call && call->library == ein::plan::onednn && ready[call->inputs[1]];
+    if (stateful[k])
+      read_later[call->inputs[0]] = true;
+    else
       for (auto id : plan.steps[k].reads) read_later[id] = true;
+  }
   for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
     if (!ready[id] || !read_later[id]) continue;
-    r.bytes = (r.bytes + preparation::alignment - 1) / preparation::alignment * preparation::alignment;
+    r.bytes = aligned(r.bytes);
     r.stored.push_back(id);
     r.offset.push_back(r.bytes);
     r.bytes += plan.buffers[id].count() * element_bytes(plan.buffers[id].type);
+  }
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    r.state.push_back(stateful[k] ? aligned(r.bytes) : -1);
+    if (stateful[k]) r.bytes = r.state.back() + preparation::slot_bytes;
   }
   return r;
 }

@@ -48,7 +48,8 @@ enum class part : std::uint8_t { whole, weights, rest };
 // The body of run()/run_host(), prepare() or run_prepared(): check the bindings, take the bound
 // pointers, point into the storage, take temporaries, call each step of `which`. Library steps
 // call the plan's cuBLAS handle `ein_cublas` (on TF32 tensor cores where `tf32` says so) or cuDNN
-// handle `ein_cudnn` (cuda), or their CBLAS host function.
+// handle `ein_cudnn` (cuda), or their CBLAS or oneDNN host function; prepare() makes the states of
+// oneDNN steps whose filter it has (preparation::state), which run_prepared() calls.
 inline void emit_body(writer& w, const layout& plan, const preparation& prep, part which,
                       const std::string& ns, bool cuda,
                       const std::vector<std::optional<ein::plan::library_call>>& calls, bool tf32 = false) {
@@ -58,6 +59,7 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
   };
   std::vector<bool> used(plan.buffers.size(), false), produced(plan.buffers.size(), false);
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    if (which == part::weights && prep.state[k] >= 0) used[plan.steps[k].call->inputs[1]] = true;
     if (!runs(k)) continue;
     for (auto id : plan.steps[k].reads) used[id] = true;
     used[plan.steps[k].target] = produced[plan.steps[k].target] = true;
@@ -147,7 +149,9 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
       w.comment("[weight transform]: steps that read weights only (prepare() runs them once)");
     if (which == part::whole && k > 0 && plan.steps[k - 1].weight_only && !s.weight_only)
       w.comment("steps that read the inputs");
-    if (cuda && calls[k] && calls[k]->library == ein::plan::cudnn)
+    if (which == part::rest && prep.state[k] >= 0)
+      emit_onednn_prepared_call(w, s, plan, *calls[k], prep.state[k]);
+    else if (cuda && calls[k] && calls[k]->library == ein::plan::cudnn)
       emit_cudnn_call(w, s, plan, *calls[k], ns, "ein_cudnn");
     else if (cuda && calls[k])
       emit_cublas_call(w, s, plan, *calls[k], "ein_cublas", tf32);
@@ -156,6 +160,10 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
     else
       w.line(ns + "::" + s.function + "_host(" + arguments_text(s, plan) + ");");
   }
+  // The oneDNN steps' filters, reordered once into the states run_prepared() reads.
+  if (which == part::weights)
+    for (std::size_t k = 0; k < plan.steps.size(); ++k)
+      if (prep.state[k] >= 0) emit_onednn_preparation(w, plan.steps[k], plan, *calls[k], ns, prep.state[k]);
   // The storage is then ready for work on any stream.
   if (cuda && which == part::weights) w.line("EIN_CUDA_CHECK(cudaStreamSynchronize(s));");
 }

@@ -1,6 +1,6 @@
 // What a build's generated code calls as libraries: the library families, which matched instances
-// each runs as one call (BLAS leading-dimension limits, cuDNN's layouts), and the capabilities
-// value the search prices with and plans are bound for.
+// each runs as one call (BLAS leading-dimension limits, cuDNN's and oneDNN's convolutions), and
+// the capabilities value the search prices with and plans are bound for.
 #pragma once
 
 #include <algorithm>
@@ -71,6 +71,49 @@ inline bool cudnn_accepts(const match::instance& op) {
 
 namespace detail {
 
+// Whether rows of `extent` read with `kernel` taps (dilated by `dilation`), padded by `pad` and
+// `pad_end`, give `out` rows at `stride` exactly: oneDNN checks its sizes so.
+inline bool rows_agree(std::int64_t extent, std::int64_t kernel, std::int64_t dilation, std::int64_t pad,
+                       std::int64_t pad_end, std::int64_t stride, std::int64_t out) {
+  const std::int64_t span = extent + pad + pad_end - ((kernel - 1) * dilation + 1);
+  return pad >= 0 && pad_end >= 0 && stride >= 1 && dilation >= 1 && span >= 0 && span / stride + 1 == out;
+}
+
+// Whether every dimension of more than one element steps forward through memory.
+inline bool strides_positive(const std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides) {
+  for (int d = 0; d < 4; ++d)
+    if (dims[d] > 1 && strides[d] <= 0) return false;
+  return true;
+}
+
+}  // namespace detail
+
+/// Whether oneDNN 2.6's forward primitives run convolution `op` as matched: a float conv2d
+/// (convolution_forward) or conv_transpose2d (deconvolution_forward), any padding before and
+/// after, stride and dilation, x, y and filter in any layout whose strides step forward (oneDNN
+/// memory descriptors with explicit strides), operands from non-negative offsets. oneDNN has no
+/// double convolution on the CPU: those stay eOperators.
+/// Example: a float NCHW conv2d with a KRSC filter, stride 2, padded 1 before and 0 after, runs;
+/// the same with double data does not.
+inline bool onednn_accepts(const match::instance& op) {
+  if (op.kind != match::op_kind::conv2d && op.kind != match::op_kind::conv_transpose2d) return false;
+  auto* a = std::get_if<match::conv_attrs>(&op.attrs);
+  if (!a || op.type != ir::dtype::f32) return false;
+  for (auto& o : op.inputs)
+    if (o.offset < 0) return false;
+  const std::array<std::int64_t, 4> x{a->n, a->c, a->h, a->w}, y{a->n, a->k, a->p, a->q}, w{a->k, a->c, a->r, a->s};
+  if (!detail::strides_positive(x, a->x_strides) || !detail::strides_positive(y, a->y_strides) ||
+      !detail::strides_positive(w, a->w_strides))
+    return false;
+  // conv2d reads x of h rows into y of p; conv_transpose2d reads y into x of h rows, which oneDNN
+  // checks as the convolution it transposes.
+  return detail::rows_agree(a->h, a->r, a->dilation_h, a->pad_h, a->pad_h_end, a->stride_h, a->p) &&
+         detail::rows_agree(a->w, a->s, a->dilation_w, a->pad_w, a->pad_w_end, a->stride_w, a->q) &&
+         (op.kind == match::op_kind::conv2d || (a->dilation_h == 1 && a->dilation_w == 1));
+}
+
+namespace detail {
+
 // A compute-bound GEMM BLAS accepts.
 inline bool blas_runs(const match::instance& op) {
   auto* g = std::get_if<match::gemm_attrs>(&op.attrs);
@@ -81,6 +124,19 @@ inline bool blas_runs(const match::instance& op) {
 inline bool cudnn_runs(const match::instance& op) {
   return !match::memory_bound(op) && cudnn_accepts(op) &&
          std::all_of(op.inputs.begin(), op.inputs.end(), [](const match::operand& o) { return o.offset == 0; });
+}
+
+// A compute-bound convolution oneDNN accepts whose filter has no more taps than the image it
+// slides over has points, into at least 8 output channels (one AVX vector of floats): oneDNN's
+// direct algorithms are made for small filters and vectorize over channels. bench/host's
+// transposed 9×9 into 1 channel ran 0.546 ms on oneDNN and 0.111 ms as ein's Matmul + eOperator
+// (bench/results/host.json of 2026-11-24T05:56Z), and 20.8 ms against oneDNN's own 5.1 ms when
+// matched with its 32×32 input as the filter.
+inline bool onednn_runs(const match::instance& op) {
+  if (match::memory_bound(op) || !onednn_accepts(op)) return false;
+  auto& a = op.conv();
+  const std::int64_t out_channels = op.kind == match::op_kind::conv2d ? a.k : a.c;
+  return a.r * a.s <= a.p * a.q && out_channels >= 8;
 }
 
 }  // namespace detail
@@ -105,6 +161,14 @@ inline constexpr library blas{"blas", &detail::blas_runs};
 /// API describes: cuda.
 /// Example: a conv2d padded (1, 1) runs; one padded 1 before and 2 after each row does not.
 inline constexpr library cudnn{"cudnn", &detail::cudnn_runs};
+
+/// Convolutions (conv2d, conv_transpose2d: conv_attrs) oneDNN's forward primitives run, whose
+/// filter has no more taps than the image it slides over (y for conv2d, the input for
+/// conv_transpose2d) has points, into 8 channels or more: host.
+/// Example: a float conv2d of a 3×3 filter into 16 channels, stride 2, runs; a double one does
+/// not; a conv_transpose2d into 1 channel does not, nor one matched with a 32×32 filter over a
+/// 9×9 input.
+inline constexpr library onednn{"onednn", &detail::onednn_runs};
 
 /// What a build's generated code calls: the library families it links, in the order a kernel
 /// tries them (a GEMM that also matches as a degenerate convolution runs as the GEMM).

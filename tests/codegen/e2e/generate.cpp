@@ -123,17 +123,10 @@ void generate_family_all(const std::string& dir, std::integer_sequence<int, K...
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s <output directory>\n", argv[0]);
-    return 2;
-  }
-  try {
-    generate_all(argv[1], std::make_integer_sequence<int, ein_test::program_count>{});
-    generate_fuzz_all(argv[1], std::make_integer_sequence<int, ein_test::fuzz_count>{});
-    generate_searched_all(argv[1], std::make_integer_sequence<int, ein_test::searched_count>{});
-    generate_family_all(argv[1], std::make_integer_sequence<int, ein_test::family_count>{});
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
-  }
+  return ein_test::generator_main(argc, argv, [](const std::string& dir) {
+    generate_all(dir, std::make_integer_sequence<int, ein_test::program_count>{});
+    generate_fuzz_all(dir, std::make_integer_sequence<int, ein_test::fuzz_count>{});
+    generate_searched_all(dir, std::make_integer_sequence<int, ein_test::searched_count>{});
+    generate_family_all(dir, std::make_integer_sequence<int, ein_test::family_count>{});
+  });
 }

@@ -1,7 +1,6 @@
 // Writes the generated headers of the prepared-plan test programs (prepared_programs.hpp): host
 // and cuda backends (with the CUDA sources of the latter), the first two as written, the last
 // through the search, as ein_generate's driver writes a searched plan.
-#include <cstdio>
 #include <string>
 #include <utility>
 
@@ -49,14 +48,7 @@ void generate_all(const std::string& dir, std::integer_sequence<int, K...>) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s <output directory>\n", argv[0]);
-    return 2;
-  }
-  try {
-    generate_all(argv[1], std::make_integer_sequence<int, ein_test::prepared_count>{});
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    return 1;
-  }
+  return ein_test::generator_main(argc, argv, [](const std::string& dir) {
+    generate_all(dir, std::make_integer_sequence<int, ein_test::prepared_count>{});
+  });
 }

@@ -1,9 +1,11 @@
 // What the stage-one generators of the codegen tests share: which libraries the test links and
-// so which library calls its plans make, the options of a generated file, and writing a generated
-// file only when it changes.
+// so which library calls its plans make, the options of a generated file, writing a generated
+// file only when it changes, and their main.
 #pragma once
 
 #include <cstdint>
+#include <cstdio>
+#include <exception>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -56,6 +58,23 @@ inline void write_if_changed(const std::string& path, const std::string& text) {
   old << in.rdbuf();
   if (in && old.str() == text) return;
   std::ofstream(path, std::ios::binary) << text;
+}
+
+/// The main of a generator: `generate(dir)` for its one argument, the output directory. Returns
+/// the exit status: 0, 1 when generating throws (its message printed), 2 on bad arguments.
+template <class Generate>
+int generator_main(int argc, char** argv, Generate generate) {
+  if (argc != 2) {
+    std::fprintf(stderr, "usage: %s <output directory>\n", argv[0]);
+    return 2;
+  }
+  try {
+    generate(std::string(argv[1]));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "%s\n", e.what());
+    return 1;
+  }
+  return 0;
 }
 
 }  // namespace ein_test

@@ -1,0 +1,144 @@
+// oneDNN support of generated host plans: the geometry of a convolution step in oneDNN's terms,
+// the primitive a plan builds once for it, and the state a prepared plan keeps (weights reordered
+// once into the layout oneDNN chose).
+#pragma once
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+namespace ein::runtime {
+
+/// A 2-D convolution as oneDNN's forward primitives take it, in their terms: src (n, ic, ih, iw),
+/// weights (oc, ic, kh, kw) and dst (n, oc, oh, ow), each with any positive strides (elements);
+/// `pad`/`pad_end` before the first and after the last row and column, `dilation` as ein counts
+/// it (1: none; oneDNN's is one less). `forward`: a convolution (convolution_forward), else a
+/// transposed one (deconvolution_forward). dst = alpha · (src ⋆ weights).
+/// Example: ein's 3×3 NHWC conv2d of x [1, 7, 7, 512] is `{.forward = true, .src_dims = {1, 512,
+/// 7, 7}, .src_strides = {25088, 1, 3584, 512}, ...}`.
+struct onednn_geometry {
+  bool forward = true;
+  std::int64_t src_dims[4] = {}, src_strides[4] = {};
+  std::int64_t weights_dims[4] = {}, weights_strides[4] = {};
+  std::int64_t dst_dims[4] = {}, dst_strides[4] = {};
+  std::int64_t pad[2] = {}, pad_end[2] = {}, stride[2] = {1, 1}, dilation[2] = {1, 1};
+  float alpha = 1;
+};
+
+/// The CPU engine of every oneDNN call of a process (an engine may be shared by threads).
+inline const dnnl::engine& onednn_engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+/// The calling thread's stream on onednn_engine(): a stream is not to be shared by threads, and
+/// one per thread is made once rather than on every call.
+inline dnnl::stream& onednn_stream() {
+  static thread_local dnnl::stream stream(onednn_engine());
+  return stream;
+}
+
+/// At least `bytes` of scratchpad for the calling thread, kept for its next calls.
+inline std::byte* onednn_scratchpad(std::size_t bytes) {
+  static thread_local std::unique_ptr<std::byte[]> buffer;
+  static thread_local std::size_t size = 0;
+  if (bytes > size) buffer.reset(new std::byte[bytes]), size = bytes;
+  return buffer.get();
+}
+
+/// One convolution step of a plan: the forward-inference primitive of a geometry (direct
+/// algorithm, weights in the layout oneDNN chooses for it, scaled by alpha), built once. A plan
+/// keeps one per step in a function-local static. Every call runs on its thread's stream and
+/// scratchpad (the primitive runs with a user scratchpad), so calls from several threads at once
+/// share nothing mutable.
+class onednn_convolution {
+ public:
+  /// Builds the primitive; throws dnnl::error when oneDNN has no implementation for `g`.
+  explicit onednn_convolution(const onednn_geometry& g)
+      : src_(desc(g.src_dims, g.src_strides)),
+        dst_(desc(g.dst_dims, g.dst_strides)),
+        user_weights_(desc(g.weights_dims, g.weights_strides)) {
+    const dnnl::memory::dims strides{g.stride[0], g.stride[1]}, dilates{g.dilation[0] - 1, g.dilation[1] - 1},
+        pad{g.pad[0], g.pad[1]}, pad_end{g.pad_end[0], g.pad_end[1]};
+    const dnnl::memory::desc any({g.weights_dims, g.weights_dims + 4}, dnnl::memory::data_type::f32,
+                                 dnnl::memory::format_tag::any);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    // alpha scales the filter as it is reordered: oneDNN 2.6 has no output scale for every float
+    // convolution it runs.
+    if (g.alpha != 1) scale_.set_output_scales(0, {g.alpha});
+    const auto inference = dnnl::prop_kind::forward_inference;
+    if (g.forward) {
+      dnnl::convolution_forward::primitive_desc pd(
+          {inference, dnnl::algorithm::convolution_direct, src_, any, dst_, strides, dilates, pad, pad_end}, attr,
+          onednn_engine());
+      primitive_ = dnnl::convolution_forward(pd);
+      weights_ = pd.weights_desc(), scratchpad_ = pd.scratchpad_desc();
+    } else {
+      dnnl::deconvolution_forward::primitive_desc pd(
+          {inference, dnnl::algorithm::deconvolution_direct, src_, any, dst_, strides, dilates, pad, pad_end}, attr,
+          onednn_engine());
+      primitive_ = dnnl::deconvolution_forward(pd);
+      weights_ = pd.weights_desc(), scratchpad_ = pd.scratchpad_desc();
+    }
+  }
+
+  /// alpha · `weights` (laid out as the geometry says) in the layout of the primitive.
+  dnnl::memory reorder_weights(const float* weights) const {
+    dnnl::memory user(user_weights_, onednn_engine(), const_cast<float*>(weights));
+    dnnl::memory chosen(weights_, onednn_engine());
+    dnnl::reorder(user, chosen, scale_).execute(onednn_stream(), user, chosen);
+    onednn_stream().wait();
+    return chosen;
+  }
+
+  /// dst = src ⋆ weights, `weights` as reorder_weights() returns them (scaled by alpha).
+  void run(const float* src, const dnnl::memory& weights, float* dst) const {
+    dnnl::memory s(src_, onednn_engine(), const_cast<float*>(src)), d(dst_, onednn_engine(), dst),
+        pad(scratchpad_, onednn_engine(), onednn_scratchpad(scratchpad_.get_size()));
+    primitive_.execute(onednn_stream(), {{DNNL_ARG_SRC, s}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, d},
+                                         {DNNL_ARG_SCRATCHPAD, pad}});
+    onednn_stream().wait();
+  }
+
+  /// dst = alpha · (src ⋆ weights), reordering `weights` (laid out as the geometry says) first.
+  void run(const float* src, const float* weights, float* dst) const { run(src, reorder_weights(weights), dst); }
+
+ private:
+  static dnnl::memory::desc desc(const std::int64_t* dims, const std::int64_t* strides) {
+    return {{dims, dims + 4}, dnnl::memory::data_type::f32, {strides, strides + 4}};
+  }
+
+  dnnl::memory::desc src_, dst_, user_weights_, weights_, scratchpad_;
+  dnnl::primitive_attr scale_;  // of the filter's reorder
+  dnnl::primitive primitive_;
+};
+
+/// What a prepared plan keeps of a convolution step whose weights prepare() binds: the step's
+/// primitive (shared with the plan's static one) and its weights reordered once.
+class onednn_prepared_convolution {
+ public:
+  onednn_prepared_convolution(const onednn_convolution& conv, const float* weights)
+      : conv_(conv), weights_(conv.reorder_weights(weights)) {}
+
+  void run(const float* src, float* dst) const { conv_.run(src, weights_, dst); }
+
+ private:
+  onednn_convolution conv_;
+  dnnl::memory weights_;
+};
+
+/// The slot of a prepared plan's storage, `offset` bytes in, that holds the state of one of its
+/// convolution steps (owned: prepare() makes it, free_prepared() deletes it; null until made).
+inline onednn_prepared_convolution*& onednn_slot(void* storage, std::int64_t offset) {
+  return *reinterpret_cast<onednn_prepared_convolution**>(static_cast<std::byte*>(storage) + offset);
+}
+
+/// The state prepare() made in the slot `offset` bytes into `storage`.
+inline const onednn_prepared_convolution& onednn_state(const void* storage, std::int64_t offset) {
+  return **reinterpret_cast<onednn_prepared_convolution* const*>(static_cast<const std::byte*>(storage) + offset);
+}
+
+}  // namespace ein::runtime

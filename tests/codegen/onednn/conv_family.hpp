@@ -1,0 +1,117 @@
+// A generated family of convolutions and transposed convolutions behind program objects, for the
+// oneDNN tests of host plans: strides, paddings, dilations, data and filter layouts, batch sizes,
+// weights and inputs as filters, float and double.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ein/eval/random.hpp"
+#include "ein/ir/expr.hpp"
+#include "ein/plan/capabilities.hpp"
+
+namespace ein_test {
+
+/// The program object of case `K` of the family; its IR comes from onednn_conv(K).
+template <int K>
+struct onednn_case {};
+
+/// Cases 0..onednn_count-1; the last is in double (oneDNN has no double convolution).
+inline constexpr int onednn_count = 12;
+
+/// The capabilities the family's plans are bound for: oneDNN runs every convolution it accepts
+/// (plan::onednn_accepts), compute-bound or not, so that every layout of the family reaches the
+/// emitter; a build's capabilities (plan::onednn) leave memory-bound ones to eOperators.
+inline ein::plan::capabilities onednn_only() {
+  return {{ein::plan::library{ein::plan::onednn.name, &ein::plan::onednn_accepts}}};
+}
+
+/// Whether case `k`'s filter is a weight (bound by ein::prepare) rather than an input.
+inline bool onednn_weight_filter(int k) { return k % 2 == 0; }
+
+/// Case `k`: with a random stream of seed k + 1, a conv2d (two cases of three) or a
+/// conv_transpose2d of n in [1, 3] images of 4 to 12 channels, 5 to 9 rows and columns, a filter
+/// of 1 to 3 taps a side, stride 1 or 2, padding 0 to 2 (before; the output extent sets the
+/// padding after), dilation 1 or 2 (conv2d), data NHWC or NCHW, the filter's four dimensions
+/// in a random order, every fourth case scaled by 0.5. conv2d:
+///   out[n, f, p, q] = Σ_{c,r,s} X[n, c, p·st + r·d − pad, q·st + s·d − pad] · K[f, c, r, s];
+/// conv_transpose2d:
+///   out[n, f, h, w] = Σ_{i,j,c} X[n, c, i, j] · K[c, f, h − st·i + pad, w − st·j + pad]
+/// (each read in its layout).
+inline ein::ir::program onednn_conv(int k) {
+  namespace ir = ein::ir;
+  using ir::idx;
+  ein::eval::random_stream rng(static_cast<std::uint64_t>(k) + 1);
+  const bool transposed = k % 3 == 2, nhwc = rng.integer(0, 1) == 1;
+  const auto type = k == onednn_count - 1 ? ir::dtype::f64 : ir::dtype::f32;
+  const std::int64_t n = rng.integer(1, 3), c = rng.integer(4, 12), f = rng.integer(4, 12), h = rng.integer(5, 9),
+                     w = rng.integer(5, 9), r = rng.integer(1, 3), s = rng.integer(1, 3), st = rng.integer(1, 2),
+                     pad = rng.integer(0, std::min<std::int64_t>(2, std::min(r, s) - 1)),
+                     dil = transposed ? 1 : rng.integer(1, 2);
+  // The filter's dimensions (f, c, r, s) in a random order.
+  std::array<int, 4> order{0, 1, 2, 3};
+  for (std::size_t d = 3; d > 0; --d)
+    std::swap(order[d], order[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(d)))]);
+  auto data = [&](const std::string& name, std::int64_t ch, std::int64_t rows, std::int64_t cols) {
+    using shape = std::vector<std::int64_t>;
+    return ir::tensor{name, type, nhwc ? shape{n, rows, cols, ch} : shape{n, ch, rows, cols}, ir::tensor_role::input};
+  };
+  auto in_layout = [&](ir::affine b, ir::affine channel, ir::affine row, ir::affine col) {
+    return nhwc ? std::vector<ir::affine>{b, row, col, channel} : std::vector<ir::affine>{b, channel, row, col};
+  };
+  const std::array<std::int64_t, 4> dims{transposed ? c : f, transposed ? f : c, r, s};
+  std::vector<std::int64_t> filter_shape;
+  for (int d : order) filter_shape.push_back(dims[static_cast<std::size_t>(d)]);
+  const auto role = onednn_weight_filter(k) ? ir::tensor_role::weight : ir::tensor_role::input;
+  const ir::tensor K{"K", type, filter_shape, role};
+  auto filter = [&](ir::affine first, ir::affine second, ir::affine row, ir::affine col) {
+    const std::array<ir::affine, 4> index{first, second, row, col};
+    std::vector<ir::affine> r_index;
+    for (int d : order) r_index.push_back(index[static_cast<std::size_t>(d)]);
+    return ir::make_access(K, r_index);
+  };
+  // Every fourth case scales its products (oneDNN's output scale).
+  const auto scaled = [&](ir::expr e) { return k % 4 == 1 ? ir::make_constant(0.5) * e : e; };
+  if (!transposed) {
+    const std::int64_t p = (h + 2 * pad - dil * (r - 1) - 1) / st + 1, q = (w + 2 * pad - dil * (s - 1) - 1) / st + 1;
+    const auto X = data("X", c, h, w);
+    auto body = scaled(ir::make_access(X, in_layout(idx("n"), idx("c"), idx("p") * st + idx("r") * dil - pad,
+                                                    idx("q") * st + idx("s") * dil - pad)) *
+                       filter(idx("f"), idx("c"), idx("r"), idx("s")));
+    using box = std::vector<ir::iterator>;
+    const box out = nhwc ? box{{"n", 0, n}, {"p", 0, p}, {"q", 0, q}, {"f", 0, f}}
+                         : box{{"n", 0, n}, {"f", 0, f}, {"p", 0, p}, {"q", 0, q}};
+    return {"onednn_conv_" + std::to_string(k), {X, K},
+            {{"out", ir::make_scope(out, {{"r", 0, r}, {"s", 0, s}, {"c", 0, c}}, body), type}}, {"out"}};
+  }
+  const std::int64_t oh = (h - 1) * st - 2 * pad + r, ow = (w - 1) * st - 2 * pad + s;
+  const auto X = data("X", c, h, w);
+  auto body = scaled(ir::make_access(X, in_layout(idx("n"), idx("c"), idx("i"), idx("j"))) *
+                     filter(idx("c"), idx("f"), idx("h") - idx("i") * st + pad, idx("w") - idx("j") * st + pad));
+  using box = std::vector<ir::iterator>;
+  const box out = nhwc ? box{{"n", 0, n}, {"h", 0, oh}, {"w", 0, ow}, {"f", 0, f}}
+                       : box{{"n", 0, n}, {"f", 0, f}, {"h", 0, oh}, {"w", 0, ow}};
+  return {"onednn_conv_" + std::to_string(k), {X, K},
+          {{"out", ir::make_scope(out, {{"i", 0, h}, {"j", 0, w}, {"c", 0, c}}, body), type}}, {"out"}};
+}
+
+}  // namespace ein_test
+
+namespace ein {
+
+template <int K>
+constexpr std::uint64_t program_key(const ein_test::onednn_case<K>&) {
+  return 0xe1d00ULL + K;
+}
+
+template <int K>
+ir::program reify(const ein_test::onednn_case<K>&, std::string name = "") {
+  ir::program p = ein_test::onednn_conv(K);
+  if (!name.empty()) p.name = std::move(name);
+  return p;
+}
+
+}  // namespace ein

@@ -1,0 +1,86 @@
+// Host plans that call oneDNN (the family of conv_family.hpp): every float convolution of the
+// family is one oneDNN call and the double one an eOperator; each equals the interpreter through
+// ein::run, through ein::prepare (weights reordered once) and from several threads at once; a
+// build without oneDNN emits none.
+#define EIN_STRICT  // every program here must have its generated plan
+#include <doctest/doctest.h>
+
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "codegen/onednn/conv_family.hpp"  // before the harnesses: it declares ein::reify of the family
+#include "codegen/e2e/concurrent_harness.hpp"
+#include "codegen/e2e/harness.hpp"
+#include "codegen/e2e/prepared_harness.hpp"
+#include "ein/codegen/header.hpp"
+#include "ein_generated/onednn_all.hpp"
+
+namespace {
+
+template <int K>
+using plan_of = ein::runtime::plan<ein_test::onednn_case<K>>;
+
+template <int K>
+void check_case() {
+  constexpr ein_test::onednn_case<K> object;
+  const auto p = ein::reify(object);
+  CAPTURE(K);
+  CAPTURE(plan_of<K>::description);
+  const bool calls = std::string_view(plan_of<K>::description).find("= library conv") != std::string_view::npos;
+  CHECK(calls == (p.definitions[0].type == ein::ir::dtype::f32));
+  ein_test::check_against_interpreter(object, 40 + K, plan_of<K>::tolerance);
+  if (ein_test::onednn_weight_filter(K))
+    ein_test::check_prepared_against_interpreter(object, 60 + K, plan_of<K>::tolerance);
+}
+
+template <int... K>
+void check_all(std::integer_sequence<int, K...>) {
+  (check_case<K>(), ...);
+}
+
+}  // namespace
+
+TEST_CASE("oneDNN plans: every case of the family equals the interpreter, run and prepared") {
+  check_all(std::make_integer_sequence<int, ein_test::onednn_count>{});
+}
+
+TEST_CASE("oneDNN plans: runs from several threads at once, as written and prepared") {
+  // Case 0 reads a weight filter (a prepared state), case 1 an input one (reordered per run).
+  constexpr ein_test::onednn_case<0> with_weight;
+  constexpr ein_test::onednn_case<1> with_input;
+  for (auto* description : {plan_of<0>::description.data(), plan_of<1>::description.data()})
+    REQUIRE(std::string_view(description).find("= library conv") != std::string_view::npos);
+  using ein::runtime::bindings;
+  ein_test::check_concurrent_runs(
+      ein::reify(with_weight), [&](const bindings& b) { ein::run(with_weight, b); }, plan_of<0>::tolerance);
+  ein_test::check_concurrent_runs(
+      ein::reify(with_input), [&](const bindings& b) { ein::run(with_input, b); }, plan_of<1>::tolerance);
+  const auto env = ein::eval::random_inputs(ein::reify(with_weight), 21);
+  ein_test::host_buffers weights;
+  const std::string filter = "K";  // the binding keeps a view of the name
+  weights.bind_input(filter, ein::ir::dtype::f32, env.at(filter));
+  const auto prepared = ein::prepare(with_weight, bindings(weights.items));
+  ein_test::check_concurrent_runs(
+      ein::reify(with_weight), [&](const bindings& b) { prepared.run(b); }, plan_of<0>::tolerance, false);
+}
+
+TEST_CASE("oneDNN plans: a build without oneDNN emits no oneDNN call; one with it calls it") {
+  // Case 9 is compute-bound (EinNet §5's 4 FLOPs per byte) into 8 channels: a build's capabilities
+  // call a library.
+  const auto p = ein::reify(ein_test::onednn_case<9>{});
+  ein::codegen::options o;
+  o.name = "conv";
+  o.model_header = "codegen/onednn/conv_family.hpp";
+  o.object = "ein_test::onednn_case<9>{}";
+  auto header = [&](bool onednn) {
+    auto caps = ein::codegen::capabilities_of(ein::codegen::backend::host, true, false, onednn);
+    return ein::codegen::emit_header(ein::plan::make_plan(p, caps), o);
+  };
+  const std::string without = header(false), with = header(true);
+  CHECK(without.find("ein::runtime::onednn") == std::string::npos);
+  CHECK(without.find("onednn.hpp\"") == std::string::npos);
+  CHECK(with.find("#include \"ein/runtime/onednn.hpp\"") != std::string::npos);
+  CHECK(with.find("static const ein::runtime::onednn_convolution state(") != std::string::npos);
+  CHECK(with.find("new ein::runtime::onednn_prepared_convolution(") == std::string::npos);  // K is an input
+}
