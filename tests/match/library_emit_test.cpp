@@ -75,15 +75,18 @@ TEST_CASE("library emitters: cuDNN descriptors, and what they refuse") {
   CHECK(!plan::cudnn_accepts(op));
   codegen::writer w;
   CHECK_THROWS_AS(codegen::library::emit_cudnn_state(w, op, "state", "h", false), internal_error);
+  CHECK(w.str().empty());  // refused before writing anything
   CHECK_THROWS_AS(codegen::library::emit_cudnn_run(w, op, {"x", "k"}, "y", "state()", "h"), internal_error);
   CHECK_THROWS_AS(codegen::library::emit_cblas(w, op, {"x", "k"}, "y"), internal_error);
 
   auto nhwc = expect_match(*conv_case(true, true), match::op_kind::conv2d);
   REQUIRE(plan::cudnn_accepts(nhwc));
-  codegen::library::emit_cudnn_state(w, nhwc, "conv_state", "handle()", false);
-  codegen::library::emit_cudnn_run(w, nhwc, {"x", "k"}, "y", "conv_state()", "handle");
-  CHECK(w.str().find("static const ein::runtime::cudnn_convolution& conv_state() {") != std::string::npos);
-  CHECK(w.str().find("handle(), ein::runtime::convolution_geometry{.forward = true, .f64 = false, .krsc = true, "
+  codegen::library::emit_cudnn_state(w, nhwc, "conv_state", "handle(s)", false);
+  codegen::library::emit_cudnn_run(w, nhwc, {"x", "k"}, "y", "conv_state(s)", "handle");
+  // the state of one stream (and device and thread): runtime::per_stream
+  CHECK(w.str().find("static const ein::runtime::cudnn_convolution& conv_state(cudaStream_t s) {\n"
+                     "  static ein::runtime::per_stream<ein::runtime::cudnn_convolution> states;") != std::string::npos);
+  CHECK(w.str().find("handle(s), ein::runtime::convolution_geometry{.forward = true, .f64 = false, .krsc = true, "
                      ".x_dims = {2, 3, 6, 5}, .x_strides = {90, 1, 15, 3}, .y_dims = {2, 4, 6, 5}, "
                      ".y_strides = {120, 1, 20, 4}, .filter = {4, 3, 3, 3}, .pad = {1, 1}, .stride = {1, 1}, "
                      ".dilation = {1, 1}, .tf32 = false});") != std::string::npos);

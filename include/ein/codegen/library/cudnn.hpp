@@ -74,11 +74,12 @@ inline std::string geometry_text(const runtime::convolution_geometry& g) {
 /// @pre ein::plan::cudnn_accepts(op).
 inline void emit_cudnn_state(writer& w, const match::instance& op, const std::string& function,
                              const std::string& handle, bool tf32) {
+  const std::string g = geometry_text(geometry(op, tf32));  // first: an op cuDNN refuses writes nothing
   w.open("static const ein::runtime::cudnn_convolution& " + function + "(cudaStream_t s)");
   w.line("static ein::runtime::per_stream<ein::runtime::cudnn_convolution> states;");
   w.open("return states.get(ein::runtime::current_device(), s, [&]");
   w.line("return std::make_unique<ein::runtime::cudnn_convolution>(");
-  w.line("    " + handle + ", " + geometry_text(geometry(op, tf32)) + ");");
+  w.line("    " + handle + ", " + g + ");");
   w.close(");");
   w.close();
 }
