@@ -11,11 +11,13 @@
 #include "../../examples/models/resnet18.hpp"
 
 namespace bench_models {
-using dcgan = models::dcgan<2, 16>;
-using infogan = models::infogan<2, 16>;
-using resnet18 = models::resnet18<2, 16, 32>;
-using fsrcnn = models::fsrcnn<2, 4>;
-using csrnet = models::csrnet<2, 16>;
-using gcn = models::gcn<2, 32, 64, models::stages{1, 1, 1, 1}>;
-using longformer = models::longformer<2, 64, 32, 2, 4, 4, 64>;
+struct sizes {
+  using dcgan = models::dcgan<2, 16>;
+  using infogan = models::infogan<2, 16>;
+  using resnet18 = models::resnet18<2, 16, 32>;
+  using fsrcnn = models::fsrcnn<2, 4>;
+  using csrnet = models::csrnet<2, 16>;
+  using gcn = models::gcn<2, 32, 64, models::stages{1, 1, 1, 1}>;
+  using longformer = models::longformer<2, 64, 32, 2, 4, 4, 64>;
+};
 }  // namespace bench_models
