@@ -23,22 +23,13 @@ import torch
 from reference import MODELS
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
-from baseline import max_rel_err  # noqa: E402  (bench/gpu/baseline.py, the operator cases' twin)
+import baseline  # noqa: E402  (bench/gpu/baseline.py, the operator cases' twin)
+from baseline import max_rel_err  # noqa: E402
 
 
 def median_ms(fn, device):
     if device == "cuda":
-        for _ in range(5):
-            fn()
-        times = []
-        for _ in range(50):
-            start, stop = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-            start.record()
-            fn()
-            stop.record()
-            stop.synchronize()
-            times.append(start.elapsed_time(stop))
-        return float(np.median(times))
+        return baseline.median_ms(fn)
     fn()
     times, began = [], time.perf_counter()
     while len(times) < 20 and (len(times) < 3 or time.perf_counter() - began < 1):
