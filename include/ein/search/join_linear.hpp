@@ -4,20 +4,24 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <set>
 #include <string>
 #include <vector>
 
 #include "ein/cost/model.hpp"
+#include "ein/derive/factor_summation.hpp"
 #include "ein/derive/fuse_expression.hpp"
 #include "ein/derive/merge_shared_operand.hpp"
+#include "ein/derive/merge_traversal.hpp"
 #include "ein/derive/positions.hpp"
 #include "ein/plan/capabilities.hpp"
+#include "ein/search/instantiate.hpp"
 #include "ein/search/merge_program.hpp"
 
 namespace ein::search {
 
 /// The most summations one joined definition holds (its own and its nested scopes'): two is a
-/// matmul chain of three factors or a k×1 then 1×k convolution pair; more would multiply the
+/// matmul chain of three factors or a pair of convolutions; more would multiply the
 /// states of the expression's search for plans that, beyond a pair, the program level composes
 /// as well from the parts.
 inline constexpr int joined_summations = 2;
@@ -85,6 +89,54 @@ inline int summations(const ir::scope_ptr& s) {
   return n;
 }
 
+// Multiply-adds of evaluating `s` as its scopes nest: a scope with a summation costs its
+// traversal's points times its summation's, one that reads only `weights` nothing (a weight
+// transform, computed once by ein::prepare).
+inline double work(const ir::scope_ptr& s, const std::set<std::string>& weights) {
+  double total = 0;
+  derive::for_each_position(s, [&](const ir::scope_ptr& x, const derive::path&) {
+    if (x->summation.empty()) return;
+    auto read = derive::detail::tensors_read(x->body);
+    if (std::all_of(read.begin(), read.end(), [&](const std::string& n) { return weights.count(n) > 0; })) return;
+    double points = 1;
+    for (auto& i : x->traversal) points *= static_cast<double>(i.extent());
+    for (auto& i : x->summation) points *= static_cast<double>(i.extent());
+    total += points;
+  });
+  return total;
+}
+
+// True when `joined` (a consumer with its producer inlined) can be evaluated in an order other
+// than the written one that does no more multiply-adds than the two as written (`written`): one
+// that summation factoring reaches once traversal merging has joined the sums, A·(B·C) for
+// (A·B)·C. The written order is the one whose inner sum reads what the producer reads
+// (`producer_reads`). Where every other order does more (a k×1 then 1×k convolution pair, whose
+// other order combines the two filters into one k×k filter), the joined search can only find the
+// written order again, at many times the states.
+inline bool reordering_pays(const ir::scope_ptr& joined, double written, const std::set<std::string>& producer_reads,
+                            const std::set<std::string>& weights) {
+  auto is_written_order = [&](const ir::scope_ptr& s) {
+    bool found = false;
+    derive::for_each_position(s, [&](const ir::scope_ptr& x, const derive::path& at) {
+      found = found || (!at.empty() && !x->summation.empty() && derive::detail::tensors_read(x->body) == producer_reads);
+    });
+    return found;
+  };
+  for (auto& merged : derive::merge_traversal(joined))
+    for (auto& c : derive::factor_summation(merged.result))
+      if (!is_written_order(c.result) && work(c.result, weights) <= written * (1 + 1e-9)) return true;
+  return false;
+}
+
+// True when every kernel of `s` as written is a library operator other than elementwise: the
+// search of `s` alone reaches that operator's derivations (a build that does not call it, or not
+// in this layout, runs it as an eOperator or packs its operands).
+inline bool library_operators_only(const ir::scope_ptr& s, const cost::model& model) {
+  auto written = instantiate(s, model);
+  return std::all_of(written.kernels.begin(), written.kernels.end(),
+                     [](const kernel& k) { return k.library() && k.op->kind != match::op_kind::elementwise; });
+}
+
 }  // namespace detail
 
 /// `p` with chains of contractions joined, one fusion at a time in program order
@@ -93,8 +145,12 @@ inline int summations(const ir::scope_ptr& s) {
 /// and linear: no activation, max, min or divisor on the way), the producer is linear too, both
 /// have one element type, the producer reads not only weights (a weight transform is computed
 /// when the code is generated), the joined definition holds at most joined_summations
-/// summations, and the program as written, priced as a build with capabilities `caps` runs it
-/// (program_seconds), gets no dearer. What a join would not change is left apart, as each join
+/// summations, the join gives the search something the parts' searches lack — another order of
+/// the joined contractions that does no more multiply-adds than the written one (a weight
+/// transform's counted as none), or a part that matches no library operator as written, which the
+/// joined search may turn into one (Longformer's windowed product with its projection) — and
+/// the program as written, priced as a build
+/// with capabilities `caps` runs it (program_seconds), gets no dearer. What a join would not change is left apart, as each join
 /// multiplies the states of the search it makes: a sum added beside another (two branches; the
 /// program level merges those that share an operand) and an elementwise producer or consumer (a
 /// bias, a normalization: post-optimization fuses them into the kernel next to them). Subprogram
@@ -110,6 +166,9 @@ inline ir::program join_linear(ir::program p, const cost::model& model, const ei
   for (bool joined = true; joined;) {
     joined = false;
     auto weight_only = derive::weight_only_definitions(p);
+    auto weights = weight_only;  // what a weight transform computes from
+    for (auto& t : p.tensors)
+      if (t.role == ir::tensor_role::weight) weights.insert(t.name);
     for (auto& c : derive::apply(derive::program_rule{"fuse_expression", &derive::fuse_expression}, p)) {
       auto* producer = c.how.get<std::string>("definition");
       auto* consumer = c.how.get<std::string>("into");
@@ -121,6 +180,10 @@ inline ir::program join_linear(ir::program p, const cost::model& model, const ei
       if (weight_only.count(*producer) || from->type != to->type || !detail::linear(*from->value) ||
           !detail::reads_linearly(*to->value, *producer) || detail::summations(result->value) > joined_summations ||
           detail::summations(from->value) == 0 || !detail::read_under_summation(to->value, *producer))
+        continue;
+      if (!detail::reordering_pays(result->value, detail::work(from->value, weights) + detail::work(to->value, weights),
+                                   derive::detail::tensors_read(from->value->body), weights) &&
+          detail::library_operators_only(from->value, model) && detail::library_operators_only(to->value, model))
         continue;
       double after = seconds(c.result);
       if (after > now * (1 + 1e-9)) continue;

@@ -86,11 +86,12 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
 /// Optimizes a program (EinNet Algorithm 1, DESIGN §5):
 ///  1. joins chains of contractions (join_linear: a contraction that one definition alone
 ///     contracts, linearly, is inlined into it, up to joined_summations summations, where the
-///     program as written as the build runs it gets no dearer; `join_steps`), then splits the
+///     joined search may find more than the parts' and the program as written as the build runs
+///     it gets no dearer; `join_steps`), then splits the
 ///     program into subprograms (split_program): each definition, and apart from it each
 ///     summation a non-linear function (relu, sigmoid, tanh, exp) is applied to, which becomes a
 ///     definition `d_s1`, `d_s2`, ... that the activation (a cheap elementwise eOperator) reads;
-///     so a matmul chain or a k×1 then 1×k convolution pair is searched as one expression, and
+///     so a matmul chain is searched as one expression and reassociated, and
 ///     the boundaries sit at activations, elementwise steps and shared tensors;
 ///  2. searches every subprogram that has a summation with optimize(source, rules, model, opts),
 ///     on up to search_threads(opts.threads) threads (subprograms are independent; the result
