@@ -5,9 +5,12 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <string>
 
 namespace ein::runtime {
 
@@ -57,8 +60,8 @@ class onednn_convolution {
  public:
   /// Builds the primitive; throws dnnl::error when oneDNN has no implementation for `g`.
   explicit onednn_convolution(const onednn_geometry& g)
-      : src_(desc(g.src_dims, g.src_strides)),
-        dst_(desc(g.dst_dims, g.dst_strides)),
+      : src_(desc(g.src_dims, layout_strides(g.src_dims, g.src_strides, g.dst_dims, g.dst_strides).data())),
+        dst_(desc(g.dst_dims, layout_strides(g.dst_dims, g.dst_strides, g.src_dims, g.src_strides).data())),
         user_weights_(desc(g.weights_dims, g.weights_strides)) {
     const dnnl::memory::dims strides{g.stride[0], g.stride[1]}, dilates{g.dilation[0] - 1, g.dilation[1] - 1},
         pad{g.pad[0], g.pad[1]}, pad_end{g.pad_end[0], g.pad_end[1]};
@@ -75,15 +78,19 @@ class onednn_convolution {
           {inference, dnnl::algorithm::convolution_direct, src_, any, dst_, strides, dilates, pad, pad_end}, attr,
           onednn_engine());
       primitive_ = dnnl::convolution_forward(pd);
-      weights_ = pd.weights_desc(), scratchpad_ = pd.scratchpad_desc();
+      weights_ = pd.weights_desc(), scratchpad_ = pd.scratchpad_desc(), implementation_ = pd.impl_info_str();
     } else {
       dnnl::deconvolution_forward::primitive_desc pd(
           {inference, dnnl::algorithm::deconvolution_direct, src_, any, dst_, strides, dilates, pad, pad_end}, attr,
           onednn_engine());
       primitive_ = dnnl::deconvolution_forward(pd);
-      weights_ = pd.weights_desc(), scratchpad_ = pd.scratchpad_desc();
+      weights_ = pd.weights_desc(), scratchpad_ = pd.scratchpad_desc(), implementation_ = pd.impl_info_str();
     }
   }
+
+  /// The name of the implementation oneDNN chose, e.g. `brgconv:avx512_core`; `ref:any` is its
+  /// reference loops.
+  const std::string& implementation() const { return implementation_; }
 
   /// alpha · `weights` (laid out as the geometry says) in the layout of the primitive.
   dnnl::memory reorder_weights(const float* weights) const {
@@ -107,6 +114,26 @@ class onednn_convolution {
   void run(const float* src, const float* weights, float* dst) const { run(src, reorder_weights(weights), dst); }
 
  private:
+  /// `strides` with each extent-1 dimension's stride set where the other activation's layout
+  /// (`other_dims`, `other_strides`) places that dimension: just outside the dimensions that are
+  /// inner to it there (1 when none is), outermost where the other has extent 1 there too. Any
+  /// stride addresses such a dimension, but oneDNN reads the layout from them: a 1-channel NHWC
+  /// image with the channel stride of NCHW, beside an NHWC output, sends the convolution to
+  /// oneDNN's reference implementation (`bench_host`: FSRCNN's first 5×5 took 35 ms, against
+  /// 0.072 ms for oneDNN's own call with the NHWC format tag).
+  static std::array<std::int64_t, 4> layout_strides(const std::int64_t* dims, const std::int64_t* strides,
+                                                    const std::int64_t* other_dims, const std::int64_t* other_strides) {
+    std::array<std::int64_t, 4> out{strides[0], strides[1], strides[2], strides[3]};
+    for (int d = 0; d < 4; ++d) {
+      if (dims[d] != 1) continue;
+      out[d] = 1;
+      for (int j = 0; j < 4; ++j)
+        if (dims[j] > 1 && (other_dims[d] == 1 || other_strides[j] < other_strides[d]))
+          out[d] = std::max(out[d], strides[j] * dims[j]);
+    }
+    return out;
+  }
+
   static dnnl::memory::desc desc(const std::int64_t* dims, const std::int64_t* strides) {
     return {{dims, dims + 4}, dnnl::memory::data_type::f32, {strides, strides + 4}};
   }
@@ -114,6 +141,7 @@ class onednn_convolution {
   dnnl::memory::desc src_, dst_, user_weights_, weights_, scratchpad_;
   dnnl::primitive_attr scale_;  // of the filter's reorder
   dnnl::primitive primitive_;
+  std::string implementation_;
 };
 
 /// What a prepared plan keeps of a convolution step whose weights prepare() binds: the step's

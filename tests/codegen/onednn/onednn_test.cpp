@@ -1,13 +1,16 @@
 // Host plans that call oneDNN (the family of conv_family.hpp): every float convolution of the
 // family is one oneDNN call and the double one an eOperator; each equals the interpreter through
 // ein::run, through ein::prepare (weights reordered once) and from several threads at once; a
-// build without oneDNN emits none.
+// build without oneDNN emits none; a 1-channel image reaches one of oneDNN's fast
+// implementations whatever stride its channel dimension has.
 #define EIN_STRICT  // every program here must have its generated plan
 #include <doctest/doctest.h>
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "codegen/onednn/conv_family.hpp"  // before the harnesses: it declares ein::reify of the family
 #include "codegen/e2e/concurrent_harness.hpp"
@@ -83,4 +86,40 @@ TEST_CASE("oneDNN plans: a build without oneDNN emits no oneDNN call; one with i
   CHECK(with.find("#include \"ein/runtime/onednn.hpp\"") != std::string::npos);
   CHECK(with.find("static const ein::runtime::onednn_convolution state(") != std::string::npos);
   CHECK(with.find("new ein::runtime::onednn_prepared_convolution(") == std::string::npos);  // K is an input
+}
+
+TEST_CASE("oneDNN plans: a dimension of extent 1 takes the layout of the other activation") {
+  // FSRCNN's first layer: a 5×5 of a 1-channel NHWC image into 56 channels. The matcher may give
+  // the channel the stride of NCHW (h·w), which alone would make oneDNN choose its reference loops.
+  // That case comes first: oneDNN caches primitives under descriptors equal but for the strides of
+  // extent-1 dimensions, so the second case gets the first one's implementation.
+  for (std::int64_t channel_stride : {std::int64_t{32 * 32}, std::int64_t{1}}) {
+    CAPTURE(channel_stride);
+    ein::runtime::onednn_geometry g;
+    const std::int64_t src_dims[4] = {1, 1, 32, 32}, src_strides[4] = {32 * 32, channel_stride, 32, 1},
+                       weights_dims[4] = {56, 1, 5, 5}, weights_strides[4] = {1, 5 * 5 * 56, 5 * 56, 56},
+                       dst_dims[4] = {1, 56, 32, 32}, dst_strides[4] = {32 * 32 * 56, 1, 32 * 56, 56};
+    for (int d = 0; d < 4; ++d) {
+      g.src_dims[d] = src_dims[d], g.src_strides[d] = src_strides[d];
+      g.weights_dims[d] = weights_dims[d], g.weights_strides[d] = weights_strides[d];
+      g.dst_dims[d] = dst_dims[d], g.dst_strides[d] = dst_strides[d];
+    }
+    g.pad[0] = g.pad[1] = g.pad_end[0] = g.pad_end[1] = 2;
+    ein::runtime::onednn_convolution conv(g);
+    CHECK(conv.implementation().rfind("ref", 0) != 0);
+    std::vector<float> x(32 * 32), k(56 * 5 * 5), y(32 * 32 * 56);
+    for (std::size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>((i * 7 % 13)) / 13.0f - 0.4f;
+    for (std::size_t i = 0; i < k.size(); ++i) k[i] = static_cast<float>((i * 5 % 11)) / 11.0f - 0.6f;
+    conv.run(x.data(), k.data(), y.data());
+    for (std::int64_t h : {0, 13, 31})
+      for (std::int64_t w : {0, 2, 30})
+        for (std::int64_t f : {0, 55}) {
+          double want = 0;
+          for (std::int64_t r = 0; r < 5; ++r)
+            for (std::int64_t s = 0; s < 5; ++s)
+              if (h + r - 2 >= 0 && h + r - 2 < 32 && w + s - 2 >= 0 && w + s - 2 < 32)
+                want += double(x[(h + r - 2) * 32 + w + s - 2]) * k[(r * 5 + s) * 56 + f];
+          CHECK(y[(h * 32 + w) * 56 + f] == doctest::Approx(want).epsilon(1e-5));
+        }
+  }
 }
