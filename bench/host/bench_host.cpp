@@ -1,4 +1,4 @@
-// The host benchmark: each of the five convolutions of shapes.hpp as ein's searched plan without
+// The host benchmark: each convolution of shapes.hpp (five shapes and six of the models' layers) as ein's searched plan without
 // oneDNN and with it, as written (SEARCH OFF) and as oneDNN runs it, all prepared once for their
 // weights, timed over the same inputs; prints a table and writes bench/results/host.json, naming
 // the machine.
@@ -25,16 +25,34 @@
 #include "ein_generated/host_onednn_3.hpp"
 #include "ein_generated/host_onednn_4.hpp"
 #include "ein_generated/host_onednn_5.hpp"
+#include "ein_generated/host_onednn_6.hpp"
+#include "ein_generated/host_onednn_7.hpp"
+#include "ein_generated/host_onednn_8.hpp"
+#include "ein_generated/host_onednn_9.hpp"
+#include "ein_generated/host_onednn_10.hpp"
+#include "ein_generated/host_onednn_11.hpp"
 #include "ein_generated/host_searched_1.hpp"
 #include "ein_generated/host_searched_2.hpp"
 #include "ein_generated/host_searched_3.hpp"
 #include "ein_generated/host_searched_4.hpp"
 #include "ein_generated/host_searched_5.hpp"
+#include "ein_generated/host_searched_6.hpp"
+#include "ein_generated/host_searched_7.hpp"
+#include "ein_generated/host_searched_8.hpp"
+#include "ein_generated/host_searched_9.hpp"
+#include "ein_generated/host_searched_10.hpp"
+#include "ein_generated/host_searched_11.hpp"
 #include "ein_generated/host_written_1.hpp"
 #include "ein_generated/host_written_2.hpp"
 #include "ein_generated/host_written_3.hpp"
 #include "ein_generated/host_written_4.hpp"
 #include "ein_generated/host_written_5.hpp"
+#include "ein_generated/host_written_6.hpp"
+#include "ein_generated/host_written_7.hpp"
+#include "ein_generated/host_written_8.hpp"
+#include "ein_generated/host_written_9.hpp"
+#include "ein_generated/host_written_10.hpp"
+#include "ein_generated/host_written_11.hpp"
 
 namespace {
 
@@ -129,22 +147,30 @@ int main(int argc, char** argv) {
   std::printf("%s, %d threads, oneDNN %d.%d\n\n| shape (NHWC) | ein searched | ein searched with oneDNN "
               "| ein as written | oneDNN | oneDNN / ein | oneDNN / ein with oneDNN |\n|---|---|---|---|---|---|---|\n",
               ein::bench::cpu_model().c_str(), omp_get_max_threads(), dnnl_version()->major, dnnl_version()->minor);
-  using host_bench::conv_shape;
-  using host_bench::onednn_1, host_bench::onednn_2, host_bench::onednn_3, host_bench::onednn_4, host_bench::onednn_5;
-  using host_bench::searched_1, host_bench::searched_2, host_bench::searched_3, host_bench::searched_4,
-      host_bench::searched_5;
-  using host_bench::written_1, host_bench::written_2, host_bench::written_3, host_bench::written_4, host_bench::written_5;
+  using namespace host_bench;
   r["shapes"] = {
-      measure<searched_1, written_1, onednn_1>("3×3 [1,7,7,512] → 512, pad 1",
-                                               conv_shape{1, 7, 7, 512, 512, 3, 3, 1, 1, false}),
-      measure<searched_2, written_2, onednn_2>("3×3 [2,14,14,256] → 256, pad 1",
-                                               conv_shape{2, 14, 14, 256, 256, 3, 3, 1, 1, false}),
-      measure<searched_3, written_3, onednn_3>("3×3 stride 2 [1,17,23,24] → 40",
-                                               conv_shape{1, 17, 23, 24, 40, 3, 3, 2, 0, false}),
-      measure<searched_4, written_4, onednn_4>("transposed 4×4 stride 2 [4,4,4,512] → 256, pad 1",
-                                               conv_shape{4, 4, 4, 512, 256, 4, 4, 2, 1, true}),
-      measure<searched_5, written_5, onednn_5>("transposed 9×9 [1,32,32,56] → 1, pad 4",
-                                               conv_shape{1, 32, 32, 56, 1, 9, 9, 1, 4, true}),
+      measure<searched_1, written_1, onednn_1>(
+          "3×3 [1,7,7,512] → 512, pad 1", conv_shape{1, 7, 7, 512, 512, 3, 3, 1, 1, 1, false}),
+      measure<searched_2, written_2, onednn_2>(
+          "3×3 [2,14,14,256] → 256, pad 1", conv_shape{2, 14, 14, 256, 256, 3, 3, 1, 1, 1, false}),
+      measure<searched_3, written_3, onednn_3>(
+          "3×3 stride 2 [1,17,23,24] → 40", conv_shape{1, 17, 23, 24, 40, 3, 3, 2, 0, 0, false}),
+      measure<searched_4, written_4, onednn_4>(
+          "transposed 4×4 stride 2 [4,4,4,512] → 256, pad 1", conv_shape{4, 4, 4, 512, 256, 4, 4, 2, 1, 1, true}),
+      measure<searched_5, written_5, onednn_5>(
+          "transposed 9×9 [1,32,32,56] → 1, pad 4", conv_shape{1, 32, 32, 56, 1, 9, 9, 1, 4, 4, true}),
+      measure<searched_6, written_6, onednn_6>(
+          "ResNet stem 7×7 stride 2 [1,224,224,3] → 64, pad 3", conv_shape{1, 224, 224, 3, 64, 7, 7, 2, 3, 3, false}),
+      measure<searched_7, written_7, onednn_7>(
+          "ResNet-50 1×1 stride 2 [1,56,56,256] → 512", conv_shape{1, 56, 56, 256, 512, 1, 1, 2, 0, 0, false}),
+      measure<searched_8, written_8, onednn_8>(
+          "CSRNet 3×3 dilation 2 [1,14,14,512] → 512, pad 2", conv_shape{1, 14, 14, 512, 512, 3, 3, 1, 2, 2, false, 2}),
+      measure<searched_9, written_9, onednn_9>(
+          "GCN 11×1 [1,28,28,512] → 21, pad 5×0", conv_shape{1, 28, 28, 512, 21, 11, 1, 1, 5, 0, false}),
+      measure<searched_10, written_10, onednn_10>(
+          "FSRCNN 5×5 [1,32,32,1] → 56, pad 2", conv_shape{1, 32, 32, 1, 56, 5, 5, 1, 2, 2, false}),
+      measure<searched_11, written_11, onednn_11>(
+          "InfoGAN transposed 4×4 stride 2 [1,8,8,128] → 64, pad 1", conv_shape{1, 8, 8, 128, 64, 4, 4, 2, 1, 1, true}),
   };
   r["environment"] = {{"OMP_WAIT_POLICY", std::getenv("OMP_WAIT_POLICY") ? std::getenv("OMP_WAIT_POLICY") : ""},
                       {"OMP_NUM_THREADS", std::getenv("OMP_NUM_THREADS") ? std::getenv("OMP_NUM_THREADS") : ""}};

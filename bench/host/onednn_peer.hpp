@@ -10,12 +10,19 @@
 namespace host_bench {
 
 /// A convolution (or, `transposed`, a transposed convolution) of NHWC input [n, h, w, c] with
-/// filters K[r, s, f, c] (ein's rsfc), stride and padding on both axes, into NHWC [n, oh, ow, f].
+/// filters K[r, s, f, c] (ein's rsfc), one stride on both axes, padding per axis and dilation
+/// (a convolution's only), into NHWC [n, oh, ow, f].
 struct conv_shape {
-  std::int64_t n, h, w, c, f, r, s, stride, pad;
+  std::int64_t n, h, w, c, f, r, s, stride, pad_h, pad_w;
   bool transposed;
-  std::int64_t oh() const { return transposed ? (h - 1) * stride - 2 * pad + r : (h + 2 * pad - r) / stride + 1; }
-  std::int64_t ow() const { return transposed ? (w - 1) * stride - 2 * pad + s : (w + 2 * pad - s) / stride + 1; }
+  std::int64_t dilation = 1;
+  std::int64_t oh() const { return extent(h, r, pad_h); }
+  std::int64_t ow() const { return extent(w, s, pad_w); }
+
+ private:
+  std::int64_t extent(std::int64_t in, std::int64_t taps, std::int64_t pad) const {
+    return transposed ? (in - 1) * stride - 2 * pad + taps : (in + 2 * pad - dilation * (taps - 1) - 1) / stride + 1;
+  }
 };
 
 /// oneDNN's forward-inference primitive for `shape`, prepared for weights `k` (ein's layout):
@@ -27,18 +34,21 @@ class onednn_conv {
     using tag = dnnl::memory::format_tag;
     const auto f32 = dnnl::memory::data_type::f32;
     const dnnl::memory::dims src{shape.n, shape.c, shape.h, shape.w}, dst{shape.n, shape.f, shape.oh(), shape.ow()},
-        weights{shape.f, shape.c, shape.r, shape.s}, strides{shape.stride, shape.stride};
+        weights{shape.f, shape.c, shape.r, shape.s}, strides{shape.stride, shape.stride},
+        dilates{shape.dilation - 1, shape.dilation - 1};  // oneDNN counts the taps skipped
     // The right padding that gives ein's output extent (a stride may leave input rows unread).
-    const dnnl::memory::dims left{shape.pad, shape.pad},
-        right{shape.transposed ? shape.pad : (shape.oh() - 1) * shape.stride + shape.r - shape.h - shape.pad,
-              shape.transposed ? shape.pad : (shape.ow() - 1) * shape.stride + shape.s - shape.w - shape.pad};
+    auto right = [&](std::int64_t out, std::int64_t in, std::int64_t taps, std::int64_t pad) {
+      return shape.transposed ? pad : (out - 1) * shape.stride + shape.dilation * (taps - 1) + 1 - in - pad;
+    };
+    const dnnl::memory::dims left{shape.pad_h, shape.pad_w},
+        right_pad{right(shape.oh(), shape.h, shape.r, shape.pad_h), right(shape.ow(), shape.w, shape.s, shape.pad_w)};
     src_ = md(src, f32, tag::nhwc);
     dst_ = md(dst, f32, tag::nhwc);
     const md any(weights, f32, tag::any);
     const md chosen = shape.transposed ? make<dnnl::deconvolution_forward>(dnnl::algorithm::deconvolution_direct, any,
-                                                                          strides, left, right)
+                                                                          strides, dilates, left, right_pad)
                                        : make<dnnl::convolution_forward>(dnnl::algorithm::convolution_direct, any,
-                                                                         strides, left, right);
+                                                                         strides, dilates, left, right_pad);
     // K[r, s, f, c] to [f, r, s, c] (oneDNN's ohwi), then reordered once into its choice.
     std::vector<float> ohwi(k.size());
     for (std::int64_t r = 0; r < shape.r; ++r)
@@ -69,9 +79,10 @@ class onednn_conv {
   // in the layout oneDNN chooses, which it returns.
   template <class P>
   dnnl::memory::desc make(dnnl::algorithm a, const dnnl::memory::desc& weights, const dnnl::memory::dims& strides,
-                          const dnnl::memory::dims& left, const dnnl::memory::dims& right) {
-    typename P::primitive_desc pd({dnnl::prop_kind::forward_inference, a, src_, weights, dst_, strides, left, right},
-                                  engine_);
+                          const dnnl::memory::dims& dilates, const dnnl::memory::dims& left,
+                          const dnnl::memory::dims& right) {
+    typename P::primitive_desc pd(
+        {dnnl::prop_kind::forward_inference, a, src_, weights, dst_, strides, dilates, left, right}, engine_);
     primitive_ = P(pd);
     return pd.weights_desc();
   }
