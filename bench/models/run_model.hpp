@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ein/front.hpp"
-#include "ein/runtime/prepare.hpp"
+#include "ein/dispatch/prepare.hpp"
 #include "model_io.hpp"
 
 namespace ein::bench::models {

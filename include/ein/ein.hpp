@@ -6,5 +6,5 @@
 #include "ein/front.hpp"
 #include "ein/runtime/bindings.hpp"
 #include "ein/runtime/plan.hpp"
-#include "ein/runtime/prepare.hpp"
-#include "ein/runtime/run.hpp"
+#include "ein/dispatch/prepare.hpp"
+#include "ein/dispatch/run.hpp"

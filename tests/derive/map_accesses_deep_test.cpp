@@ -99,9 +99,10 @@ TEST_CASE("map_accesses_deep: renaming a tensor of random nested scopes") {
       auto accesses = all_accesses(r);
       CHECK(std::none_of(accesses.begin(), accesses.end(), [&](auto& a) { return a.first == from.name; }));
       CHECK(accesses.size() == all_accesses(g.scope).size());
-      // the same values as the tree built by the independent rename, `to` bound to fresh values
-      auto env = random_bindings(*expected, seed);
-      auto got = eval::evaluate(*r, env), want = eval::evaluate(*expected, env);
+      // the source's values with `from` bound to what `to` is bound to
+      auto env = random_bindings(*expected, seed), source_env = env;
+      source_env[from.name] = env.at(to.name);
+      auto got = eval::evaluate(*r, env), want = eval::evaluate(*g.scope, source_env);
       CHECK(got.shape == want.shape);
       CHECK(eval::max_rel_error(got, want) == 0);
       renamed += r != g.scope;

@@ -15,6 +15,7 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/ir/print.hpp"
+#include "ein/ir/reads.hpp"
 #include "ein/ir/verify.hpp"
 
 namespace rules_test {
@@ -22,20 +23,10 @@ namespace rules_test {
 using namespace ein;
 using namespace ein::ir;
 
-/// Every named tensor a scope reads, nested scopes included.
-inline void collect_tensors(const scope& s, std::map<std::string, tensor>& out) {
-  derive::for_each_access(s.body, [&](const ir::access& a) {
-    if (auto* t = std::get_if<tensor>(&a.source))
-      out.emplace(t->name, *t);
-    else
-      collect_tensors(*std::get<scope_ptr>(a.source), out);
-  });
-}
-
 /// Random values in [-1, 1) (never 0) for every tensor `s` reads.
 inline eval::bindings random_bindings(const scope& s, std::uint64_t seed) {
   std::map<std::string, tensor> ts;
-  collect_tensors(s, ts);
+  for (auto& t : ir::tensors_read(s.body, ir::depth::nested)) ts.emplace(t.name, t);
   eval::random_stream rng(seed);
   eval::bindings b;
   for (auto& [n, t] : ts) b[n] = eval::random_dense(t.shape, rng);

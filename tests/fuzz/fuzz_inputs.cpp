@@ -44,6 +44,7 @@
 #include "ein/eval/random.hpp"
 #include "ein/ir/json.hpp"
 #include "ein/ir/print.hpp"
+#include "ein/ir/reads.hpp"
 #include "ein/ir/verify.hpp"
 #include "fuzz/mutate.hpp"
 
@@ -84,25 +85,6 @@ outcome classify(const std::string& file, F read) {
   }
 }
 
-void tensors_read(const ir::expr& e, std::map<std::string, ir::tensor>& out) {
-  std::visit(
-      [&](const auto& n) {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::access>) {
-          if (auto* t = std::get_if<ir::tensor>(&n.source))
-            out.emplace(t->name, *t);
-          else
-            tensors_read(std::get<ir::scope_ptr>(n.source)->body, out);
-        } else if constexpr (std::is_same_v<T, ir::unary>) {
-          tensors_read(n.arg, out);
-        } else if constexpr (std::is_same_v<T, ir::binary>) {
-          tensors_read(n.lhs, out);
-          tensors_read(n.rhs, out);
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
-}
-
 // Whether the interpreter evaluates a mutant quickly: little work, and inputs of at most a
 // million elements (a mutant may declare a valid tensor of 2^40 elements).
 constexpr std::int64_t small_work = 200000;
@@ -135,7 +117,7 @@ outcome check_scope(const ir::scope& s) {
   if (ir::to_string(ir::from_json<ir::scope>(ir::to_json(s))) != ir::to_string(s))
     return fails("the scope read does not read back as itself");
   std::map<std::string, ir::tensor> reads;
-  tensors_read(s.body, reads);
+  for (auto& t : ir::tensors_read(s.body, ir::depth::nested)) reads.emplace(t.name, t);
   std::vector<ir::tensor> inputs;
   for (auto& [name, t] : reads) inputs.push_back(t);
   if (eval::work(s) <= small_work && small_inputs(inputs)) {

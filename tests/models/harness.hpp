@@ -14,8 +14,8 @@
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
-#include "ein/runtime/prepare.hpp"
-#include "ein/runtime/run.hpp"
+#include "ein/dispatch/prepare.hpp"
+#include "ein/dispatch/run.hpp"
 
 namespace models_test {
 

@@ -40,7 +40,8 @@ std::size_t joins(const search::optimized_program& r) { return r.join_steps.size
 bool multiplies(const search::plan& p, const std::string& x, const std::string& y) {
   for (auto& k : p.kernels) {
     if (!k.library()) continue;
-    auto read = derive::detail::tensors_read(k.value->body);
+    std::set<std::string> read;
+    for (auto& t : ir::tensors_read(k.value->body, ir::depth::nested)) read.insert(t.name);
     if (read == std::set<std::string>{x, y}) return true;
   }
   return false;

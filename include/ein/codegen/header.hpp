@@ -153,6 +153,8 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   w.comment("\n" + describe(p, o));
   w.line("#pragma once");
   w.line();
+  w.line("#include \"ein/runtime/host_only.hpp\"");
+  w.line();
   if (any_call(calls, ein::plan::blas)) {
     w.line("#include <cblas.h>");
     w.line();

@@ -20,6 +20,8 @@
 #include "ein/detail/error.hpp"
 #include "ein/ir/canonical.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/ir/reads.hpp"
+#include "ein/ir/visit.hpp"
 #include "ein/match/instance.hpp"
 
 namespace ein::cost {
@@ -30,42 +32,28 @@ namespace detail {
 // moved to start at 0), `nested<k>` in order of first read, avoiding the names `taken`.
 inline ir::expr flatten_reads(const ir::expr& e, std::map<const ir::scope*, ir::tensor>& nested,
                               const std::set<std::string>& taken, ir::dtype type) {
-  return std::visit(
-      [&](const auto& n) -> ir::expr {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::constant>) {
-          return e;
-        } else if constexpr (std::is_same_v<T, ir::unary>) {
-          return ir::make_unary(n.fn, flatten_reads(n.arg, nested, taken, type));
-        } else if constexpr (std::is_same_v<T, ir::binary>) {
-          return ir::make_binary(n.op, flatten_reads(n.lhs, nested, taken, type),
-                                 flatten_reads(n.rhs, nested, taken, type));
-        } else {
-          auto* s = std::get_if<ir::scope_ptr>(&n.source);
-          if (!s) return e;
-          auto it = nested.find(s->get());
-          if (it == nested.end()) {
-            std::string name = "nested" + std::to_string(nested.size() + 1);
-            while (taken.count(name)) name += "_";
-            it = nested.emplace(s->get(), ir::tensor{name, type, (*s)->shape(), ir::tensor_role::input}).first;
-          }
-          auto lower = (*s)->lower();
-          std::vector<ir::affine> index;
-          for (std::size_t d = 0; d < n.index.size(); ++d) index.push_back(n.index[d] - ir::affine(lower[d]));
-          return ir::make_access(it->second, std::move(index));
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
-}
-
-inline void tensors_read(const ir::expr& e, std::map<std::string, ir::tensor>& out) {
-  if (auto* u = std::get_if<ir::unary>(e.get())) return tensors_read(u->arg, out);
-  if (auto* b = std::get_if<ir::binary>(e.get())) {
-    tensors_read(b->lhs, out);
-    return tensors_read(b->rhs, out);
-  }
-  if (auto* a = std::get_if<ir::access>(e.get()))
-    if (auto* t = std::get_if<ir::tensor>(&a->source)) out.emplace(t->name, *t);
+  struct flatten : ir::mutator<flatten> {
+    std::map<const ir::scope*, ir::tensor>& nested;
+    const std::set<std::string>& taken;
+    ir::dtype type;
+    flatten(std::map<const ir::scope*, ir::tensor>& n, const std::set<std::string>& t, ir::dtype d)
+        : nested(n), taken(t), type(d) {}
+    ir::expr mutate_access(const ir::access& a, const ir::expr& e) {
+      auto* s = std::get_if<ir::scope_ptr>(&a.source);
+      if (!s) return e;
+      auto it = nested.find(s->get());
+      if (it == nested.end()) {
+        std::string name = "nested" + std::to_string(nested.size() + 1);
+        while (taken.count(name)) name += "_";
+        it = nested.emplace(s->get(), ir::tensor{name, type, (*s)->shape(), ir::tensor_role::input}).first;
+      }
+      auto lower = (*s)->lower();
+      std::vector<ir::affine> index;
+      for (std::size_t d = 0; d < a.index.size(); ++d) index.push_back(a.index[d] - ir::affine(lower[d]));
+      return ir::make_access(it->second, std::move(index));
+    }
+  };
+  return flatten(nested, taken, type).mutate(e);
 }
 
 // Shortest round-trip text of a double (locale-independent).
@@ -118,7 +106,8 @@ inline std::string operand_text(const match::operand& o, ir::dtype type) {
 /// Example: `L_{i:[0,4)} T[i + 1]` with T = `L_{j:[-1,5)} A[j] ...` reads `nested1[i + 2]`.
 inline ir::scope_ptr flat_eoperator(const ir::scope& s) {
   std::map<std::string, ir::tensor> tensors;
-  if (s.body) detail::tensors_read(s.body, tensors);
+  if (s.body)
+    for (auto& t : ir::tensors_read(s.body, ir::depth::top_level)) tensors.emplace(t.name, t);
   std::set<std::string> taken;
   bool wide = false;
   for (auto& [name, t] : tensors) taken.insert(name), wide = wide || t.type == ir::dtype::f64;
@@ -133,7 +122,8 @@ inline ir::scope_ptr flat_eoperator(const ir::scope& s) {
 inline ir::program eoperator_program(const ir::scope& s) {
   auto flat = flat_eoperator(s);
   std::map<std::string, ir::tensor> tensors;
-  if (flat->body) detail::tensors_read(flat->body, tensors);
+  if (flat->body)
+    for (auto& t : ir::tensors_read(flat->body, ir::depth::top_level)) tensors.emplace(t.name, t);
   ir::program p;
   p.name = "eoperator";
   bool wide = false;

@@ -10,19 +10,11 @@
 #include "ein/derive/positions.hpp"
 #include "ein/derive/rule.hpp"
 #include "ein/derive/split_summation.hpp"
+#include "ein/ir/reads.hpp"
 
 namespace ein::derive {
 
 namespace detail {
-
-// The iterators the indices of `e`'s own accesses read (nested scopes are closed terms).
-inline std::set<std::string> iterators_read(const ir::expr& e) {
-  std::set<std::string> out;
-  for_each_access(e, [&](const ir::access& a) {
-    for (auto& i : a.index) i.collect_iterators(out);
-  });
-  return out;
-}
 
 // `factors` multiplied left to right; nullptr when there are none.
 inline ir::expr product_of(const std::vector<ir::expr>& factors) {
@@ -66,7 +58,7 @@ inline std::vector<candidate> factor_summation(const ir::scope_ptr& source) {
     detail::product_factors(s->body, factors);
     if (factors.size() < 2) return;
     std::vector<std::set<std::string>> reads;
-    for (auto& f : factors) reads.push_back(detail::iterators_read(f));
+    for (auto& f : factors) reads.push_back(ir::iterators_read(f));
     for (auto m : detail::inner_summations(k)) {
       std::vector<ir::iterator> s1, s2;
       for (std::size_t i = 0; i < k; ++i) ((m >> i) & 1 ? s2 : s1).push_back(sum[i]);

@@ -2,12 +2,10 @@
 // different weights become one definition over the concatenated weights.
 #pragma once
 
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
 #include <string>
-#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -86,63 +84,31 @@ struct body_match {
 // True when iterator `x` occurs in `e` only as the whole index `p` of top-level accesses to
 // tensor `P` (so concatenating P along p is the same as extending x's range).
 inline bool only_at(const ir::expr& e, const std::string& x, const std::string& P, std::size_t p) {
-  return std::visit(
-      [&](const auto& n) -> bool {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::constant>) {
-          return true;
-        } else if constexpr (std::is_same_v<T, ir::access>) {
-          auto* t = std::get_if<ir::tensor>(&n.source);
-          bool at_p = t && t->name == P;
-          for (std::size_t i = 0; i < n.index.size(); ++i) {
-            if (at_p && i == p) {
-              if (n.index[i] != ir::idx(x)) return false;
-            } else if (n.index[i].uses(x)) {
-              return false;
-            }
-          }
-          return true;
-        } else if constexpr (std::is_same_v<T, ir::unary>) {
-          return only_at(n.arg, x, P, p);
-        } else {
-          return only_at(n.lhs, x, P, p) && only_at(n.rhs, x, P, p);
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
+  bool only = true;
+  for_each_access(e, [&](const ir::access& a) {
+    auto* t = std::get_if<ir::tensor>(&a.source);
+    bool at_p = t && t->name == P;
+    for (std::size_t i = 0; i < a.index.size(); ++i)
+      only = only && (at_p && i == p ? a.index[i] == ir::idx(x) : !a.index[i].uses(x));
+  });
+  return only;
 }
 
 // The body with its top-level accesses to `from` reading `to` instead (nested scopes untouched).
 inline ir::expr replace_top_level(const ir::expr& e, const std::string& from, const ir::tensor& to) {
-  return std::visit(
-      [&](const auto& n) -> ir::expr {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::constant>) {
-          return e;
-        } else if constexpr (std::is_same_v<T, ir::access>) {
-          auto* t = std::get_if<ir::tensor>(&n.source);
-          return t && t->name == from ? ir::make_access(to, n.index) : e;
-        } else if constexpr (std::is_same_v<T, ir::unary>) {
-          return ir::make_unary(n.fn, replace_top_level(n.arg, from, to));
-        } else {
-          return ir::make_binary(n.op, replace_top_level(n.lhs, from, to), replace_top_level(n.rhs, from, to));
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
+  return map_accesses(e, [&](const ir::access& a) -> ir::expr {
+    auto* t = std::get_if<ir::tensor>(&a.source);
+    return t && t->name == from ? ir::make_access(to, a.index) : nullptr;
+  });
 }
 
 // Tensors read inside the nested scopes of `e` (not by its own top-level accesses).
 inline std::set<std::string> read_by_nested(const ir::expr& e) {
   std::set<std::string> names;
-  std::function<void(const ir::expr&)> walk = [&](const ir::expr& x) {
-    if (auto* a = std::get_if<ir::access>(&*x)) {
-      if (auto* s = std::get_if<ir::scope_ptr>(&a->source)) names.merge(tensors_read((*s)->body));
-    } else if (auto* u = std::get_if<ir::unary>(&*x)) {
-      walk(u->arg);
-    } else if (auto* b = std::get_if<ir::binary>(&*x)) {
-      walk(b->lhs), walk(b->rhs);
-    }
-  };
-  walk(e);
+  for_each_access(e, [&](const ir::access& a) {
+    if (auto* s = std::get_if<ir::scope_ptr>(&a.source))
+      for (auto& t : ir::tensors_read((*s)->body, ir::depth::nested)) names.insert(t.name);
+  });
   return names;
 }
 

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -20,45 +19,15 @@
 #include "ein/derive/rule.hpp"
 #include "ein/ir/bounds.hpp"
 #include "ein/ir/print.hpp"
+#include "ein/ir/reads.hpp"
 
 namespace ein::derive {
 
-/// Names of the definitions of `p` that read only weights, directly or through other such
-/// definitions: computed once, when the code is generated.
-inline std::set<std::string> weight_only_definitions(const ir::program& p) {
-  std::set<std::string> weights, out;
-  for (auto& t : p.tensors)
-    if (t.role == ir::tensor_role::weight) weights.insert(t.name);
-  bool grew = true;
-  while (grew) {  // definitions may be listed in any order
-    grew = false;
-    for (auto& d : p.definitions) {
-      if (out.count(d.name)) continue;
-      auto read = detail::tensors_read(d.value->body);
-      if (std::all_of(read.begin(), read.end(), [&](auto& n) { return weights.count(n) || out.count(n); }))
-        out.insert(d.name), grew = true;
-    }
-  }
-  return out;
-}
+// Definitions computed from weights alone (ir/reads.hpp), which the program searches call
+// through this namespace.
+using ir::weight_only_definitions;
 
 namespace detail {
-
-// Iterators read by the indices of `e`'s own accesses (nested scopes are closed terms).
-inline std::set<std::string> top_level_iterators(const ir::expr& e) {
-  std::set<std::string> out;
-  std::function<void(const ir::expr&)> walk = [&](const ir::expr& x) {
-    if (auto* a = std::get_if<ir::access>(&*x)) {
-      for (auto& i : a->index) i.collect_iterators(out);
-    } else if (auto* u = std::get_if<ir::unary>(&*x)) {
-      walk(u->arg);
-    } else if (auto* b = std::get_if<ir::binary>(&*x)) {
-      walk(b->lhs), walk(b->rhs);
-    }
-  };
-  walk(e);
-  return out;
-}
 
 inline ir::expr product(const std::vector<ir::expr>& factors) {
   ir::expr r = factors.front();
@@ -122,14 +91,14 @@ inline std::optional<contraction> as_contraction(const ir::definition& d, const 
   std::vector<ir::expr> factors, operand, weights;
   product_factors(unit.empty() ? s.body : substitute_indices(s.body, unit), factors);
   for (auto& f : factors) {
-    auto read = tensors_read(f);
-    bool weight = std::all_of(read.begin(), read.end(), [&](auto& n) { return weight_like.count(n) != 0; });
+    auto read = ir::tensors_read(f, ir::depth::nested);
+    bool weight = std::all_of(read.begin(), read.end(), [&](auto& t) { return weight_like.count(t.name) != 0; });
     (weight ? weights : operand).push_back(f);
   }
   if (operand.empty() || weights.empty()) return std::nullopt;
   c.operand = product(operand);
   c.weights = product(weights);
-  auto used = top_level_iterators(c.operand), weight_used = top_level_iterators(c.weights);
+  auto used = ir::iterators_read(c.operand), weight_used = ir::iterators_read(c.weights);
   for (std::size_t m = 0; m < s.traversal.size(); ++m) {
     if (used.count(s.traversal[m].name)) {
       if (weight_used.count(s.traversal[m].name)) return std::nullopt;  // not a contraction

@@ -1,5 +1,5 @@
-// Positions in a scope tree (the root and every nested scope), rewriting its accesses, the
-// factors of a product, and rebuilding a tree around one change.
+// Positions in a scope tree (the root and every nested scope), rewriting its accesses at every
+// depth, the factors of a product, and rebuilding a tree around one change.
 #pragma once
 
 #include <cstdint>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ein/ir/expr.hpp"
+#include "ein/ir/visit.hpp"
 
 namespace ein::derive {
 
@@ -27,50 +28,9 @@ inline std::string to_string(const path& p) {
   return s;
 }
 
-/// Rebuilds `e` with every access `a` replaced by `f(a)`; `f` returns nullptr to keep `a`. Accesses
-/// are visited in pre-order, left operand first (the order `path` counts in). Nodes on no changed
-/// path are shared, and `e` itself is returned when nothing changes. Nested scopes are not entered:
-/// they are closed terms.
-template <class F>
-ir::expr map_accesses(const ir::expr& e, F&& f) {
-  return std::visit(
-      [&](const auto& n) -> ir::expr {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::constant>) {
-          return e;
-        } else if constexpr (std::is_same_v<T, ir::access>) {
-          ir::expr r = f(n);
-          return r ? r : e;
-        } else if constexpr (std::is_same_v<T, ir::unary>) {
-          ir::expr a = map_accesses(n.arg, f);
-          return a == n.arg ? e : ir::make_unary(n.fn, std::move(a));
-        } else {
-          ir::expr l = map_accesses(n.lhs, f);
-          ir::expr r = map_accesses(n.rhs, f);
-          return l == n.lhs && r == n.rhs ? e : ir::make_binary(n.op, std::move(l), std::move(r));
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
-}
-
-/// Calls `f(a)` for every access of `e` in pre-order, left operand first; nested scopes are not
-/// entered.
-template <class F>
-void for_each_access(const ir::expr& e, F&& f) {
-  std::visit(
-      [&](const auto& n) {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::access>) {
-          f(n);
-        } else if constexpr (std::is_same_v<T, ir::unary>) {
-          for_each_access(n.arg, f);
-        } else if constexpr (std::is_same_v<T, ir::binary>) {
-          for_each_access(n.lhs, f);
-          for_each_access(n.rhs, f);
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
-}
+// The access-level walks of ir/visit.hpp, which the rules call unqualified.
+using ir::for_each_access;
+using ir::map_accesses;
 
 namespace detail {
 
@@ -83,10 +43,27 @@ ir::expr call_on_access(F& f, const ir::access& a, const ir::scope* within) {
     return f(a);
 }
 
-}  // namespace detail
-
+// map_accesses_deep as a mutator: the default recursion enters the nested scopes of the
+// accesses `f` keeps, and `within` follows it.
 template <class F>
-ir::scope_ptr map_accesses_deep(const ir::scope_ptr& s, F&& f);
+struct deep_access_rewrite : ir::mutator<deep_access_rewrite<F>> {
+  F& f;
+  const ir::scope* within;
+  deep_access_rewrite(F& g, const ir::scope* w) : f(g), within(w) {}
+
+  ir::scope_ptr mutate_scope(const ir::scope_ptr& s) {
+    const ir::scope* outer = std::exchange(within, s.get());
+    ir::scope_ptr r = ir::mutator<deep_access_rewrite>::mutate_scope(s);
+    within = outer;
+    return r;
+  }
+  ir::expr mutate_access(const ir::access& a, const ir::expr& e) {
+    if (ir::expr r = call_on_access(f, a, within)) return r;
+    return ir::mutator<deep_access_rewrite>::mutate_access(a, e);
+  }
+};
+
+}  // namespace detail
 
 /// Rebuilds `e` with its accesses rewritten at every nesting depth. `f(a, within)` (or `f(a)`,
 /// when `f` takes one argument) is called for every access `a` in pre-order, left operand first,
@@ -100,21 +77,14 @@ ir::scope_ptr map_accesses_deep(const ir::scope_ptr& s, F&& f);
 /// `A[i] * {L_j C[j] + C[0]}[i]`, the access `A[i]` shared.
 template <class F>
 ir::expr map_accesses_deep(const ir::expr& e, F&& f, const ir::scope* within = nullptr) {
-  return map_accesses(e, [&](const ir::access& a) -> ir::expr {
-    if (ir::expr r = detail::call_on_access(f, a, within)) return r;
-    auto* nested = std::get_if<ir::scope_ptr>(&a.source);
-    if (!nested) return nullptr;
-    auto inner = map_accesses_deep(*nested, f);
-    return inner == *nested ? nullptr : ir::make_access(std::move(inner), a.index);
-  });
+  return detail::deep_access_rewrite<std::remove_reference_t<F>>(f, within).mutate(e);
 }
 
 /// `s` with its body rewritten by `map_accesses_deep(s->body, f, s.get())`; `s` itself when
 /// nothing changes.
 template <class F>
 ir::scope_ptr map_accesses_deep(const ir::scope_ptr& s, F&& f) {
-  ir::expr body = map_accesses_deep(s->body, f, s.get());
-  return body == s->body ? s : ir::make_scope(s->traversal, s->summation, std::move(body), s->reduce);
+  return detail::deep_access_rewrite<std::remove_reference_t<F>>(f, nullptr).mutate(s);
 }
 
 /// The same scope with another body (the iterator lists and the reduction are copied; the body

@@ -8,12 +8,13 @@
 #include <optional>
 #include <set>
 #include <string>
-#include <type_traits>
 #include <variant>
 #include <vector>
 
 #include "ein/derive/positions.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/ir/reads.hpp"
+#include "ein/ir/visit.hpp"
 
 namespace ein::derive::detail {
 
@@ -43,34 +44,37 @@ inline ir::scope_ptr rewrite_accesses(const ir::scope_ptr& s, const access_rewri
 }
 
 /// Replaces iterators in the indices of `e`'s own accesses; nested scopes are closed terms and
-/// keep their indices' meaning, so only the indices into them change.
+/// keep their indices' meaning, so only the indices into them change. Accesses whose indices do
+/// not change are shared.
 inline ir::expr substitute_indices(const ir::expr& e, const std::map<std::string, ir::affine>& with) {
-  return std::visit(
-      [&](const auto& n) -> ir::expr {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::constant>) {
-          return e;
-        } else if constexpr (std::is_same_v<T, ir::access>) {
-          std::vector<ir::affine> index;
-          for (auto& a : n.index) index.push_back(a.substitute(with));
-          return std::make_shared<const ir::node>(ir::access{n.source, std::move(index)});
-        } else if constexpr (std::is_same_v<T, ir::unary>) {
-          return ir::make_unary(n.fn, substitute_indices(n.arg, with));
-        } else {
-          return ir::make_binary(n.op, substitute_indices(n.lhs, with), substitute_indices(n.rhs, with));
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
+  struct substitute : ir::mutator<substitute> {
+    const std::map<std::string, ir::affine>& with;
+    explicit substitute(const std::map<std::string, ir::affine>& w) : with(w) {}
+    ir::expr mutate_access(const ir::access& a, const ir::expr& self) {
+      std::vector<ir::affine> index;
+      for (auto& i : a.index) index.push_back(i.substitute(with));
+      if (index == a.index) return self;
+      return std::make_shared<const ir::node>(ir::access{a.source, std::move(index)});
+    }
+  };
+  return substitute(with).mutate(e);
 }
 
 /// Number of accesses to tensor `name` in `e`, nested scopes included.
 inline int count_reads(const ir::expr& e, const std::string& name) {
-  int count = 0;
-  rewrite_accesses(e, [&](const ir::access&, const ir::tensor& t) -> std::optional<ir::expr> {
-    count += t.name == name;
-    return std::nullopt;
-  });
-  return count;
+  struct count : ir::visitor<count> {
+    const std::string& name;
+    int n = 0;
+    explicit count(const std::string& t) : name(t) {}
+    void visit_access(const ir::access& a) {
+      auto* t = std::get_if<ir::tensor>(&a.source);
+      n += t && t->name == name;
+      visitor::visit_access(a);
+    }
+  };
+  count c(name);
+  c.visit(e);
+  return c.n;
 }
 
 /// Indices of the definitions that read tensor `name`.
@@ -79,16 +83,6 @@ inline std::vector<std::size_t> readers(const ir::program& p, const std::string&
   for (std::size_t i = 0; i < p.definitions.size(); ++i)
     if (count_reads(p.definitions[i].value->body, name) > 0) r.push_back(i);
   return r;
-}
-
-/// Names of every tensor `e` reads (nested scopes included).
-inline std::set<std::string> tensors_read(const ir::expr& e) {
-  std::set<std::string> names;
-  rewrite_accesses(e, [&](const ir::access&, const ir::tensor& t) -> std::optional<ir::expr> {
-    names.insert(t.name);
-    return std::nullopt;
-  });
-  return names;
 }
 
 /// True when definition `from` reads `to` directly or through other definitions.
@@ -100,9 +94,9 @@ inline bool depends_on(const ir::program& p, const std::string& from, const std:
     stack.pop_back();
     auto* d = p.find_definition(n);
     if (!d || !seen.insert(n).second) continue;
-    for (auto& r : tensors_read(d->value->body)) {
-      if (r == to) return true;
-      stack.push_back(r);
+    for (auto& r : ir::tensors_read(d->value->body, ir::depth::nested)) {
+      if (r.name == to) return true;
+      stack.push_back(r.name);
     }
   }
   return false;
@@ -144,8 +138,8 @@ inline std::vector<ir::definition> topological(const std::vector<ir::definition>
   for (std::size_t i = 0; i < defs.size(); ++i) index[defs[i].name] = i;
   std::vector<std::set<std::size_t>> needs(defs.size());
   for (std::size_t i = 0; i < defs.size(); ++i)
-    for (auto& r : tensors_read(defs[i].value->body))
-      if (auto it = index.find(r); it != index.end() && it->second != i) needs[i].insert(it->second);
+    for (auto& r : ir::tensors_read(defs[i].value->body, ir::depth::nested))
+      if (auto it = index.find(r.name); it != index.end() && it->second != i) needs[i].insert(it->second);
   std::vector<ir::definition> out;
   std::vector<bool> done(defs.size(), false);
   while (out.size() < defs.size()) {

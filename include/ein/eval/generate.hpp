@@ -8,7 +8,6 @@
 #include <map>
 #include <string>
 #include <tuple>
-#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -16,6 +15,7 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/ir/visit.hpp"
 
 namespace ein::eval {
 
@@ -41,26 +41,18 @@ struct generated {
 };
 
 /// Number of body nodes of a scope, nested scopes included.
-inline std::size_t node_count(const ir::scope& s);
-
-inline std::size_t node_count(const ir::expr& e) {
-  return std::visit(
-      [](const auto& n) -> std::size_t {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::constant>) {
-          return 1;
-        } else if constexpr (std::is_same_v<T, ir::access>) {
-          auto* s = std::get_if<ir::scope_ptr>(&n.source);
-          return 1 + (s ? node_count(**s) : 0);
-        } else if constexpr (std::is_same_v<T, ir::unary>) {
-          return 1 + node_count(n.arg);
-        } else {
-          return 1 + node_count(n.lhs) + node_count(n.rhs);
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
+inline std::size_t node_count(const ir::scope& s) {
+  struct count : ir::visitor<count> {
+    std::size_t n = 0;
+    void visit_constant(const ir::constant&) { ++n; }
+    void visit_access(const ir::access& a) { ++n, visitor::visit_access(a); }
+    void visit_unary(const ir::unary& u) { ++n, visitor::visit_unary(u); }
+    void visit_binary(const ir::binary& b) { ++n, visitor::visit_binary(b); }
+  };
+  count c;
+  c.visit(s);
+  return c.n;
 }
-inline std::size_t node_count(const ir::scope& s) { return node_count(s.body); }
 
 /// The interpreter's work for a scope: points × summation points × body nodes, nested scopes
 /// included. Saturates instead of overflowing.
@@ -74,22 +66,13 @@ inline std::int64_t box_size(const std::vector<ir::iterator>& box) {
   return n;
 }
 
+// The work of the scopes `e` reads through its own accesses (each counts its nested ones).
 inline std::int64_t nested_work(const ir::expr& e) {
-  return std::visit(
-      [](const auto& n) -> std::int64_t {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::access>) {
-          auto* s = std::get_if<ir::scope_ptr>(&n.source);
-          return s ? work(**s) : 0;
-        } else if constexpr (std::is_same_v<T, ir::unary>) {
-          return nested_work(n.arg);
-        } else if constexpr (std::is_same_v<T, ir::binary>) {
-          return nested_work(n.lhs) + nested_work(n.rhs);
-        } else {
-          return 0;
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
+  std::int64_t w = 0;
+  ir::for_each_access(e, [&](const ir::access& a) {
+    if (auto* s = std::get_if<ir::scope_ptr>(&a.source)) w += work(**s);
+  });
+  return w;
 }
 
 // Inclusive range of an index over a box of iterator ranges (interval arithmetic).
@@ -380,31 +363,24 @@ class generator {
   int iterators_ = 0;
 };
 
-// The same expression reading tensor `to` wherever it read tensor `from`.
-inline ir::expr rename_tensor(const ir::expr& e, const std::string& from, const ir::tensor& to);
-
+// The same scope reading tensor `to` wherever it read tensor `from`, at every depth. Every scope
+// is a new one: the twin of a generated program is a definition of its own, and a plan computes
+// the nested scopes it shares with another definition once, for both.
 inline ir::scope_ptr rename_tensor(const ir::scope_ptr& s, const std::string& from, const ir::tensor& to) {
-  return ir::make_scope(s->traversal, s->summation, rename_tensor(s->body, from, to), s->reduce);
-}
-
-inline ir::expr rename_tensor(const ir::expr& e, const std::string& from, const ir::tensor& to) {
-  return std::visit(
-      [&](const auto& n) -> ir::expr {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::constant>) {
-          return e;
-        } else if constexpr (std::is_same_v<T, ir::access>) {
-          if (auto* s = std::get_if<ir::scope_ptr>(&n.source))
-            return ir::make_access(rename_tensor(*s, from, to), n.index);
-          if (std::get<ir::tensor>(n.source).name == from) return ir::make_access(to, n.index);
-          return e;
-        } else if constexpr (std::is_same_v<T, ir::unary>) {
-          return ir::make_unary(n.fn, rename_tensor(n.arg, from, to));
-        } else {
-          return ir::make_binary(n.op, rename_tensor(n.lhs, from, to), rename_tensor(n.rhs, from, to));
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
+  struct rename : ir::mutator<rename> {
+    const std::string& from;
+    const ir::tensor& to;
+    rename(const std::string& f, const ir::tensor& t) : from(f), to(t) {}
+    ir::scope_ptr mutate_scope(const ir::scope_ptr& s) {
+      return ir::make_scope(s->traversal, s->summation, mutate(s->body), s->reduce);
+    }
+    ir::expr mutate_access(const ir::access& a, const ir::expr& e) {
+      auto* t = std::get_if<ir::tensor>(&a.source);
+      if (t && t->name == from) return ir::make_access(to, a.index);
+      return mutator::mutate_access(a, e);
+    }
+  };
+  return rename(from, to).mutate(s);
 }
 
 // A producer, sometimes a twin of it with another weight (so expression merging applies), and
@@ -442,7 +418,7 @@ inline ir::program generator::program() {
 
 inline std::int64_t work(const ir::scope& s) {
   std::int64_t points = detail::box_size(s.traversal) * std::max<std::int64_t>(detail::box_size(s.summation), 1);
-  std::int64_t nodes = static_cast<std::int64_t>(node_count(s.body));
+  std::int64_t nodes = static_cast<std::int64_t>(node_count(s));
   std::int64_t own = points > (1LL << 40) / nodes ? (1LL << 40) : points * nodes;
   return std::min<std::int64_t>(own + detail::nested_work(s.body), 1LL << 40);
 }

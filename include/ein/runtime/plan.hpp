@@ -24,7 +24,7 @@ enum class backend : unsigned char { host, cuda };
 ///   static constexpr std::string_view description;       // the plan, one line per step
 ///   static void run(const bindings&, stream = nullptr);  // memory of `target`
 ///   static void run_host(const bindings&);               // host loops, host memory
-/// and what ein::prepare (prepare.hpp) runs, in the memory of `target`:
+/// and what ein::prepare (dispatch/prepare.hpp) runs, in the memory of `target`:
 ///   static constexpr std::size_t prepared_bytes;         // the storage of a prepared plan
 ///   static void* allocate_prepared();                    // prepared_bytes (null for 0)
 ///   static void free_prepared(void*) noexcept;

@@ -14,6 +14,7 @@
 #include "ein/cost/model.hpp"
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/derive/rule.hpp"
+#include "ein/ir/reads.hpp"
 #include "ein/search/instantiate.hpp"
 #include "ein/search/subprograms.hpp"
 
@@ -26,31 +27,18 @@ struct entry {
   std::optional<std::size_t> origin;  // the subprogram whose plan wrote it
 };
 
+// The names a definition's own accesses read, in first-read order (ir/reads.hpp).
 inline std::vector<std::string> tensors_read(const ir::scope& s) {
   std::vector<std::string> r;
-  derive::for_each_access(s.body, [&](const ir::access& a) {
-    if (auto* t = std::get_if<ir::tensor>(&a.source))
-      if (std::find(r.begin(), r.end(), t->name) == r.end()) r.push_back(t->name);
-  });
+  for (auto& t : ir::tensors_read(s.body, ir::depth::top_level)) r.push_back(t.name);
   return r;
 }
 
-// Definitions that read weights only (directly or through other such definitions), one weight
-// at least.
+// The weight-only definitions among `defs` (ir/reads.hpp).
 inline std::set<std::string> weight_only(const ir::program& p, const std::vector<entry>& defs) {
-  std::set<std::string> weights, only;
-  for (auto& t : p.tensors)
-    if (t.role == ir::tensor_role::weight) weights.insert(t.name);
-  for (auto& e : defs) {
-    auto reads = tensors_read(*e.def.value);
-    bool any = false, all = true;
-    for (auto& n : reads) {
-      any = any || weights.count(n) || only.count(n);
-      all = all && (weights.count(n) || only.count(n));
-    }
-    if (any && all) only.insert(e.def.name);
-  }
-  return only;
+  std::vector<ir::definition> d;
+  for (auto& e : defs) d.push_back(e.def);
+  return ir::weight_only_definitions(p.tensors, d);
 }
 
 // `reader` with every read of definition `a` replaced by a's body (traversal merging), or

@@ -12,7 +12,7 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/runtime/cuda_check.hpp"
-#include "ein/runtime/prepare.hpp"
+#include "ein/dispatch/prepare.hpp"
 #include "ein_generated/hand_prepared_chain_cuda.hpp"
 #include "ein_generated/hand_prepared_relayout_cuda.hpp"
 #include "ein_generated/hand_prepared_searched_cuda.hpp"

@@ -15,7 +15,7 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/runtime/cuda_check.hpp"
-#include "ein/runtime/run.hpp"
+#include "ein/dispatch/run.hpp"
 #include "ein_generated/hand_batch_gemm_cuda.hpp"
 #include "ein_generated/hand_conv_cudnn_cuda.hpp"
 #include "ein_generated/hand_conv_nhwc_cuda.hpp"

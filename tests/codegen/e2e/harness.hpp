@@ -12,7 +12,7 @@
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
-#include "ein/runtime/run.hpp"
+#include "ein/dispatch/run.hpp"
 
 namespace ein_test {
 

@@ -2,7 +2,7 @@
 // included is an error, as ein::run is.
 #define EIN_STRICT
 #include "codegen/e2e/prepared_programs.hpp"
-#include "ein/runtime/prepare.hpp"
+#include "ein/dispatch/prepare.hpp"
 
 int main() {
   std::vector<float> k(180), bias(5);

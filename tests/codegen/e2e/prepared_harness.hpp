@@ -14,7 +14,7 @@
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
-#include "ein/runtime/prepare.hpp"
+#include "ein/dispatch/prepare.hpp"
 
 namespace ein_test {
 

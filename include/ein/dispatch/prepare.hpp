@@ -12,9 +12,9 @@
 #include "ein/detail/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/runtime/bindings.hpp"
-#include "ein/runtime/generic.hpp"
+#include "ein/dispatch/generic.hpp"
 #include "ein/runtime/plan.hpp"
-#include "ein/runtime/run.hpp"
+#include "ein/dispatch/run.hpp"
 
 namespace ein {
 

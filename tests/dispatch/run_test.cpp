@@ -9,8 +9,8 @@
 #include "codegen/e2e/harness.hpp"
 #include "codegen/e2e/hostile_bindings.hpp"
 #include "eval/hand_loops.hpp"
-#include "ein/runtime/prepare.hpp"
-#include "ein/runtime/run.hpp"
+#include "ein/dispatch/prepare.hpp"
+#include "ein/dispatch/run.hpp"
 
 namespace {
 

@@ -7,7 +7,7 @@
 #include "ein/front/reify.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/runtime/bindings.hpp"
-#include "ein/runtime/generic.hpp"
+#include "ein/dispatch/generic.hpp"
 #include "ein/runtime/plan.hpp"
 
 namespace ein {

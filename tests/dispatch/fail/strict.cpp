@@ -4,7 +4,7 @@
 #include <vector>
 
 #include "codegen/e2e/programs.hpp"
-#include "ein/runtime/run.hpp"
+#include "ein/dispatch/run.hpp"
 
 int main() {
   std::vector<float> a(30), b(42), c(35);
