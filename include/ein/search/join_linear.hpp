@@ -14,6 +14,7 @@
 #include "ein/derive/merge_shared_operand.hpp"
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/derive/positions.hpp"
+#include "ein/ir/reads.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/search/instantiate.hpp"
 #include "ein/search/merge_program.hpp"
@@ -89,6 +90,13 @@ inline int summations(const ir::scope_ptr& s) {
   return n;
 }
 
+// Names of the tensors `e` reads, nested scopes included.
+inline std::set<std::string> names_read(const ir::expr& e) {
+  std::set<std::string> names;
+  for (auto& t : ir::tensors_read(e, ir::depth::nested)) names.insert(t.name);
+  return names;
+}
+
 // Multiply-adds of evaluating `s` as its scopes nest: a scope with a summation costs its
 // traversal's points times its summation's, one that reads only `weights` nothing (a weight
 // transform, computed once by ein::prepare).
@@ -96,7 +104,7 @@ inline double work(const ir::scope_ptr& s, const std::set<std::string>& weights)
   double total = 0;
   derive::for_each_position(s, [&](const ir::scope_ptr& x, const derive::path&) {
     if (x->summation.empty()) return;
-    auto read = derive::detail::tensors_read(x->body);
+    auto read = names_read(x->body);
     if (std::all_of(read.begin(), read.end(), [&](const std::string& n) { return weights.count(n) > 0; })) return;
     double points = 1;
     for (auto& i : x->traversal) points *= static_cast<double>(i.extent());
@@ -118,7 +126,7 @@ inline bool reordering_pays(const ir::scope_ptr& joined, double written, const s
   auto is_written_order = [&](const ir::scope_ptr& s) {
     bool found = false;
     derive::for_each_position(s, [&](const ir::scope_ptr& x, const derive::path& at) {
-      found = found || (!at.empty() && !x->summation.empty() && derive::detail::tensors_read(x->body) == producer_reads);
+      found = found || (!at.empty() && !x->summation.empty() && names_read(x->body) == producer_reads);
     });
     return found;
   };
@@ -182,7 +190,7 @@ inline ir::program join_linear(ir::program p, const cost::model& model, const ei
           detail::summations(from->value) == 0 || !detail::read_under_summation(to->value, *producer))
         continue;
       if (!detail::reordering_pays(result->value, detail::work(from->value, weights) + detail::work(to->value, weights),
-                                   derive::detail::tensors_read(from->value->body), weights) &&
+                                   detail::names_read(from->value->body), weights) &&
           detail::library_operators_only(from->value, model) && detail::library_operators_only(to->value, model))
         continue;
       double after = seconds(c.result);
