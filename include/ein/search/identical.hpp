@@ -52,27 +52,42 @@ inline search_key key_of(const ir::scope_ptr& value, ir::dtype type) {
 
 namespace detail {
 
-// Tensor accesses renamed through `to` (name → tensor) at every depth of a scope or expression.
+// Tensor accesses renamed through `to` (name → tensor) at every depth of the scopes and
+// expressions of one result. A scope node is renamed once: plans read their kernels' scopes by
+// identity (a kernel's value is a node of its plan's expression; candidates share nodes), and the
+// renamed ones share nodes alike. The old nodes are held so that their addresses stay theirs.
 struct tensor_renamer {
   const std::map<std::string, ir::tensor>& to;
+  std::map<const ir::scope*, std::pair<ir::scope_ptr, ir::scope_ptr>> done;  // node → (node, renamed)
 
-  ir::expr operator()(const ir::access& a) const {
-    auto* t = std::get_if<ir::tensor>(&a.source);
-    if (!t) return nullptr;
-    auto it = to.find(t->name);
-    return it == to.end() ? nullptr : ir::make_access(it->second, a.index);
+  ir::scope_ptr scope(const ir::scope_ptr& s) {
+    if (!s) return s;
+    if (auto it = done.find(s.get()); it != done.end()) return it->second.second;
+    auto body = expr(s->body);
+    auto r = body == s->body ? s : ir::make_scope(s->traversal, s->summation, std::move(body), s->reduce);
+    done.emplace(s.get(), std::pair{s, r});
+    return r;
   }
-  ir::scope_ptr scope(const ir::scope_ptr& s) const { return s ? derive::map_accesses_deep(s, *this) : s; }
-  ir::expr expr(const ir::expr& e) const { return e ? derive::map_accesses_deep(e, *this) : e; }
-
-  void operand(match::operand& o) const {
+  ir::expr expr(const ir::expr& e) {
+    if (!e) return e;
+    return derive::map_accesses(e, [&](const ir::access& a) -> ir::expr {
+      if (auto* t = std::get_if<ir::tensor>(&a.source)) {
+        auto it = to.find(t->name);
+        return it == to.end() ? nullptr : ir::make_access(it->second, a.index);
+      }
+      auto& nested = std::get<ir::scope_ptr>(a.source);
+      auto renamed = scope(nested);
+      return renamed == nested ? nullptr : ir::make_access(renamed, a.index);
+    });
+  }
+  void operand(match::operand& o) {
     if (auto* t = std::get_if<ir::tensor>(&o.source)) {
       if (auto it = to.find(t->name); it != to.end()) o.source = it->second;
     } else if (auto* s = std::get_if<ir::scope_ptr>(&o.source)) {
       o.source = scope(*s);
     }
   }
-  plan whole(plan p) const {
+  plan whole(plan p) {
     p.expr = scope(p.expr);
     for (auto& k : p.kernels) {
       k.value = scope(k.value);
@@ -89,7 +104,8 @@ struct tensor_renamer {
 
 /// `r`, the result of searching a subprogram that reads `from` (its search_key's reads), written
 /// for a subprogram with the same key that reads `to` (in the same order): every plan, kernel,
-/// matched operand and derivation step reads `to[i]` where it read `from[i]`.
+/// matched operand and derivation step reads `to[i]` where it read `from[i]`; scope nodes shared
+/// within `r` are shared within the result.
 /// @pre from.size() == to.size(), the tensors pairwise alike but for their names.
 /// @post optimize() on the other subprogram gives this result (timings apart).
 /// Example: renamed_result(search of `Σ_k A[i, k] * W1[k]`, [A, W1], [B, W2]) plans `Σ_k B[i, k] * W2[k]`.
@@ -99,7 +115,7 @@ inline optimized renamed_result(optimized r, const std::vector<ir::tensor>& from
                          std::to_string(to.size()));
   std::map<std::string, ir::tensor> names;
   for (std::size_t i = 0; i < from.size(); ++i) names.emplace(from[i].name, to[i]);
-  detail::tensor_renamer rename{names};
+  detail::tensor_renamer rename{names, {}};
   r.best = rename.whole(std::move(r.best));
   r.baseline = rename.whole(std::move(r.baseline));
   for (auto& c : r.candidates) {
