@@ -142,8 +142,8 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
   std::printf("cost model: %s: %s\n", model.describe().c_str(), choice.why.c_str());
   std::fflush(stdout);
   auto progress = [&](const search::statistics& s) {
-    std::fprintf(stderr, "ein_generate(%s): searching, %llu states, depth %d, %.1f s\n", o.object.c_str(),
-                 static_cast<unsigned long long>(s.states), s.depth, s.seconds);
+    std::fprintf(stderr, "ein_generate(%s): searching %zu of %zu distinct subprograms, %llu states, depth %d, %.1f s\n",
+                 o.object.c_str(), s.search, s.searches, static_cast<unsigned long long>(s.states), s.depth, s.seconds);
   };
   // Library kernels the backend does not call (a CPU BLAS has no convolutions) are priced as
   // the eOperators they become.

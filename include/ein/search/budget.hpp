@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <charconv>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -58,6 +59,9 @@ struct statistics {
   std::vector<double> seconds_to_depth;  // seconds from the start until depth d was complete
   double seconds = 0;
   stop_reason reason = stop_reason::exhausted;
+  /// In optimize_program's progress: which of its distinct searches this is (from 1) and how
+  /// many it runs; 0 elsewhere.
+  std::size_t search = 0, searches = 0;
 };
 
 }  // namespace ein::search

@@ -35,6 +35,8 @@ struct optimized_program {
   unsigned threads = 1;                 // searches run at once
   double seconds = 0;                   // wall clock
 
+  /// States and pruned candidates of the searches that ran (a subprogram that shares another's
+  /// search counts nothing).
   std::uint64_t states() const { return sum([](const search_statistics& s) { return s.explore.states + s.converge.states; }); }
   std::uint64_t pruned() const { return sum([](const search_statistics& s) { return s.explore.pruned + s.converge.pruned; }); }
   int depth() const {
@@ -45,6 +47,11 @@ struct optimized_program {
   std::size_t searched() const {
     return static_cast<std::size_t>(std::count_if(subprograms.begin(), subprograms.end(),
                                                   [](const subprogram& s) { return s.searched; }));
+  }
+  /// The searches that ran: searched subprograms less those that share another's search.
+  std::size_t distinct() const {
+    return static_cast<std::size_t>(std::count_if(subprograms.begin(), subprograms.end(),
+                                                  [](const subprogram& s) { return s.searched && !s.shares; }));
   }
   /// `time` or `states` where some search ran out of budget, else `exhausted`.
   stop_reason reason() const {
@@ -58,10 +65,11 @@ struct optimized_program {
   /// found within it.
   bool cut() const { return reason() != stop_reason::exhausted; }
   /// One line without timings (the same program gives the same line), e.g.
-  /// `2 of 3 subprograms searched: 405 states, 941 pruned, depth 2, stop: exhausted`.
+  /// `2 of 3 subprograms searched, 2 distinct: 405 states, 941 pruned, depth 2, stop: exhausted`.
   std::string summary() const {
     return std::to_string(searched()) + " of " + std::to_string(subprograms.size()) +
-           " subprograms searched: " + std::to_string(states()) + " states, " +
+           " subprograms searched, " + std::to_string(distinct()) + " distinct: " +
+           std::to_string(states()) + " states, " +
            std::to_string(pruned()) + " pruned, depth " + std::to_string(depth()) +
            ", stop: " + name(reason());
   }
@@ -73,6 +81,7 @@ struct optimized_program {
     std::string r = "cost model: " + model + "\n" + summary() + head;
     for (auto& s : subprograms) {
       r += "subprogram " + s.name + (s.name == s.definition ? "" : " (of " + s.definition + ")") + ": ";
+      if (s.shares) r += "as " + subprograms[*s.shares].name + " (same search, other tensors); ";
       if (s.searched)
         r += s.result.stats.str() + "\n  chosen " + s.result.best.shape() + " (" +
              s.result.candidates[s.result.chosen].target + "), " + plan::ms_text(s.seconds_as_run) +
@@ -94,7 +103,8 @@ struct optimized_program {
   template <class F>
   std::uint64_t sum(F f) const {
     std::uint64_t n = 0;
-    for (auto& s : subprograms) n += f(s.result.stats);
+    for (auto& s : subprograms)
+      if (!s.shares) n += f(s.result.stats);
     return n;
   }
   static std::vector<std::string> split_lines(const std::string& text) {

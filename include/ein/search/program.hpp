@@ -15,6 +15,7 @@
 #include "ein/derive/merge_shared_operand.hpp"
 #include "ein/plan/build.hpp"
 #include "ein/search/backend.hpp"
+#include "ein/search/identical.hpp"
 #include "ein/search/join_linear.hpp"
 #include "ein/search/merge_program.hpp"
 #include "ein/search/optimize.hpp"
@@ -94,8 +95,10 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
 ///     so a matmul chain is searched as one expression and reassociated, and
 ///     the boundaries sit at activations, elementwise steps and shared tensors;
 ///  2. searches every subprogram that has a summation with optimize(source, rules, model, opts),
-///     on up to search_threads(opts.threads) threads (subprograms are independent; the result
-///     does not depend on the number), within what is left of `opts.limits.time` for all of
+///     once per search_key (subprograms that differ only in the tensors they read, such as a
+///     network's repeated blocks, share the first one's search, renamed: `shares`), on up to
+///     search_threads(opts.threads) threads (subprograms are independent; the result does not
+///     depend on the number), within what is left of `opts.limits.time` for all of
 ///     them (a subprogram whose search would start after it is taken as written), and takes the
 ///     candidate that is cheapest as a build with capabilities `caps` runs it (library kernels
 ///     it does not call are priced as eOperators; every_operator(), the default, prices as the
@@ -114,7 +117,8 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
 /// below that of the program as written.
 /// Definitions that read weights only are listed in `weight_transforms`. Deterministic: results
 /// are merged in program order, so the same program gives the same result (searches that run
-/// out of time excepted). `progress` is called from the searching threads, one call at a time.
+/// out of time excepted). `progress` is called from the searching threads, one call at a time,
+/// with the search's number among the distinct searches (statistics::search, ::searches).
 /// make_plan turns the result into the plan of a build.
 inline optimized_program optimize_program(const ir::program& source, std::span<const derive::rule> rules,
                                           const cost::model& model, const options& opts = {},
@@ -132,21 +136,35 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
   for (auto& t : source.tensors) taken.insert(t.name);
   for (auto& d : source.definitions) taken.insert(d.name);
   out.subprograms = split_program(join_linear(source, model, caps, &out.join_steps), taken);
+  // Subprograms with one search_key are searched once, the first of them in program order.
   std::vector<std::size_t> work;
+  std::vector<search_key> keys(out.subprograms.size());
+  std::map<std::string, std::size_t> first;
   for (std::size_t i = 0; i < out.subprograms.size(); ++i) {
     auto& s = out.subprograms[i];
-    if (s.searched)
+    if (!s.searched) {
+      s.result = detail::as_written(s.source, model, out.model);
+      continue;
+    }
+    keys[i] = key_of(s.source, s.type);
+    auto [at, fresh] = first.try_emplace(keys[i].key, i);
+    if (fresh)
       work.push_back(i);
     else
-      s.result = detail::as_written(s.source, model, out.model);
+      s.shares = at->second;
   }
   std::mutex report_lock;
-  progress_fn serialized;
-  if (progress)
-    serialized = [&](const statistics& st) {
+  // Search w's progress, numbered, one call at a time.
+  auto numbered = [&](std::size_t w) -> progress_fn {
+    if (!progress) return {};
+    return [&, w](const statistics& st) {
       std::lock_guard lock(report_lock);
-      progress(st);
+      auto n = st;
+      n.search = w + 1;
+      n.searches = work.size();
+      progress(n);
     };
+  };
   // The time budget bounds the subprograms together: each search gets what is left of it, and
   // one that would start after it is taken as written (its search cut).
   const auto deadline = start + opts.limits.time;
@@ -160,8 +178,11 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
     }
     auto within = opts;
     within.limits.time = left;
-    s.result = optimize(s.source, rules, model, within, serialized);
+    s.result = optimize(s.source, rules, model, within, numbered(w));
   });
+  for (std::size_t i = 0; i < out.subprograms.size(); ++i)
+    if (auto& s = out.subprograms[i]; s.shares)
+      s.result = renamed_result(out.subprograms[*s.shares].result, keys[*s.shares].reads, keys[i].reads);
   out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return for_backend(std::move(out), model, caps);
 }

@@ -27,6 +27,9 @@ struct subprogram {
   double seconds_as_run = 0;  // result.best's predicted time with the backend's library calls
   double baseline_as_run = 0;  // result.baseline's (the plan as written), priced the same way
   std::vector<double> kernel_seconds_as_run;  // each kernel of result.best, priced the same way
+  /// The earlier subprogram with the same search_key whose search this one's result is (renamed),
+  /// or none where it was searched itself.
+  std::optional<std::size_t> shares;
 };
 
 namespace detail {
@@ -118,14 +121,14 @@ inline std::vector<subprogram> split_program(const ir::program& source, std::set
     for (auto& s : split) {
       auto n = detail::fresh_definition_name(d.name + "_s" + std::to_string(as_tensor.size() + 1), taken);
       as_tensor[s.get()] = detail::definition_tensor(n, *s, d.type);
-      out.push_back({n, d.name, s, d.type, false, {}, 0, 0, {}});
+      out.push_back({n, d.name, s, d.type, false, {}, 0, 0, {}, {}});
     }
     auto body = derive::map_accesses(d.value->body, [&](const ir::access& a) -> ir::expr {
       auto* s = std::get_if<ir::scope_ptr>(&a.source);
       auto it = s ? as_tensor.find(s->get()) : as_tensor.end();
       return it == as_tensor.end() ? nullptr : ir::make_access(it->second, a.index);
     });
-    out.push_back({d.name, d.name, derive::with_body(*d.value, body), d.type, false, {}, 0, 0, {}});
+    out.push_back({d.name, d.name, derive::with_body(*d.value, body), d.type, false, {}, 0, 0, {}, {}});
   }
   for (auto& s : out) s.searched = detail::has_summation(*s.source);
   return out;
