@@ -157,6 +157,27 @@ TEST_CASE("merge_expression: preconditions") {
                                         make_access(X, {idx("m"), idx("q")}) + make_access(W2, {idx("q"), idx("n")}));
     CHECK(derive::merge_expression(p).empty());
   }
+  SUBCASE("nested scopes that differ in their reduction only") {
+    // y1 reads Σ_c X (twice X), y2 max_c X (X): one merged definition would compute y2 with a sum
+    auto nested = [](reduction how) {
+      return make_scope({{"a", 0, 4}, {"b", 0, 3}}, {{"c", 0, 2}}, make_access(X, {idx("a"), idx("b")}), how);
+    };
+    auto body = [&](reduction how, const tensor& W, const char* i, const char* j, const char* k) {
+      return make_access(nested(how), {idx(i), idx(k)}) * make_access(X, {idx(i), idx(k)}) *
+             make_access(W, {idx(k), idx(j)});
+    };
+    p.definitions[0].value =
+        make_scope({{"i", 0, 4}, {"j", 0, 2}}, {{"k", 0, 3}}, body(reduction::sum, W1, "i", "j", "k"));
+    p.definitions[1].value =
+        make_scope({{"m", 0, 4}, {"n", 0, 5}}, {{"q", 0, 3}}, body(reduction::max, W2, "m", "n", "q"));
+    CHECK(derive::merge_expression(p).empty());
+    // with the same reduction they merge
+    p.definitions[1].value =
+        make_scope({{"m", 0, 4}, {"n", 0, 5}}, {{"q", 0, 3}}, body(reduction::sum, W2, "m", "n", "q"));
+    auto merged = derive::merge_expression(p);
+    CHECK(merged.size() == 1);
+    check_all(merged, p);
+  }
   SUBCASE("the weight read at a shifted index") {
     p.definitions[1].value = make_scope({{"m", 0, 4}, {"n", 0, 5}}, {{"q", 0, 3}},
                                         make_access(X, {idx("m"), idx("q")}) * make_access(W2, {idx("q"), idx("n") + 1}));

@@ -22,7 +22,7 @@ namespace detail {
 inline bool identical(const ir::expr& a, const ir::expr& b);
 
 inline bool identical(const ir::scope& a, const ir::scope& b) {
-  return a.traversal == b.traversal && a.summation == b.summation && identical(a.body, b.body);
+  return a.traversal == b.traversal && a.summation == b.summation && a.reduce == b.reduce && identical(a.body, b.body);
 }
 
 inline bool identical(const ir::expr& a, const ir::expr& b) {
