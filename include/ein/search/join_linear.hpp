@@ -157,11 +157,11 @@ inline bool library_operators_only(const ir::scope_ptr& s, const cost::model& mo
 /// the joined contractions that does no more multiply-adds than the written one (a weight
 /// transform's counted as none), or a part that matches no library operator as written, which the
 /// joined search may turn into one (Longformer's windowed product with its projection) — and
-/// the program as written, priced as a build
-/// with capabilities `caps` runs it (program_seconds), gets no dearer. What a join would not change is left apart, as each join
-/// multiplies the states of the search it makes: a sum added beside another (two branches; the
-/// program level merges those that share an operand) and an elementwise producer or consumer (a
-/// bias, a normalization: post-optimization fuses them into the kernel next to them). Subprogram
+/// the program as written, priced as a build with capabilities `caps` runs it (program_seconds),
+/// gets no dearer. What a join would not change is left apart, as each join multiplies the
+/// states of the search it makes: a sum added beside another (two branches; the program level
+/// merges those that share an operand) and an elementwise producer or consumer (a bias, a
+/// normalization: post-optimization fuses them into the kernel next to them). Subprogram
 /// boundaries then sit at each activation, at each definition read by several definitions or by
 /// the outputs, and at each elementwise step. Each fusion taken is appended to `steps` when
 /// given.
