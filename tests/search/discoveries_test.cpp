@@ -1,0 +1,173 @@
+// Plans EinNet does not report (docs/discoveries.md), found from the plain expressions under the
+// H100 roofline model as the cuda backend runs them: each one chosen at the size of the model it
+// comes from, priced below the expression as written and below the plan EinNet reports for it,
+// and equal to the interpreter.
+#include "rediscover_support.hpp"
+
+#include <limits>
+
+#include "ein/codegen/backend.hpp"
+#include "ein/derive/all.hpp"
+#include "ein/search/backend.hpp"
+#include "ein/search/optimize.hpp"
+
+using namespace search_test;
+
+namespace {
+
+const ein::plan::capabilities& cuda() {
+  static const auto caps = ein::codegen::capabilities_of(ein::codegen::backend::cuda, false, true);
+  return caps;
+}
+
+double as_run(const search::plan& p) { return search::seconds_as_run(p, h100(), cuda()); }
+
+// The search of `src`, its plan chosen as the cuda backend runs it (cuBLAS, cuDNN, eOperators).
+search::optimized searched(const scope_ptr& src) {
+  auto r = search::optimize(src, derive::intra_rules(), h100());
+  search::choose_for_backend(r, h100(), cuda());
+  return r;
+}
+
+// The kernels that run (weight transforms left out).
+std::vector<const search::kernel*> run_time(const search::plan& p) {
+  std::vector<const search::kernel*> out;
+  for (auto& k : p.kernels)
+    if (!k.weight_only) out.push_back(&k);
+  return out;
+}
+
+// The cheapest candidate of `r` that satisfies `form`, or nullptr.
+template <class Form>
+const search::candidate_plan* cheapest(const search::optimized& r, Form form) {
+  const search::candidate_plan* best = nullptr;
+  double best_seconds = std::numeric_limits<double>::infinity();
+  for (auto& c : r.candidates)
+    if (form(c.p) && as_run(c.p) < best_seconds) best = &c, best_seconds = as_run(c.p);
+  return best;
+}
+
+// Every candidate of `r` that satisfies `form` equals the source under the interpreter; there is
+// one at least.
+template <class Form>
+void check_every(const search::optimized& r, const scope_ptr& src, Form form) {
+  int found = 0;
+  for (auto& c : r.candidates)
+    if (form(c.p)) {
+      ++found;
+      INFO(c.p.str());
+      CHECK(plan_equals_source(c.p, src));
+    }
+  CHECK(found > 0);
+}
+
+// The plan EinNet reports for a transposed convolution: one GEMM (or batched GEMM) whose output
+// an eOperator sums into the image.
+bool gemm_then_aggregate(const search::plan& p) {
+  return (has_shape(p, "matmul + eOperator") || has_shape(p, "batch_matmul + eOperator")) &&
+         !p.kernels.back().flat->summation.empty();
+}
+
+void report(const char* name, const search::optimized& r, const search::candidate_plan* einnet) {
+  std::string steps;
+  for (auto& s : r.candidates[r.chosen].steps) steps += "\n  " + derive::to_string(s);
+  MESSAGE(std::string(name) << ": as written " << search::plan::ms_text(as_run(r.baseline)) << " ms, EinNet's plan "
+               << (einnet ? search::plan::ms_text(as_run(einnet->p)) : std::string("-")) << " ms, chosen "
+               << search::plan::ms_text(as_run(r.best)) << " ms\n"
+               << r.best.str() << "derivation:" << steps);
+}
+
+// Conv k×k NHWC [n, hw, hw, c] → f filters K[r, s, f, c], dilation d, padding d·(k − 1)/2
+// (the image keeps its size): L_{n,h,w,f} Σ_{r,s,c} A[n, h + d·r − pad, w + d·s − pad, c]·K[r, s, f, c]
+scope_ptr dilated_conv(std::int64_t n, std::int64_t hw, std::int64_t c, std::int64_t f, std::int64_t k,
+                       std::int64_t d) {
+  std::int64_t pad = d * (k - 1) / 2;
+  return make_scope({{"n", 0, n}, {"h", 0, hw}, {"w", 0, hw}, {"f", 0, f}}, {{"r", 0, k}, {"s", 0, k}, {"c", 0, c}},
+                    make_access(input("A", {n, hw, hw, c}),
+                                {idx("n"), idx("h") + idx("r") * d - pad, idx("w") + idx("s") * d - pad, idx("c")}) *
+                        make_access(weight("K", {k, k, f, c}), {idx("r"), idx("s"), idx("f"), idx("c")}));
+}
+
+}  // namespace
+
+// 1. A transposed convolution over a small image as one dense layer: the weights expanded once
+// into the [in·in·c, out·out·f] matrix the convolution multiplies by, then one GEMM.
+namespace {
+bool dense_layer(const search::plan& p, std::int64_t m, std::int64_t n, std::int64_t k) {
+  auto run = run_time(p);
+  if (run.size() != 1 || !run[0]->library() || run[0]->op->kind != match::op_kind::matmul) return false;
+  auto& g = run[0]->op->gemm();
+  return g.batch == 1 && ((g.m == m && g.n == n) || (g.m == n && g.n == m)) && g.k == k;
+}
+}  // namespace
+
+TEST_CASE("discovery: InfoGAN's transposed convolution over a 2×2 image as a dense layer") {
+  // the paper's ConvTranspose case, [16,2,2,448] → 256, 4×4, stride 2, padding 1
+  auto src = conv_transpose(16, 2, 448, 256, 4, 2, 1);
+  auto r = searched(src);
+  auto* einnet = cheapest(r, gemm_then_aggregate);
+  REQUIRE(einnet);
+  report("InfoGAN layer 2", r, einnet);
+  CHECK(dense_layer(r.best, 16, 4 * 4 * 256, 2 * 2 * 448));
+  CHECK(as_run(r.best) < as_run(r.baseline));
+  // also below the transposed convolution as a cuDNN call, as the model prices it (the cuda
+  // build runs no channels-last transposed convolution on cuDNN: cudnn_accepts)
+  CHECK(r.best.seconds < r.baseline.seconds);
+  CHECK(as_run(r.best) < as_run(einnet->p));
+
+  // values, at a size the interpreter checks quickly
+  auto small = conv_transpose(2, 2, 16, 8, 4, 2, 1);
+  check_every(searched(small), small, [](const search::plan& p) { return dense_layer(p, 2, 4 * 4 * 8, 2 * 2 * 16); });
+}
+
+// 2. A dilated 3×3 convolution as a partial im2col: the input copied once per kernel row (3·c
+// columns), one GEMM with k = 3·c whose output holds the three kernel columns' partial sums,
+// and an eOperator adding them at their dilated offsets. Between Figure 3(b)'s Matmul +
+// OffsetReduce (k = c, nine partial sums) and im2col (k = 9·c, a nine-fold copy).
+namespace {
+bool partial_im2col(const search::plan& p, std::int64_t c) {
+  auto run = run_time(p);
+  if (run.size() != 3 || !run[1]->library() || run[1]->op->kind != match::op_kind::matmul) return false;
+  bool copy = !run[0]->library() && run[0]->flat->summation.empty();
+  auto& sum = run[2]->flat->summation;
+  return copy && run[1]->op->gemm().k == 3 * c && !run[2]->library() && sum.size() == 1 && sum[0].extent() == 3;
+}
+
+// PET's plan for a dilated convolution, which EinNet rediscovers for CSRNet: the input's rows
+// regrouped by parity so that a convolution with dilation 1 along them runs, and the output
+// regrouped back.
+bool undilated(const search::plan& p) {
+  auto run = run_time(p);
+  if (!has_shape(p, "eOperator + conv2d + eOperator")) return false;
+  auto& a = run[1]->op->conv();
+  return a.dilation_h == 1 || a.dilation_w == 1;
+}
+}  // namespace
+
+TEST_CASE("discovery: dilated 3×3 convolutions at batch 16 as a partial im2col + GEMM + OffsetReduce") {
+  struct layer {
+    std::int64_t hw, c, f, dilation;
+  };
+  // CSRNet's first and fourth back-end layers, and a DeepLab-like layer of dilation 4
+  for (auto [hw, c, f, d] : {layer{14, 512, 512, 2}, layer{14, 512, 256, 2}, layer{28, 256, 256, 4}}) {
+    CAPTURE(f);
+    CAPTURE(d);
+    auto src = dilated_conv(16, hw, c, f, 3, d);
+    auto r = searched(src);
+    auto* pet = cheapest(r, undilated);
+    REQUIRE(pet);
+    report("dilated 3×3", r, pet);
+    CHECK(partial_im2col(r.best, c));
+    // the convolution as written runs as one cuDNN call once its filter is packed (KRSC): the
+    // cheapest single conv2d among the candidates
+    auto* packed = cheapest(r, [](const search::plan& p) { return has_shape(p, "conv2d"); });
+    REQUIRE(packed);
+    MESSAGE("as written, its filter packed: " << search::plan::ms_text(as_run(packed->p)) << " ms");
+    CHECK(as_run(r.best) < as_run(packed->p));
+    CHECK(r.best.seconds < r.baseline.seconds);
+    CHECK(as_run(r.best) < as_run(pet->p));
+  }
+  // values, at a size the interpreter checks quickly (the plan is among the candidates there)
+  auto small = dilated_conv(2, 7, 8, 4, 3, 2);
+  check_every(searched(small), small, [](const search::plan& p) { return partial_im2col(p, 8); });
+}
