@@ -17,7 +17,6 @@
 #include <utility>
 #include <vector>
 
-#include "ein/codegen/backend.hpp"
 #include "ein/derive/all.hpp"
 #include "ein/search/backend.hpp"
 #include "ein/search/optimize.hpp"
@@ -26,16 +25,6 @@
 namespace {
 
 using namespace search_test;
-
-// Conv kh×kw NHWC [n, hw, hw, c] → f filters K[r, s, f, c], stride st, padding ph × pw, dilation d.
-scope_ptr conv(std::int64_t n, std::int64_t hw, std::int64_t c, std::int64_t f, std::int64_t kh, std::int64_t kw,
-               std::int64_t st, std::int64_t ph, std::int64_t pw, std::int64_t d) {
-  std::int64_t oh = (hw + 2 * ph - d * (kh - 1) - 1) / st + 1, ow = (hw + 2 * pw - d * (kw - 1) - 1) / st + 1;
-  return make_scope({{"n", 0, n}, {"h", 0, oh}, {"w", 0, ow}, {"f", 0, f}}, {{"r", 0, kh}, {"s", 0, kw}, {"c", 0, c}},
-                    make_access(input("A", {n, hw, hw, c}),
-                                {idx("n"), idx("h") * st + idx("r") * d - ph, idx("w") * st + idx("s") * d - pw, idx("c")}) *
-                        make_access(weight("K", {kh, kw, f, c}), {idx("r"), idx("s"), idx("f"), idx("c")}));
-}
 
 // ConvTranspose in gather form, output padding `extra` (rediscover_support's conv_transpose plus it).
 scope_ptr conv_t(std::int64_t n, std::int64_t in, std::int64_t c, std::int64_t f, std::int64_t k, std::int64_t st,
@@ -62,15 +51,15 @@ std::vector<layer> layers() {
     out.push_back({at("infogan_t4"), [=] { return conv_t(b, 8, 128, 64, 4, 2, 1, 0); }});
     out.push_back({at("dcgan_t5"), [=] { return conv_t(b, 32, 64, 3, 4, 2, 1, 0); }});
     out.push_back({at("fsrcnn_t9"), [=] { return conv_t(b, 32, 56, 1, 9, 2, 4, 1); }});
-    out.push_back({at("fsrcnn_5x5"), [=] { return conv(b, 32, 1, 56, 5, 5, 1, 2, 2, 1); }});
-    out.push_back({at("resnet_stem"), [=] { return conv(b, 224, 3, 64, 7, 7, 2, 3, 3, 1); }});
-    out.push_back({at("resnet_3x3_64"), [=] { return conv(b, 56, 64, 64, 3, 3, 1, 1, 1, 1); }});
-    out.push_back({at("resnet_3x3_512"), [=] { return conv(b, 7, 512, 512, 3, 3, 1, 1, 1, 1); }});
-    out.push_back({at("resnet50_1x1s2"), [=] { return conv(b, 56, 256, 512, 1, 1, 2, 0, 0, 1); }});
-    out.push_back({at("gcn_1x11"), [=] { return conv(b, 7, 2048, 21, 1, 11, 1, 0, 5, 1); }});
-    out.push_back({at("gcn_11x1_res2"), [=] { return conv(b, 56, 256, 21, 11, 1, 1, 5, 0, 1); }});
-    out.push_back({at("csrnet_512"), [=] { return conv(b, 14, 512, 512, 3, 3, 1, 2, 2, 2); }});
-    out.push_back({at("csrnet_256"), [=] { return conv(b, 14, 512, 256, 3, 3, 1, 2, 2, 2); }});
+    out.push_back({at("fsrcnn_5x5"), [=] { return conv_nhwc(b, 32, 1, 56, 5, 5, 1, 2, 2, 1); }});
+    out.push_back({at("resnet_stem"), [=] { return conv_nhwc(b, 224, 3, 64, 7, 7, 2, 3, 3, 1); }});
+    out.push_back({at("resnet_3x3_64"), [=] { return conv_nhwc(b, 56, 64, 64, 3, 3, 1, 1, 1, 1); }});
+    out.push_back({at("resnet_3x3_512"), [=] { return conv_nhwc(b, 7, 512, 512, 3, 3, 1, 1, 1, 1); }});
+    out.push_back({at("resnet50_1x1s2"), [=] { return conv_nhwc(b, 56, 256, 512, 1, 1, 2, 0, 0, 1); }});
+    out.push_back({at("gcn_1x11"), [=] { return conv_nhwc(b, 7, 2048, 21, 1, 11, 1, 0, 5, 1); }});
+    out.push_back({at("gcn_11x1_res2"), [=] { return conv_nhwc(b, 56, 256, 21, 11, 1, 1, 5, 0, 1); }});
+    out.push_back({at("csrnet_512"), [=] { return conv_nhwc(b, 14, 512, 512, 3, 3, 1, 2, 2, 2); }});
+    out.push_back({at("csrnet_256"), [=] { return conv_nhwc(b, 14, 512, 256, 3, 3, 1, 2, 2, 2); }});
   }
   return out;
 }
@@ -96,7 +85,7 @@ int main(int argc, char** argv) {
       only.push_back(a);
     }
   }
-  const auto caps = ein::codegen::capabilities_of(ein::codegen::backend::cuda, false, true);
+  const auto& caps = cuda_with_cudnn();
   auto as_run = [&](const search::plan& p) { return 1e3 * search::seconds_as_run(p, h100(), caps); };
   for (auto& l : layers()) {
     if (!only.empty() && std::none_of(only.begin(), only.end(), [&](auto& o) { return l.name.find(o) != std::string::npos; }))

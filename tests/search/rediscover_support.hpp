@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "ein/codegen/backend.hpp"
 #include "ein/cost/roofline.hpp"
 #include "ein/derive/positions.hpp"
 #include "ein/eval/compare.hpp"
@@ -58,6 +59,12 @@ inline const cost::roofline& slow_loops() {
   return m;
 }
 
+/// What a cuda build calls: cuBLAS GEMMs and cuDNN convolutions (codegen::capabilities_of).
+inline const ein::plan::capabilities& cuda_with_cudnn() {
+  static const auto caps = ein::codegen::capabilities_of(ein::codegen::backend::cuda, false, true);
+  return caps;
+}
+
 inline tensor input(std::string name, std::vector<std::int64_t> shape) {
   return {std::move(name), dtype::f32, std::move(shape), tensor_role::input};
 }
@@ -75,6 +82,17 @@ inline scope_ptr conv(std::int64_t hw, std::int64_t c, std::int64_t f, std::int6
                     make_access(input("A", {1, hw, hw, c}),
                                 {idx("n"), idx("h") + idx("r") - pad, idx("w") + idx("s") - pad, idx("c")}) *
                         make_access(weight(filter, {k, k, f, c}), {idx("r"), idx("s"), idx("f"), idx("c")}));
+}
+
+/// Conv kh×kw NHWC [n, hw, hw, c] → f filters K[r, s, f, c], stride st, padding ph × pw, dilation d:
+/// L_{n,h,w,f} Σ_{r,s,c} A[n, st·h + d·r − ph, st·w + d·s − pw, c] * K[r, s, f, c]
+inline scope_ptr conv_nhwc(std::int64_t n, std::int64_t hw, std::int64_t c, std::int64_t f, std::int64_t kh,
+                           std::int64_t kw, std::int64_t st, std::int64_t ph, std::int64_t pw, std::int64_t d) {
+  std::int64_t oh = (hw + 2 * ph - d * (kh - 1) - 1) / st + 1, ow = (hw + 2 * pw - d * (kw - 1) - 1) / st + 1;
+  return make_scope({{"n", 0, n}, {"h", 0, oh}, {"w", 0, ow}, {"f", 0, f}}, {{"r", 0, kh}, {"s", 0, kw}, {"c", 0, c}},
+                    make_access(input("A", {n, hw, hw, c}),
+                                {idx("n"), idx("h") * st + idx("r") * d - ph, idx("w") * st + idx("s") * d - pw, idx("c")}) *
+                        make_access(weight("K", {kh, kw, f, c}), {idx("r"), idx("s"), idx("f"), idx("c")}));
 }
 
 /// Dilated G2BMM: L_{b,i,w} Σ_k A[b,i,k] * B[b, i + d*(w - W), k], w in [0, 2W + 1)

@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <vector>
 
 #include "ein/cost/model.hpp"
 #include "ein/detail/error.hpp"
+#include "ein/ir/reads.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/search/instantiate.hpp"
 #include "ein/search/optimize.hpp"
@@ -48,6 +50,49 @@ inline bool runs_well(const plan& p, const ein::plan::capabilities& caps) {
   });
 }
 
+namespace detail {
+
+// The weight tensors `p` reads, with their element size: a weight transform's elements have it.
+struct weights_read {
+  std::int64_t bytes = 0, element = 4;
+};
+inline weights_read weights_of(const plan& p) {
+  weights_read w;
+  for (auto& t : ir::tensors_read(p.expr->body, ir::depth::nested))
+    if (t.role == ir::tensor_role::weight) {
+      w.element = match::element_size(t.type);
+      std::int64_t n = w.element;
+      for (auto e : t.shape) n *= e;
+      w.bytes += n;
+    }
+  return w;
+}
+
+}  // namespace detail
+
+/// The bytes the weight transforms of `p` hold: the outputs of its weight-only kernels, which
+/// ein::prepare keeps for the plan's lifetime and ein::run computes on every call.
+inline std::int64_t weight_transform_bytes(const plan& p) {
+  std::int64_t points = 0;
+  for (auto& k : p.kernels)
+    if (k.weight_only) {
+      std::int64_t n = 1;
+      for (auto& i : k.flat->traversal) n *= i.extent();
+      points += n;
+    }
+  return points * detail::weights_of(p).element;
+}
+
+/// Whether the weight transforms of `p` fit what a plan may spend on them: at most 16 times the
+/// weights it reads, or 64 MiB. A relayout or a packed filter holds as much as the weights; a
+/// transposed convolution over a 2×2 image as one dense GEMM (docs/discoveries.md) 4 times its
+/// filter; the same over DCGAN's 32×32 images 3.2 GB for a 12 KB filter, which no device should
+/// hold for one layer, and which ein::run would write on every call.
+inline bool weight_transforms_fit(const plan& p) {
+  constexpr std::int64_t floor = std::int64_t{64} << 20, factor = 16;
+  return weight_transform_bytes(p) <= std::max(floor, factor * detail::weights_of(p).bytes);
+}
+
 /// Chooses the candidate of `r` that is cheapest as a build with capabilities `caps` runs it
 /// (ties: fewer kernels at run time, then discovery order) among those that run well
 /// (runs_well): as in the search, EinNet §6.1, a compute-bound eOperator is the choice only where
@@ -58,7 +103,8 @@ inline bool runs_well(const plan& p, const ein::plan::capabilities& caps) {
 /// then end with the packings.
 /// The plan as written bounds the choice: a candidate priced above it as the build runs it is
 /// never chosen, however well it runs (a transposed convolution written as a scatter, cheap as
-/// one eOperator, is not traded for a library call with costlier eOperators around it).
+/// one eOperator, is not traded for a library call with costlier eOperators around it). Nor is
+/// a derived candidate whose weight transforms do not fit (weight_transforms_fit).
 /// @pre `r.candidates[0]` is the plan as written (`r.baseline`), as optimize() and the program
 ///      level give it; the choice restores it unpacked, so that choosing again for another
 ///      build still has it.
@@ -68,7 +114,7 @@ inline void choose_for_backend(optimized& r, const cost::model& model, const ein
   const double ceiling = seconds_as_run(r.baseline, model, caps);
   auto within = [&](double t) { return t <= ceiling; };
   std::vector<double> t;
-  std::vector<bool> good;
+  std::vector<bool> allowed, good;
   pack_memo orders;  // the candidates share most kernels
   for (auto& c : r.candidates) {
     std::vector<derive::step> packings;
@@ -81,12 +127,13 @@ inline void choose_for_backend(optimized& r, const cost::model& model, const ein
       c.steps.insert(c.steps.end(), packings.begin(), packings.end());
     }
     t.push_back(seconds_as_run(c.p, model, caps));
-    good.push_back(runs_well(c.p, caps) && within(t.back()));
+    allowed.push_back(&c == &r.candidates.front() || weight_transforms_fit(c.p));
+    good.push_back(allowed.back() && runs_well(c.p, caps) && within(t.back()));
   }
   bool any_good = std::find(good.begin(), good.end(), true) != good.end();
   std::optional<std::size_t> best;
   for (std::size_t i = 0; i < r.candidates.size(); ++i) {
-    if (!within(t[i]) || (any_good && !good[i])) continue;
+    if (!allowed[i] || !within(t[i]) || (any_good && !good[i])) continue;
     if (!best || t[i] < t[*best] ||
         (t[i] == t[*best] && r.candidates[i].p.run_time_kernels() < r.candidates[*best].p.run_time_kernels()))
       best = i;
