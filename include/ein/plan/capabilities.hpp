@@ -172,7 +172,8 @@ inline constexpr library cudnn{"cudnn", &detail::cudnn_runs};
 inline constexpr library onednn{"onednn", &detail::onednn_runs};
 
 /// What a build's generated code calls: the library families it links, in the order a kernel
-/// tries them (a GEMM that also matches as a degenerate convolution runs as the GEMM).
+/// tries them (a GEMM that also matches as a degenerate convolution runs as the GEMM, unless
+/// `price` says the convolution is cheaper).
 /// `every_operator` is the cost model's own view (EinNet's), which a search takes when no build
 /// is named: every matched operator counts as a library call, whatever `libraries` holds. It
 /// prices; plans are bound for builds (`libraries` only).
