@@ -146,6 +146,7 @@ int main() {
       {"dram_gbytes_per_s", std::round(bandwidth / 1e8) / 10},
       {"launch_us", 0},
       {"use_tf32", false},
+      {"gemm_batch_as_calls", true},  // ein's host emitter loops over a batch's CBLAS calls
       {"eoperator_bandwidth_fraction", 1.0},
       {"eoperator_compute_fraction", fraction(loops)},
       {"library_efficiency", library}};

@@ -52,6 +52,7 @@ TEST_CASE("profile: a malformed field is refused naming the file and the field")
            {"/dram_gbytes_per_s", "fast", "at /dram_gbytes_per_s: expected a number"},
            {"/launch_us", -1, "at /launch_us: expected a number in [0.0, 1000000.0], got -1"},
            {"/use_tf32", 1, "at /use_tf32: expected true or false, got 1"},
+           {"/gemm_batch_as_calls", "yes", "at /gemm_batch_as_calls: expected true or false, got \"yes\""},
            {"/eoperator_bandwidth_fraction", 0, "at /eoperator_bandwidth_fraction: expected a number in (0.0, 1.0]"},
            {"/sm_count", 13.5, "at /sm_count: expected a 64-bit integer, got 13.5"},
            {"/sm_count", 0, "at /sm_count: sm_count must be positive"},

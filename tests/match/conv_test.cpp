@@ -106,6 +106,37 @@ TEST_CASE("conv2d: the Conv3x3 of ResNet-18 (NHWC, padding 1) and a dilated CSRN
   CHECK(j.conv().p == 9);
 }
 
+TEST_CASE("conv2d: a 1×1 filter at strides above 1 (ResNet's downsampling) in NHWC and NCHW") {
+  int checked = 0;
+  for (auto [sh, sw] : {std::pair<std::int64_t, std::int64_t>{2, 2}, {3, 2}, {2, 4}})
+    for (std::int64_t H : {6, 7})
+      for (std::size_t xl = 0; xl < 2; ++xl)
+        for (int swap : {0, 1}) {
+          const std::int64_t N = 2, C = 3, F = 4, W = 9, P = (H - 1) / sh + 1, Q = (W - 1) / sw + 1;
+          std::map<std::string, std::int64_t> ext{{"n", N}, {"c", C}, {"f", F}, {"h", H}, {"w", W}, {"p", P}, {"q", Q}};
+          std::map<std::string, affine> xi{{"n", idx("n")}, {"c", idx("c")}, {"h", idx("p") * sh}, {"w", idx("q") * sw}};
+          auto x = named_access("X", xl == 0 ? std::vector<std::string>{"n", "h", "w", "c"}
+                                             : std::vector<std::string>{"n", "c", "h", "w"},
+                                xi, ext);
+          auto w = named_access("K", {"f", "c"}, {{"f", idx("f")}, {"c", idx("c")}}, ext);
+          auto s = make_scope(traversal({"n", "p", "q", "f"}, ext), traversal({"c"}, ext), swap ? w * x : x * w);
+          CAPTURE(to_string(*s));
+          auto i = expect_match(*s, op_kind::conv2d);
+          auto& a = i.conv();
+          CHECK(a.n == N);
+          CHECK(a.c == C);
+          CHECK(a.k == F);
+          CHECK(a.r * a.s == 1);
+          CHECK(a.stride_h == sh);
+          CHECK(a.stride_w == sw);
+          CHECK(a.p == P);
+          CHECK(a.q == Q);
+          CHECK(a.symmetric());
+          ++checked;
+        }
+  CHECK(checked == 24);
+}
+
 TEST_CASE("conv2d: near misses do not match") {
   auto X = f32("X", {2, 6, 6, 3}), K = f32("K", {3, 3, 4, 3});
   std::vector<iterator> out{{"n", 0, 2}, {"h", 0, 4}, {"w", 0, 4}, {"f", 0, 4}};

@@ -49,6 +49,10 @@ struct device_profile {
   double dram_bytes = 0;      // bytes/s
   double launch_seconds = 0;  // fixed cost of one kernel launch
   bool use_tf32 = false;      // price library GEMM/conv at the TF32 rate
+  /// Whether a batch of matrix products runs as one library call per product, as CBLAS runs it
+  /// on the host (each call priced at its own FLOPs on the curve), rather than as one batched
+  /// call, as cuBLAS runs it on a GPU.
+  bool gemm_batch_as_calls = false;
   double eoperator_bandwidth = 1;  // fraction of DRAM bandwidth a generated kernel reaches
   double eoperator_compute = 1;    // fraction of FP32 peak a generated kernel reaches
   std::map<std::string, efficiency_curve> library;  // by operator name (match::name(op_kind))
@@ -100,6 +104,8 @@ class profile_reader {
     p.dram_bytes = rate(j, "dram_gbytes_per_s") * 1e9;
     p.launch_seconds = in_.number(in_.field(j, "launch_us", ""), "/launch_us", 0, 1e6, true) * 1e-6;
     if (auto* t = in_.optional_field(j, "use_tf32", "")) p.use_tf32 = in_.boolean(*t, "/use_tf32");
+    if (auto* t = in_.optional_field(j, "gemm_batch_as_calls", ""))
+      p.gemm_batch_as_calls = in_.boolean(*t, "/gemm_batch_as_calls");
     p.eoperator_bandwidth = fraction(j, "eoperator_bandwidth_fraction");
     p.eoperator_compute = fraction(j, "eoperator_compute_fraction");
     if (auto* n = in_.optional_field(j, "sm_count", "")) {
@@ -133,7 +139,7 @@ class profile_reader {
       match::op_kind::conv_transpose2d, match::op_kind::g2bmm, match::op_kind::gbmm};
   static constexpr const char* fields_text =
       "name, source, fp32_tflops, tf32_tflops, dram_gbytes_per_s, launch_us, use_tf32, "
-      "eoperator_bandwidth_fraction, eoperator_compute_fraction, sm_count, library_tile, "
+      "gemm_batch_as_calls, eoperator_bandwidth_fraction, eoperator_compute_fraction, sm_count, library_tile, "
       "library_block_efficiency, winograd_3x3_flop_fraction, library_efficiency";
 
   static bool known(const std::string& key) {

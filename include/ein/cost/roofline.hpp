@@ -12,7 +12,10 @@ namespace ein::cost {
 /// Library calls reach the profile's library curve of FP32 (or TF32) peak, and no more than their
 /// occupancy allows (`occupancy`); generated kernels (eOperators) the profile's fixed fractions
 /// of FP32 peak and DRAM bandwidth, so they are never free. A 3×3 convolution the library runs
-/// with Winograd does the profile's fraction of its FLOPs.
+/// with Winograd does the profile's fraction of its FLOPs. Where the profile says a batch of
+/// matrix products runs as one call per product (`gemm_batch_as_calls`, the host's CBLAS), a
+/// batch of b costs b calls of its FLOPs / b and bytes / b each, and never less than one call
+/// of all its FLOPs.
 class roofline final : public model {
  public:
   explicit roofline(device_profile p) : profile_(std::move(p)) {}
@@ -45,6 +48,18 @@ class roofline final : public model {
 
   double seconds(const workload& w) const override {
     const auto& p = profile_;
+    if (p.gemm_batch_as_calls && w.kind == workload::engine::library && w.batch > 1 &&
+        (w.op == match::op_kind::matmul || w.op == match::op_kind::batch_matmul)) {
+      // CBLAS computes the batch as `batch` products one after another, each as small as it is:
+      // 28 products of 28 × 256 · 256 × 512 run below the rate of one product of their FLOPs.
+      // Never below that rate: a curve measured on a loaded machine dips at large sizes, which
+      // would price splitting a product into a batch below the product itself.
+      workload one = w, whole = w;
+      one.flops = w.flops / static_cast<double>(w.batch);
+      one.bytes = w.bytes / static_cast<double>(w.batch);
+      one.batch = whole.batch = 1;
+      return std::max(static_cast<double>(w.batch) * seconds(one), seconds(whole));
+    }
     double compute, memory;
     if (w.kind == workload::engine::library) {
       bool tensor_cores = p.use_tf32 && w.op != match::op_kind::elementwise;

@@ -97,15 +97,22 @@ struct plan_builder {
 /// is one: trying the build's libraries in order, the first of the instances of the operators
 /// that compute its scope (`instances`, in table order) that the library runs (library::runs:
 /// compute-bound, sizes and layouts it accepts), reading inputs, weights or earlier definitions
-/// as whole buffers and writing the kernel's whole buffer, all in one element type. Everything
-/// else (band products, nested-scope operands, an offset output) is an eOperator.
+/// as whole buffers and writing the kernel's whole buffer, all in one element type; where
+/// `caps.price` is set, the cheapest such call (the first of equal price). Everything else (band
+/// products, nested-scope operands, an offset output) is an eOperator.
 inline std::optional<library_call> bind_call(const kernel& k, const program_plan& p, const capabilities& caps,
                                              const std::vector<match::instance>& instances) {
+  std::optional<library_call> best;
+  double best_seconds = 0;
   for (auto& l : caps.libraries)
     for (auto& op : instances)
       if (l.runs(op))
-        if (auto call = detail::call_of(op, l, k, p)) return call;
-  return std::nullopt;
+        if (auto call = detail::call_of(op, l, k, p)) {
+          if (!caps.price) return call;
+          double seconds = caps.price(op);
+          if (!best || seconds < best_seconds) best = std::move(call), best_seconds = seconds;
+        }
+  return best;
 }
 
 /// The plan of `p` for a build with capabilities `caps`: each definition is one kernel; a nested

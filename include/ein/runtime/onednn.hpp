@@ -16,7 +16,8 @@ namespace ein::runtime {
 
 /// A 2-D convolution as oneDNN's forward primitives take it, in their terms: src (n, ic, ih, iw),
 /// weights (oc, ic, kh, kw) and dst (n, oc, oh, ow), each with any positive strides (elements);
-/// `pad`/`pad_end` before the first and after the last row and column, `dilation` as ein counts
+/// `pad`/`pad_end` before the first and after the last row and column (`pad_end` negative: the
+/// last rows or columns of src are not read), `dilation` as ein counts
 /// it (1: none; oneDNN's is one less). `forward`: a convolution (convolution_forward), else a
 /// transposed one (deconvolution_forward). dst = alpha · (src ⋆ weights).
 /// Example: ein's 3×3 NHWC conv2d of x [1, 7, 7, 512] is `{.forward = true, .src_dims = {1, 512,

@@ -142,7 +142,8 @@ inline std::vector<spatial_dim> find_spatial(const view& x, const std::vector<st
 
 /// The candidate pairs (h, w) of spatial dimensions, most plausible first. Every dimension that
 /// reads both an output and a kernel iterator (h + r) must be in the pair, and one of the pair
-/// reads a kernel iterator. A dimension reading only one of them is a spatial dimension of
+/// reads a kernel iterator, or both read an output iterator at a stride above 1 (2h, 2w: a
+/// strided 1×1 convolution). A dimension reading only one of them is a spatial dimension of
 /// extent 1 on the other side (a k×1 kernel, a 1-wide output) or a batch or channel dimension;
 /// only the layout tells, so the partner preferred is one with an output iterator, after the
 /// other, adjacent; a virtual extent-1 partner (a 1-D convolution) comes last.
@@ -157,7 +158,10 @@ inline std::vector<std::array<spatial_dim, 2>> spatial_pairs(const std::vector<s
   auto consider = [&](const spatial_dim& a, const spatial_dim& b) {
     int f = full(a) + (b.real && full(b));
     bool kernel = !a.kernel_it.empty() || (b.real && !b.kernel_it.empty());
-    if (static_cast<std::size_t>(f) != fulls || !kernel) return;
+    // two output iterators read at strides above 1 and no kernel iterator: a 1×1 filter at that
+    // stride (ResNet's downsampling), which is no GEMM of the tensors as they are
+    bool strided = b.real && a.kernel_it.empty() && b.kernel_it.empty() && a.a > 1 && b.a > 1;
+    if (static_cast<std::size_t>(f) != fulls || !(kernel || strided)) return;
     // the partner: the dimension of the pair that is not full (b when both are)
     bool b_partner = full(a) || !b.real || !full(b);
     const spatial_dim& partner = b_partner ? b : a;
