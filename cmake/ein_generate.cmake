@@ -7,7 +7,8 @@
 #
 #   ein_generate(<target> MODEL <header> OBJECT <qualified::name> BACKEND host|cuda [NAME <name>]
 #                [SEARCH ON|OFF] [PROFILE <device profile JSON>] [COST auto|measured|roofline]
-#                [COST_CACHE <JSON file>] [PLAN_FOR host|cuda] [ACCUMULATE element|double])
+#                [COST_CACHE <JSON file>] [PLAN_FOR host|cuda] [ACCUMULATE element|double]
+#                [ALPHA <1 to 2>] [PROGRAM_STATES <count>])
 #
 # Stage 1 searches for the plan (ein::search::optimize_program) under a cost model (docs/cost.md)
 # that COST chooses (else EIN_COST, else auto): auto takes the measured model for BACKEND cuda
@@ -23,7 +24,9 @@
 # elsewhere it uses the roofline model. The search prices kernels as plans for PLAN_FOR (default:
 # BACKEND) run them: BACKEND host PLAN_FOR cuda writes the plan a cuda build chooses (cuBLAS and
 # cuDNN calls) as a host header, to check a GPU plan on the CPU (its convolutions then run as
-# eOperators). SEARCH OFF generates the program as written. eOperators compute in the element
+# eOperators). ALPHA (default 1.05) and PROGRAM_STATES (default 4) bound the search across
+# subprograms (search::program_search): a choice of plans priced up to ALPHA times the best is
+# expanded, at most PROGRAM_STATES of them; PROGRAM_STATES 0 keeps each subprogram's cheapest plan. SEARCH OFF generates the program as written. eOperators compute in the element
 # type of their tensors (ACCUMULATE element, the default: float plans sum in float, in blocks) or
 # in double, rounding once when they store (ACCUMULATE double).
 #
@@ -142,7 +145,7 @@ function(ein_expect_one_of target option value)
 endfunction()
 
 function(ein_generate target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;OBJECT;BACKEND;NAME;SEARCH;PROFILE;COST;COST_CACHE;PLAN_FOR;ACCUMULATE" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;OBJECT;BACKEND;NAME;SEARCH;PROFILE;COST;COST_CACHE;PLAN_FOR;ACCUMULATE;ALPHA;PROGRAM_STATES" "")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "ein_generate(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -215,8 +218,20 @@ function(ein_generate target)
     endif()
     set(search_args --search on --profile ${profile} --cost ${arg_COST} --cost-cache ${cost_cache}
                     --plan-for ${arg_PLAN_FOR})
-  elseif(arg_PROFILE OR arg_COST OR arg_COST_CACHE OR arg_PLAN_FOR)
-    message(FATAL_ERROR "ein_generate(${target}): PROFILE, COST, COST_CACHE and PLAN_FOR are for the search; it is OFF")
+    if(DEFINED arg_ALPHA)
+      if(NOT arg_ALPHA MATCHES "^[0-9]+(\\.[0-9]+)?$" OR arg_ALPHA LESS 1 OR arg_ALPHA GREATER 2)
+        message(FATAL_ERROR "ein_generate(${target}): ALPHA must be a number from 1 to 2, not '${arg_ALPHA}'")
+      endif()
+      list(APPEND search_args --alpha ${arg_ALPHA})
+    endif()
+    if(DEFINED arg_PROGRAM_STATES)
+      if(NOT arg_PROGRAM_STATES MATCHES "^[0-9]+$" OR arg_PROGRAM_STATES GREATER 1000000)
+        message(FATAL_ERROR "ein_generate(${target}): PROGRAM_STATES must be 0 to 1000000, not '${arg_PROGRAM_STATES}'")
+      endif()
+      list(APPEND search_args --program-states ${arg_PROGRAM_STATES})
+    endif()
+  elseif(arg_PROFILE OR arg_COST OR arg_COST_CACHE OR arg_PLAN_FOR OR DEFINED arg_ALPHA OR DEFINED arg_PROGRAM_STATES)
+    message(FATAL_ERROR "ein_generate(${target}): PROFILE, COST, COST_CACHE, PLAN_FOR, ALPHA and PROGRAM_STATES are for the search; it is OFF")
   endif()
   if(NOT DEFINED BLA_VENDOR)
     set(BLA_VENDOR OpenBLAS)

@@ -5,7 +5,9 @@
 #pragma once
 
 #include <algorithm>
+#include <charconv>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
@@ -15,6 +17,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 #include "ein/cost/measured.hpp"
@@ -136,7 +139,8 @@ inline ein::plan::capabilities build_capabilities(backend target, bool onednn) {
 // them and the search report, and returns the plan for `o.target`'s build. Kernels the measured
 // model timed are saved to its cache, even when the search fails.
 inline ein::plan::program_plan search_plan(const ir::program& p, const std::string& profile_path, const std::string& cost,
-                                      const std::string& cache_path, backend plan_for, bool onednn, options& o) {
+                                      const std::string& cache_path, backend plan_for, bool onednn,
+                                      const search::program_search& relax, options& o) {
   auto choice = choose_cost(cost, profile_path, cache_path, plan_for);
   const cost::model& model = choice.model();
   std::printf("cost model: %s: %s\n", model.describe().c_str(), choice.why.c_str());
@@ -152,7 +156,9 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
   };
   search::optimized_program r;
   try {
-    r = search::optimize_program(p, derive::intra_rules(), model, {}, progress, build_capabilities(plan_for, onednn));
+    search::options opts;
+    opts.program = relax;
+    r = search::optimize_program(p, derive::intra_rules(), model, opts, progress, build_capabilities(plan_for, onednn));
   } catch (...) {
     save();
     throw;
@@ -209,7 +215,8 @@ inline const std::vector<driver_flag>& driver_flags() {
       {"--cost-cache", {}}, {"--cost", {"auto", "measured", "roofline"}},
       {"--search", {"on", "off"}},                  {"--backend", {"host", "cuda"}},
       {"--plan-for", {"host", "cuda"}},             {"--accumulate", {"element", "double"}},
-      {"--onednn", {"on", "off"}},
+      {"--onednn", {"on", "off"}},                  {"--alpha", {}},
+      {"--program-states", {}},
   };
   return flags;
 }
@@ -220,11 +227,33 @@ inline const driver_flag* find_flag(std::string_view name) {
   return nullptr;
 }
 
+/// The program-level search's options from `--alpha` (a number from 1 to 2, default 1.05) and
+/// `--program-states` (a whole number from 0 to 1000000, default 4), or a message naming the
+/// flag that is wrong.
+inline std::string program_search_of(const std::string& alpha, const std::string& states, search::program_search& out) {
+  if (!alpha.empty()) {
+    double a = 0;
+    auto r = std::from_chars(alpha.data(), alpha.data() + alpha.size(), a);
+    if (r.ec != std::errc() || r.ptr != alpha.data() + alpha.size() || !(a >= 1 && a <= 2))
+      return "--alpha `" + alpha + "` must be a number from 1 to 2 (the program search keeps plans priced up to alpha times the best)";
+    out.alpha = a;
+  }
+  if (!states.empty()) {
+    std::uint64_t n = 0;
+    auto r = std::from_chars(states.data(), states.data() + states.size(), n);
+    if (r.ec != std::errc() || r.ptr != states.data() + states.size() || n > 1'000'000)
+      return "--program-states `" + states + "` must be a whole number from 0 to 1000000 (programs the program search expands)";
+    out.max_expanded = n;
+  }
+  return {};
+}
+
 }  // namespace detail
 
 /// `search --model M --name N --backend host|cuda --header H --report R [--source S]
 /// [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]
-/// [--plan-for host|cuda] [--accumulate element|double] [--onednn on|off]`: writes header H,
+/// [--plan-for host|cuda] [--accumulate element|double] [--onednn on|off] [--alpha A]
+/// [--program-states N]`: writes header H,
 /// report R and for the
 /// cuda backend the CUDA source S, for the program object of model file M (model_file.hpp), and
 /// prints the plan.
@@ -246,7 +275,9 @@ inline const driver_flag* find_flag(std::string_view name) {
 /// Compute-bound convolutions become cuDNN calls (cuda) where it is built with EIN_HAVE_CUDNN
 /// (ein_generate found cuDNN and links it into cuda consumers), and oneDNN calls (host) where it
 /// is asked to with `--onednn on` (ein_generate found oneDNN and links it into host consumers;
-/// default off).
+/// default off). `--alpha` (1 to 2, default 1.05) and `--program-states` (default 4) are the
+/// program-level search's relaxation and budget (search::program_search): 1 keeps each
+/// subprogram's plan unless a switch is no dearer; 0 states keeps the choice made alone.
 /// Returns the process exit status: 0, 1 on a user error (or a failed CUDA call), 2 on bad
 /// arguments.
 inline int driver_main(int argc, char** argv) {
@@ -282,11 +313,17 @@ inline int driver_main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s --model M --name N --backend host|cuda --header H --report R [--source S]\n"
                  "       [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]\n"
                  "       [--plan-for host|cuda] [--accumulate element|double] [--onednn on|off]\n"
+                 "       [--alpha A] [--program-states N]\n"
                  "(--model, the model file the model's stage-1 program wrote; --source, the CUDA\n"
                  "source, with the cuda backend only; --profile, a device profile JSON file, with\n"
                  "--search on, the default; --cost-cache, the measured model's JSON cache of kernel\n"
                  "times; --plan-for, the backend whose library calls the search prices, by default\n"
                  "--backend)\n", argv[0]);
+    return 2;
+  }
+  search::program_search relax;
+  if (auto wrong = detail::program_search_of(arg("--alpha"), arg("--program-states"), relax); !wrong.empty()) {
+    std::fprintf(stderr, "ein_generate search: %s\n", wrong.c_str());
     return 2;
   }
   if (!is_qualified_name(o.name) || o.name.find(':') != std::string::npos) {
@@ -301,7 +338,7 @@ inline int driver_main(int argc, char** argv) {
     o.key = m.key;
     ir::program p = std::move(m.program);
     p.name = o.name;
-    auto chosen = search ? detail::search_plan(p, profile, cost, cost_cache, plan_for.value_or(o.target), onednn, o)
+    auto chosen = search ? detail::search_plan(p, profile, cost, cost_cache, plan_for.value_or(o.target), onednn, relax, o)
                          : ein::plan::make_plan(p, detail::build_capabilities(o.target, onednn));
     detail::write_file(header, emit_header(chosen, o));
     if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(chosen, o));

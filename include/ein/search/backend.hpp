@@ -93,6 +93,33 @@ inline bool weight_transforms_fit(const plan& p) {
   return weight_transform_bytes(p) <= std::max(floor, factor * detail::weights_of(p).bytes);
 }
 
+namespace detail {
+
+// Each candidate of `r`'s predicted time as a build with capabilities `caps` runs it, and whether
+// choose_for_backend may take it: priced at most the plan as written, its weight transforms
+// fitting (weight_transforms_fit; the plan as written always does) and, where any candidate so
+// admitted runs well (runs_well), running well.
+struct admission {
+  std::vector<double> seconds;
+  std::vector<bool> admitted;
+};
+inline admission admit(const optimized& r, const cost::model& model, const ein::plan::capabilities& caps) {
+  const double ceiling = seconds_as_run(r.baseline, model, caps);
+  admission a;
+  std::vector<bool> allowed, good;
+  for (auto& c : r.candidates) {
+    a.seconds.push_back(seconds_as_run(c.p, model, caps));
+    allowed.push_back(&c == &r.candidates.front() || weight_transforms_fit(c.p));
+    good.push_back(allowed.back() && runs_well(c.p, caps) && a.seconds.back() <= ceiling);
+  }
+  bool any_good = std::find(good.begin(), good.end(), true) != good.end();
+  for (std::size_t i = 0; i < good.size(); ++i)
+    a.admitted.push_back(allowed[i] && a.seconds[i] <= ceiling && (!any_good || good[i]));
+  return a;
+}
+
+}  // namespace detail
+
 /// Chooses the candidate of `r` that is cheapest as a build with capabilities `caps` runs it
 /// (ties: fewer kernels at run time, then discovery order) among those that run well
 /// (runs_well): as in the search, EinNet §6.1, a compute-bound eOperator is the choice only where
@@ -113,8 +140,6 @@ inline void choose_for_backend(optimized& r, const cost::model& model, const ein
   r.candidates.front() = {r.baseline, "as written", {}};
   const double ceiling = seconds_as_run(r.baseline, model, caps);
   auto within = [&](double t) { return t <= ceiling; };
-  std::vector<double> t;
-  std::vector<bool> allowed, good;
   pack_memo orders;  // the candidates share most kernels
   for (auto& c : r.candidates) {
     std::vector<derive::step> packings;
@@ -126,14 +151,11 @@ inline void choose_for_backend(optimized& r, const cost::model& model, const ein
       c.p = std::move(packed);
       c.steps.insert(c.steps.end(), packings.begin(), packings.end());
     }
-    t.push_back(seconds_as_run(c.p, model, caps));
-    allowed.push_back(&c == &r.candidates.front() || weight_transforms_fit(c.p));
-    good.push_back(allowed.back() && runs_well(c.p, caps) && within(t.back()));
   }
-  bool any_good = std::find(good.begin(), good.end(), true) != good.end();
+  auto [t, admitted] = detail::admit(r, model, caps);
   std::optional<std::size_t> best;
   for (std::size_t i = 0; i < r.candidates.size(); ++i) {
-    if (!allowed[i] || !within(t[i]) || (any_good && !good[i])) continue;
+    if (!admitted[i]) continue;
     if (!best || t[i] < t[*best] ||
         (t[i] == t[*best] && r.candidates[i].p.run_time_kernels() < r.candidates[*best].p.run_time_kernels()))
       best = i;

@@ -24,6 +24,17 @@ struct budget {
   std::chrono::milliseconds time{600'000};  // wall clock
 };
 
+/// The program-level search over each subprogram's plan (relax_program.hpp): relaxation `alpha`
+/// (a program priced at most alpha × the best found so far is kept to expand; 1: only programs
+/// no dearer than the best), and its budget: `max_expanded` programs expanded, `time` wall clock.
+/// The expanded count, not the time, bounds it by default, so that the plan does not depend on
+/// the machine's load.
+struct program_search {
+  double alpha = 1.05;
+  std::uint64_t max_expanded = 4;
+  std::chrono::milliseconds time{60'000};
+};
+
 /// The threads a program-level search runs on: `requested` where it is not 0, else the
 /// environment variable EIN_THREADS where it is set (a whole number from 1 to 1024), else
 /// std::thread::hardware_concurrency() (at least 1). The plan does not depend on it.
@@ -48,6 +59,18 @@ inline const char* name(stop_reason r) {
   constexpr const char* n[] = {"exhausted", "depth", "states", "time"};
   return n[static_cast<int>(r)];
 }
+
+/// Counters of a program-level search (relax_program.hpp): programs expanded, kept to expand
+/// (priced within alpha of the best), pruned (priced above it), under relaxation `alpha`; the
+/// predicted time of the program with each subprogram's plan chosen alone (`start_seconds`) and
+/// of the one chosen (`best_seconds`).
+struct program_statistics {
+  std::uint64_t expanded = 0, kept = 0, pruned = 0;
+  double alpha = 1;
+  double start_seconds = 0, best_seconds = 0;
+  double seconds = 0;
+  stop_reason reason = stop_reason::exhausted;
+};
 
 /// Counters of one search, reported beside its result.
 struct statistics {

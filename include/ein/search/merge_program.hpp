@@ -59,13 +59,16 @@ inline double program_seconds(const ir::program& p, const cost::model& model,
 /// (program_seconds) is taken if it is strictly cheaper
 /// than the program, ties to the first found; it stops when no candidate gains. Each step taken is
 /// appended to `steps` when given. Every step keeps the program's values
-/// (each rule candidate is exact), tensors and outputs.
+/// (each rule candidate is exact), tensors and outputs. `timer`, when given, prices the programs
+/// (its memo then serves several calls with one model and capabilities).
 /// Example: Conv3x3 as Matmul + OffsetReduce and Conv1x1 as Matmul over one input become one
 /// Matmul over the concatenated weights, read by the OffsetReduce and the 1×1 output's slice.
 inline ir::program merge_shared_operands(ir::program p, const cost::model& model,
                                          std::vector<derive::step>* steps = nullptr,
-                                         const ein::plan::capabilities& caps = ein::plan::every_operator()) {
-  detail::program_timer seconds{model, caps, {}};
+                                         const ein::plan::capabilities& caps = ein::plan::every_operator(),
+                                         detail::program_timer* timer = nullptr) {
+  detail::program_timer own{model, caps, {}};
+  auto& seconds = timer ? *timer : own;
   double now = seconds(p);
   for (;;) {
     auto candidates = derive::apply(derive::program_rule{"merge_shared_operand", &derive::merge_shared_operand}, p);

@@ -35,6 +35,7 @@ struct options {
   bool converge = true;    // off: every explorative state is instantiated as it is, in time
   budget limits;
   unsigned threads = 0;    // optimize_program's threads; 0: search_threads() decides
+  program_search program;  // optimize_program's search across subprograms (relax_program)
 };
 
 /// One plan the search can choose, with how it was reached.

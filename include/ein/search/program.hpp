@@ -22,6 +22,7 @@
 #include "ein/search/optimized_program.hpp"
 #include "ein/search/parallel.hpp"
 #include "ein/search/program_post.hpp"
+#include "ein/search/relax_program.hpp"
 #include "ein/search/subprograms.hpp"
 
 namespace ein::search {
@@ -41,44 +42,32 @@ inline optimized as_written(const ir::scope_ptr& s, const cost::model& model, co
 
 /// `r` (a result of optimize_program) for a build with capabilities `caps`: each searched
 /// subprogram's plan is chosen again among its candidates, priced as that build runs them
-/// (choose_for_backend), and the program is rebuilt and post-optimized. One search serves several
-/// builds this way.
+/// (choose_for_backend), then the program-level search (relax_program, under `r.relax`) chooses
+/// again across subprograms, and the program is rebuilt, post-optimized and merged. One search
+/// serves several builds this way.
 inline optimized_program for_backend(optimized_program r, const cost::model& model, const ein::plan::capabilities& caps) {
   auto start = std::chrono::steady_clock::now();
-  std::set<std::string> taken;
-  for (auto& t : r.source.tensors) taken.insert(t.name);
-  for (auto& d : r.source.definitions) taken.insert(d.name);
-  for (auto& s : r.subprograms) {
-    taken.insert(s.name);
+  for (auto& s : r.subprograms)
     if (s.searched) choose_for_backend(s.result, model, caps);
+  auto relaxed = relax_program(r, model, caps, r.relax);
+  for (std::size_t i = 0; i < r.subprograms.size(); ++i) {
+    auto& s = r.subprograms[i];
+    s.result.chosen = relaxed.choice[i];
+    s.result.best = s.result.candidates.at(s.result.chosen).p;
     s.seconds_as_run = seconds_as_run(s.result.best, model, caps);
     s.baseline_as_run = seconds_as_run(s.result.baseline, model, caps);
     s.kernel_seconds_as_run.clear();
     for (auto& k : s.result.best.kernels) s.kernel_seconds_as_run.push_back(kernel_seconds_as_run(k, model, caps));
   }
-  std::vector<detail::entry> defs;
-  for (std::size_t i = 0; i < r.subprograms.size(); ++i) {
-    auto& s = r.subprograms[i];
-    auto written = plan_definitions(s, taken);
-    for (std::size_t k = 0; k < written.size(); ++k)
-      defs.push_back({std::move(written[k]), runs_as_library(s.result.best.kernels[k], caps), i});
-  }
-  r.post_steps.clear();
-  while (detail::remove_identity(r.source, defs, r.post_steps) || detail::fuse_one(r.source, defs, model, r.post_steps)) {
-  }
-  r.program.definitions.clear();
-  std::map<std::string, std::size_t> origin;
-  for (auto& e : defs) {
-    if (e.origin) origin[e.def.name] = *e.origin;
-    r.program.definitions.push_back(std::move(e.def));
-  }
-  r.program = merge_shared_operands(std::move(r.program), model, &r.post_steps, caps);
-  auto only = derive::weight_only_definitions(r.program);
+  r.program = std::move(relaxed.best.program);
+  r.post_steps = std::move(relaxed.best.steps);
+  r.relax_stats = relaxed.stats;
   r.weight_transforms.clear();
   r.origin.clear();
+  auto only = derive::weight_only_definitions(r.program);
   for (auto& d : r.program.definitions) {
     if (only.count(d.name)) r.weight_transforms.push_back(d.name);
-    if (auto it = origin.find(d.name); it != origin.end()) r.origin[d.name] = it->second;
+    if (auto it = relaxed.best.origin.find(d.name); it != relaxed.best.origin.end()) r.origin[d.name] = it->second;
   }
   r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
@@ -112,7 +101,11 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
 ///     is cheaper (a weight transform only into a weight transform);
 ///  5. merges definitions that contract one shared operand with different weights into one
 ///     contraction where the model predicts a gain as the build runs it (merge_shared_operands,
-///     EinNet Figure 3(a)).
+///     EinNet Figure 3(a));
+///  6. searches which candidate each subprogram uses across the program (relax_program, under
+///     `opts.program`: relaxation alpha and expanded choices), steps 3 to 5 pricing each choice:
+///     a choice whose plans are each dearer alone can merge into a cheaper program (EinNet
+///     Figure 15); the result records each subprogram's candidate (`result.chosen`).
 /// Every step keeps the program's predicted time as the build runs it (program_seconds) at or
 /// below that of the program as written.
 /// Definitions that read weights only are listed in `weight_transforms`. Deterministic: results
@@ -131,6 +124,7 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
   out.program.name = source.name;
   out.program.tensors = source.tensors;
   out.program.outputs = source.outputs;
+  out.relax = opts.program;
 
   std::set<std::string> taken;
   for (auto& t : source.tensors) taken.insert(t.name);

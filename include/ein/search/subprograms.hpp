@@ -134,11 +134,12 @@ inline std::vector<subprogram> split_program(const ir::program& source, std::set
   return out;
 }
 
-/// The definitions of subprogram `s`'s chosen plan, one per kernel: `<s.name>_<k>` (fresh in
-/// `taken`) for the kernels before the last, which keeps the name `s.name` and the source's box;
-/// each reads the definitions of the kernels it read.
-inline std::vector<ir::definition> plan_definitions(const subprogram& s, std::set<std::string>& taken) {
-  auto& kernels = s.result.best.kernels;
+/// The definitions of plan `p` of subprogram `s` (by default its chosen plan), one per kernel:
+/// `<s.name>_<k>` (fresh in `taken`) for the kernels before the last, which keeps the name
+/// `s.name` and the source's box; each reads the definitions of the kernels it read.
+inline std::vector<ir::definition> plan_definitions(const subprogram& s, std::set<std::string>& taken,
+                                                    const plan* p = nullptr) {
+  auto& kernels = (p ? *p : s.result.best).kernels;
   std::vector<ir::definition> out;
   std::map<std::string, ir::tensor> names;  // k<i> → the kernel's definition tensor
   for (std::size_t i = 0; i < kernels.size(); ++i) {
