@@ -26,16 +26,6 @@ namespace {
 
 using namespace search_test;
 
-// ConvTranspose in gather form, output padding `extra` (rediscover_support's conv_transpose plus it).
-scope_ptr conv_t(std::int64_t n, std::int64_t in, std::int64_t c, std::int64_t f, std::int64_t k, std::int64_t st,
-                 std::int64_t pad, std::int64_t extra) {
-  std::int64_t out = (in - 1) * st - 2 * pad + k + extra;
-  return make_scope({{"n", 0, n}, {"h", 0, out}, {"w", 0, out}, {"f", 0, f}}, {{"i", 0, in}, {"j", 0, in}, {"c", 0, c}},
-                    make_access(input("A", {n, in, in, c}), {idx("n"), idx("i"), idx("j"), idx("c")}) *
-                        make_access(weight("K", {k, k, f, c}),
-                                    {idx("h") - idx("i") * st + pad, idx("w") - idx("j") * st + pad, idx("f"), idx("c")}));
-}
-
 struct layer {
   std::string name;
   std::function<scope_ptr()> make;
@@ -46,11 +36,11 @@ std::vector<layer> layers() {
   std::vector<layer> out;
   for (std::int64_t b : {1, 16}) {
     auto at = [&](std::string n) { return n + "_b" + std::to_string(b); };
-    out.push_back({at("infogan_t2"), [=] { return conv_t(b, 2, 448, 256, 4, 2, 1, 0); }});
-    out.push_back({at("infogan_t3"), [=] { return conv_t(b, 4, 256, 128, 4, 2, 1, 0); }});
-    out.push_back({at("infogan_t4"), [=] { return conv_t(b, 8, 128, 64, 4, 2, 1, 0); }});
-    out.push_back({at("dcgan_t5"), [=] { return conv_t(b, 32, 64, 3, 4, 2, 1, 0); }});
-    out.push_back({at("fsrcnn_t9"), [=] { return conv_t(b, 32, 56, 1, 9, 2, 4, 1); }});
+    out.push_back({at("infogan_t2"), [=] { return conv_transpose(b, 2, 448, 256, 4, 2, 1, 0); }});
+    out.push_back({at("infogan_t3"), [=] { return conv_transpose(b, 4, 256, 128, 4, 2, 1, 0); }});
+    out.push_back({at("infogan_t4"), [=] { return conv_transpose(b, 8, 128, 64, 4, 2, 1, 0); }});
+    out.push_back({at("dcgan_t5"), [=] { return conv_transpose(b, 32, 64, 3, 4, 2, 1, 0); }});
+    out.push_back({at("fsrcnn_t9"), [=] { return conv_transpose(b, 32, 56, 1, 9, 2, 4, 1); }});
     out.push_back({at("fsrcnn_5x5"), [=] { return conv_nhwc(b, 32, 1, 56, 5, 5, 1, 2, 2, 1); }});
     out.push_back({at("resnet_stem"), [=] { return conv_nhwc(b, 224, 3, 64, 7, 7, 2, 3, 3, 1); }});
     out.push_back({at("resnet_3x3_64"), [=] { return conv_nhwc(b, 56, 64, 64, 3, 3, 1, 1, 1, 1); }});

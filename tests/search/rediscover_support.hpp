@@ -102,11 +102,12 @@ inline scope_ptr g2bmm(std::int64_t b, std::int64_t m, std::int64_t k, std::int6
                         make_access(input("B", {b, m, k}), {idx("b"), idx("i") + (idx("w") - W) * d, idx("k")}));
 }
 
-/// ConvTranspose in gather form (NHWC, stride st, padding pad, kernel k):
+/// ConvTranspose in gather form (NHWC, stride st, padding pad, kernel k, the output `extra` rows
+/// and columns larger, as PyTorch's output_padding):
 /// L_{n,h,w,f} Σ_{i,j,c} A[n, i, j, c] * K[h - st*i + pad, w - st*j + pad, f, c]
 inline scope_ptr conv_transpose(std::int64_t n, std::int64_t in, std::int64_t c, std::int64_t f,
-                                std::int64_t k, std::int64_t st, std::int64_t pad) {
-  std::int64_t out = (in - 1) * st - 2 * pad + k;
+                                std::int64_t k, std::int64_t st, std::int64_t pad, std::int64_t extra = 0) {
+  std::int64_t out = (in - 1) * st - 2 * pad + k + extra;
   return make_scope({{"n", 0, n}, {"h", 0, out}, {"w", 0, out}, {"f", 0, f}},
                     {{"i", 0, in}, {"j", 0, in}, {"c", 0, c}},
                     make_access(input("A", {n, in, in, c}), {idx("n"), idx("i"), idx("j"), idx("c")}) *
