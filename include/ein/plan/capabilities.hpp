@@ -7,7 +7,6 @@
 #include <array>
 #include <climits>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -172,20 +171,17 @@ inline constexpr library cudnn{"cudnn", &detail::cudnn_runs};
 inline constexpr library onednn{"onednn", &detail::onednn_runs};
 
 /// What a build's generated code calls: the library families it links, in the order a kernel
-/// tries them (a GEMM that also matches as a degenerate convolution runs as the GEMM, unless
-/// `price` says the convolution is cheaper).
+/// tries them (a GEMM that also matches as a degenerate convolution runs as the GEMM where
+/// nothing chose otherwise: a searched plan binds the instance its search priced).
 /// `every_operator` is the cost model's own view (EinNet's), which a search takes when no build
 /// is named: every matched operator counts as a library call, whatever `libraries` holds. It
 /// prices; plans are bound for builds (`libraries` only).
 struct capabilities {
   std::vector<library> libraries;
   bool every_operator = false;
-  /// Where set, the seconds a library call of an instance takes as the search priced it: a
-  /// kernel that several of the build's libraries run binds the cheapest of their instances
-  /// (plan::bind_call), as the search chose it. A strided 1×1 convolution is a batch of CBLAS
-  /// products and one oneDNN call; priced, the call wins. Unset, the first library that runs one.
-  std::function<double(const match::instance&)> price;
 
+  /// The same libraries in the same order, and the same view.
+  bool operator==(const capabilities&) const = default;
   /// The first library of this build that runs `op` as one call, or nothing (an eOperator).
   std::optional<library> library_for(const match::instance& op) const {
     for (auto& l : libraries)
