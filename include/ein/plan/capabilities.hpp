@@ -52,7 +52,6 @@ inline bool blas_accepts(const match::gemm_attrs& g) {
 /// copy of their filter (search::pack_weight_operands) in a layout cuDNN accepts.
 /// Example: a float NHWC conv2d with a KRSC filter runs; the same with double data does not.
 inline bool cudnn_accepts(const match::instance& op) {
-  if (op.kind != match::op_kind::conv2d && op.kind != match::op_kind::conv_transpose2d) return false;
   auto* a = std::get_if<match::conv_attrs>(&op.attrs);
   if (!a || !a->symmetric() || (a->filter_layout != "kcrs" && a->filter_layout != "krsc")) return false;
   for (auto v : {a->n, a->c, a->h, a->w, a->k, a->r, a->s, a->p, a->q, a->pad_h, a->pad_w, a->stride_h, a->stride_w,
@@ -65,7 +64,7 @@ inline bool cudnn_accepts(const match::instance& op) {
   const bool krsc = a->filter_layout == "krsc";
   const bool nhwc_data = detail::channels_last(x, a->x_strides) || detail::channels_last(y, a->y_strides);
   if (krsc && !(detail::nhwc_packed(x, a->x_strides) && detail::nhwc_packed(y, a->y_strides))) return false;
-  if (op.kind == match::op_kind::conv_transpose2d && (krsc || nhwc_data)) return false;
+  if (a->backward_data && (krsc || nhwc_data)) return false;
   return op.type != ir::dtype::f64 || !(krsc || nhwc_data);
 }
 
@@ -96,7 +95,6 @@ inline bool strides_positive(const std::array<std::int64_t, 4>& dims, const std:
 /// Example: a float NCHW conv2d with a KRSC filter, stride 2, padded 1 before and 0 after, runs;
 /// the same with double data does not.
 inline bool onednn_accepts(const match::instance& op) {
-  if (op.kind != match::op_kind::conv2d && op.kind != match::op_kind::conv_transpose2d) return false;
   auto* a = std::get_if<match::conv_attrs>(&op.attrs);
   if (!a || op.type != ir::dtype::f32) return false;
   for (auto& o : op.inputs)
@@ -109,7 +107,7 @@ inline bool onednn_accepts(const match::instance& op) {
   // checks as the convolution it transposes.
   return detail::rows_agree(a->h, a->r, a->dilation_h, a->pad_h, a->pad_h_end, a->stride_h, a->p) &&
          detail::rows_agree(a->w, a->s, a->dilation_w, a->pad_w, a->pad_w_end, a->stride_w, a->q) &&
-         (op.kind == match::op_kind::conv2d || (a->dilation_h == 1 && a->dilation_w == 1));
+         (!a->backward_data || (a->dilation_h == 1 && a->dilation_w == 1));
 }
 
 namespace detail {
@@ -135,7 +133,7 @@ inline bool cudnn_runs(const match::instance& op) {
 inline bool onednn_runs(const match::instance& op) {
   if (match::memory_bound(op) || !onednn_accepts(op)) return false;
   auto& a = op.conv();
-  const std::int64_t out_channels = op.kind == match::op_kind::conv2d ? a.k : a.c;
+  const std::int64_t out_channels = a.backward_data ? a.c : a.k;
   return a.r * a.s <= a.p * a.q && out_channels >= 8;
 }
 
