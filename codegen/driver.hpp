@@ -185,13 +185,9 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
   o.statistics = search_summary{r.states(), r.pruned(), r.depth(), r.seconds, search::name(r.reason()),
                                 r.model, r.report(), r.cut()};
   std::printf("%s", r.report().c_str());
-  // The calls bind the instances the profile prices cheapest, as the search chose them; the plan
-  // keeps its capabilities, so the price owns its model.
-  auto caps = build_capabilities(o.target, onednn);
-  caps.price = [roofline = *choice.roofline](const match::instance& i) {
-    return roofline.seconds(cost::workload::library(i));
-  };
-  return search::make_plan(r, caps);
+  // The calls bind the instances the search priced (for `plan_for`; a target build that does not
+  // run one binds what its libraries run).
+  return search::make_plan(r, build_capabilities(o.target, onednn));
 }
 
 }  // namespace detail

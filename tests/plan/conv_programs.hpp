@@ -1,5 +1,5 @@
 // Convolution programs the plan and library-step tests bind: an NHWC convolution with a
-// chosen filter format and padding, and a transposed convolution.
+// chosen filter format and padding, a strided 1×1 convolution, and a transposed convolution.
 #pragma once
 
 #include <cstdint>
@@ -30,6 +30,21 @@ inline ein::ir::program conv(std::int64_t r, std::int64_t pad, bool rsfc = false
                                                  idx("w") + idx("s") - pad, idx("c")}) *
                                  ir::make_access(K, kr));
   return {"conv", {X, K}, {{"out", body, ir::dtype::f32}}, {"out"}};
+}
+
+// y[n, p, q, f] = Σ_c X[n, 2p, 2q, c] · K[f, c]: NHWC, a 1×1 filter at stride 2 (ResNet-50's
+// downsampling convolution, GCN's backbone), which matches as a convolution and as a batch of
+// matrix products (one per output row).
+inline ein::ir::program strided_1x1(std::int64_t n, std::int64_t hw, std::int64_t c, std::int64_t f) {
+  namespace ir = ein::ir;
+  using ir::idx;
+  auto X = f32("X", {n, hw, hw, c});
+  auto K = f32("K", {f, c});
+  K.role = ir::tensor_role::weight;
+  auto body = ir::make_scope({{"n", 0, n}, {"p", 0, hw / 2}, {"q", 0, hw / 2}, {"f", 0, f}}, {{"c", 0, c}},
+                             ir::make_access(X, {idx("n"), idx("p") * 2, idx("q") * 2, idx("c")}) *
+                                 ir::make_access(K, {idx("f"), idx("c")}));
+  return {"strided_1x1", {X, K}, {{"y", body, ir::dtype::f32}}, {"y"}};
 }
 
 // InfoGAN-style transposed convolution: NCHW dy A, (c, f, r, s) filter, stride 2, padding 1.

@@ -1,7 +1,6 @@
 // Plans the search produces for a generated family of programs, bound for a host build (BLAS) and
 // a cuda build (BLAS, cuDNN): every call runs on a library of the build and computes its kernel,
-// the plan computes the program, and a call is the instance the search priced wherever the build
-// runs that one.
+// the plan computes the program, and each call is the instance the search priced.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -26,15 +25,6 @@ search::options quick() {
   o.explore_depth = 1;
   o.converge_depth = 2;
   return o;
-}
-
-// The instance a plan's call stands for, without the sources of its operands (a kernel's scope
-// reads nested scopes that its definition reads as tensors).
-nlohmann::json operator_of(const match::instance& op) {
-  auto j = plan::to_json(op);
-  for (auto& i : j["inputs"]) i.erase("source");
-  j["output"].erase("source");
-  return j;
 }
 
 }  // namespace
@@ -75,20 +65,14 @@ TEST_CASE("searched family: every call runs on a library of the build and comput
         CHECK(eval::max_rel_error(std::span<const double>(out), value) < 1e-9);
       }
       for (auto& o : src.outputs) CHECK(eval::max_rel_error(values.at(o), want.at(o)) < 1e-9);
-      // where the build runs the instance the search priced for a kernel of a chosen plan, that is
-      // the instance binding picks for the kernel's definition (the first its libraries run)
-      for (auto& s : r.subprograms)
-        for (auto& k : s.result.best.kernels) {
-          if (k.weight_only || !k.op || !caps.library_for(*k.op)) continue;
-          std::optional<match::instance> first;
-          auto instances = match::match(*k.flat);
-          for (auto& l : caps.libraries)
-            for (auto& i : instances)
-              if (!first && l.runs(i)) first = i;
-          REQUIRE(first);
-          CHECK(operator_of(*first) == operator_of(*k.op));
-          ++agreed;
-        }
+      // each definition's call is the instance the search priced it as, an eOperator where it
+      // priced one
+      for (auto& k : p.kernels) {
+        auto& priced = r.priced.at(p.buffers[k.target].name);
+        REQUIRE(priced.has_value() == k.call.has_value());
+        if (priced) CHECK(plan::to_json(*priced) == plan::to_json(k.call->op));
+        agreed += priced.has_value();
+      }
       for (auto& d : p.derivations) derived += d.searched && d.target != "as written" && !d.steps.empty();
     }
   }

@@ -17,6 +17,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "ein/codegen/cuda_kernel.hpp"
@@ -278,8 +279,8 @@ class gpu_timer final : public timer {
     return t.size() % 2 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
   }
   std::optional<double> time_library(const match::instance& op) {
-    bool gemm = op.kind == match::op_kind::matmul || op.kind == match::op_kind::batch_matmul;
-    bool conv = op.kind == match::op_kind::conv2d || op.kind == match::op_kind::conv_transpose2d;
+    bool gemm = std::holds_alternative<match::gemm_attrs>(op.attrs);
+    bool conv = std::holds_alternative<match::conv_attrs>(op.attrs);
     if (gemm && !plan::blas_accepts(op.gemm())) return std::nullopt;
 #if defined(EIN_HAVE_CUDNN)
     if (conv && !plan::cudnn_accepts(op)) return std::nullopt;
@@ -336,7 +337,7 @@ class gpu_timer final : public timer {
     cudnnHandle_t h = cudnn_->get();
     EIN_CUDNN_CHECK(cudnnSetStream(h, stream_));
     auto& a = op.conv();
-    bool forward = op.kind == match::op_kind::conv2d;
+    bool forward = !a.backward_data;
     runtime::cudnn_convolution c(h, codegen::library::geometry(op, options_.tf32));
     float alpha_f = static_cast<float>(a.alpha), beta_f = 0;
     double alpha_d = a.alpha, beta_d = 0;

@@ -125,18 +125,13 @@ class profile_reader {
     if (j.contains("winograd_3x3_flop_fraction")) p.winograd_3x3_flop_fraction = fraction(j, "winograd_3x3_flop_fraction");
     auto& curves = in_.object(in_.field(j, "library_efficiency", ""), "/library_efficiency");
     for (auto& [op, points] : curves.items()) p.library[op] = curve(op, points);
-    for (auto k : operators)
-      if (!p.library.count("default") && !p.library.count(match::name(k)))
-        in_.fail("/library_efficiency",
-                 std::string("no curve for `") + match::name(k) + "` and no \"default\" curve");
+    for (std::string op : match::op_kind_names)
+      if (!p.library.count("default") && !p.library.count(op))
+        in_.fail("/library_efficiency", "no curve for `" + op + "` and no \"default\" curve");
     return p;
   }
 
  private:
-  // The library operators a curve may be given for (match::op_kind).
-  static constexpr match::op_kind operators[] = {
-      match::op_kind::elementwise, match::op_kind::matmul, match::op_kind::batch_matmul, match::op_kind::conv2d,
-      match::op_kind::conv_transpose2d, match::op_kind::g2bmm, match::op_kind::gbmm};
   static constexpr const char* fields_text =
       "name, source, fp32_tflops, tf32_tflops, dram_gbytes_per_s, launch_us, use_tf32, "
       "gemm_batch_as_calls, eoperator_bandwidth_fraction, eoperator_compute_fraction, sm_count, library_tile, "
@@ -164,7 +159,7 @@ class profile_reader {
   efficiency_curve curve(const std::string& op, const json& points) const {
     auto p = ein::detail::json_input::at("/library_efficiency", op);
     bool named = op == "default";
-    for (auto k : operators) named = named || op == match::name(k);
+    for (std::string_view k : match::op_kind_names) named = named || op == k;
     if (!named) in_.fail(p, "`" + op + "` is no library operator (nor \"default\")");
     in_.array(points, p);
     if (points.empty()) in_.fail(p, "a curve needs one point at least");

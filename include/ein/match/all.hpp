@@ -14,10 +14,14 @@
 namespace ein::match {
 
 /// Every operator ein can instantiate, in the order match() reports them. Adding an operator:
-/// its name in op_kind (instance.hpp), one header under match/operators/ defining its
-/// operator_def (canonical expression, columns, attribute inference with FLOPs, bytes and output
-/// grid, reference executor), one line here, one test; tests over the table then cover it, and it
-/// runs as an eOperator until a library's emitter handles it (plan::library).
+/// its name in op_kind and op_kind_names (instance.hpp), one header under match/operators/
+/// defining its operator_def (canonical expression, columns, attribute inference with FLOPs,
+/// bytes and output grid, reference executor), one line here, one test; tests over the table
+/// then cover it. What a backend does with it follows from the attributes its header infers, not
+/// from its kind: gemm_attrs run on CBLAS and cuBLAS, conv_attrs on cuDNN and oneDNN
+/// (`backward_data`: the transposed pass), where plan::library accepts the instance; other
+/// attributes run as an eOperator until a library's emitter handles them. A device profile
+/// prices it by its name's curve, or the default one.
 inline const std::vector<operator_def>& operator_table() {
   static const std::vector<operator_def> table{
       operators::elementwise_unary(),

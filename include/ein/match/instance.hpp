@@ -22,11 +22,10 @@ enum class op_kind : std::uint8_t {
   g2bmm,
   gbmm,
 };
-inline const char* name(op_kind k) {
-  constexpr const char* n[] = {"elementwise",      "matmul", "batch_matmul", "conv2d",
-                               "conv_transpose2d", "g2bmm",  "gbmm"};
-  return n[static_cast<int>(k)];
-}
+/// The name of each operator, in op_kind's order: what reports and device profiles call it.
+inline constexpr const char* op_kind_names[] = {"elementwise",      "matmul", "batch_matmul", "conv2d",
+                                                "conv_transpose2d", "g2bmm",  "gbmm"};
+inline const char* name(op_kind k) { return op_kind_names[static_cast<int>(k)]; }
 
 /// Bytes of one element.
 inline std::int64_t element_size(ir::dtype t) { return t == ir::dtype::f32 ? 4 : 8; }

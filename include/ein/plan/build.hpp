@@ -16,12 +16,17 @@
 namespace ein::plan {
 
 /// What the search knows of how a program's definitions were reached (empty for a program
-/// taken as written): its subprograms' derivations, the program-level steps, and per definition
-/// (by name) the index of the derivation that wrote it.
+/// taken as written): its subprograms' derivations, the program-level steps, per definition (by
+/// name) the index of the derivation that wrote it, and per definition the instance the search
+/// priced it as, for the build `priced_for`.
 struct provenance {
   std::vector<derivation> derivations;
   std::vector<derive::step> program_steps;
   std::map<std::string, std::size_t> origin;
+  /// The library instance the search priced a definition's kernel as, or nothing where it
+  /// priced an eOperator. make_plan binds it and matches no operator for the definition.
+  std::map<std::string, std::optional<match::instance>> priced;
+  capabilities priced_for;  // the build the search priced the definitions for
 };
 
 namespace detail {
@@ -97,31 +102,49 @@ struct plan_builder {
 /// is one: trying the build's libraries in order, the first of the instances of the operators
 /// that compute its scope (`instances`, in table order) that the library runs (library::runs:
 /// compute-bound, sizes and layouts it accepts), reading inputs, weights or earlier definitions
-/// as whole buffers and writing the kernel's whole buffer, all in one element type; where
-/// `caps.price` is set, the cheapest such call (the first of equal price). Everything else (band
-/// products, nested-scope operands, an offset output) is an eOperator.
+/// as whole buffers and writing the kernel's whole buffer, all in one element type. Everything
+/// else (band products, nested-scope operands, an offset output) is an eOperator.
 inline std::optional<library_call> bind_call(const kernel& k, const program_plan& p, const capabilities& caps,
                                              const std::vector<match::instance>& instances) {
-  std::optional<library_call> best;
-  double best_seconds = 0;
   for (auto& l : caps.libraries)
     for (auto& op : instances)
       if (l.runs(op))
-        if (auto call = detail::call_of(op, l, k, p)) {
-          if (!caps.price) return call;
-          double seconds = caps.price(op);
-          if (!best || seconds < best_seconds) best = std::move(call), best_seconds = seconds;
-        }
-  return best;
+        if (auto call = detail::call_of(op, l, k, p)) return call;
+  return std::nullopt;
 }
+
+namespace detail {
+
+// The call of kernel `k`, whose scope is definition `name`, for a build with capabilities
+// `caps`, given the instance the search priced it as (`priced`, nothing: an eOperator) for the
+// build `priced_for`. The build the search priced binds exactly that; another one (a PLAN_FOR
+// plan) binds the priced instance where one of its libraries runs it, else matches again.
+// @throws internal_error when the build the search priced cannot call the instance it priced.
+inline std::optional<library_call> bind_priced(const kernel& k, const std::string& name, const program_plan& p,
+                                               const capabilities& caps, const std::optional<match::instance>& priced,
+                                               const capabilities& priced_for) {
+  if (priced)
+    for (auto& l : caps.libraries)
+      if (l.runs(*priced))
+        if (auto call = call_of(*priced, l, k, p)) return call;
+  if (caps != priced_for) return bind_call(k, p, caps, match::match(*k.value));
+  if (priced)
+    throw internal_error("the search priced definition `" + name + "` of program `" + p.program + "` as " +
+                         priced->str() + ", which its build (" + caps.str() + ") cannot call on the plan's buffers");
+  return std::nullopt;
+}
+
+}  // namespace detail
 
 /// The plan of `p` for a build with capabilities `caps`: each definition is one kernel; a nested
 /// scope in a body is a kernel of its own writing a temporary, scheduled before its reader
 /// (shared scopes once). Definitions that are no output are temporaries too. Weight transforms
 /// (kernels that read weights only, directly or through other weight transforms) come first, in
-/// program order. Each kernel is a library call where bind_call finds one (its operators matched
-/// once, here), else an eOperator. `how` (a search's) gives the derivations and each
-/// definition's origin; a program taken as written has none.
+/// program order. A definition the search priced (`how.priced`) is bound to the instance it
+/// priced, or stays an eOperator where it priced one (detail::bind_priced); every other kernel
+/// (a program taken as written, nested scopes) is a library call where bind_call finds one (its
+/// operators matched here), else an eOperator. `how` (a search's) gives the derivations and
+/// each definition's origin; a program taken as written has none.
 /// @pre definitions are in topological order and each names a distinct tensor.
 /// Example: `y = L_{i,j} Σ_k A[i,k]·W[k,j]` (compute-bound) for a build calling BLAS is one
 /// kernel, `library matmul(A=A+0, B=W+0) ...`; for a build calling nothing, one eOperator.
@@ -158,6 +181,9 @@ inline program_plan make_plan(const ir::program& p, const capabilities& caps, pr
                                   outputs.count(d.name) ? buffer::kind::output : buffer::kind::temporary);
     b.add_kernel(id, d.value, d.name, d.name, d.type, nested, origin);
     by_name[d.name] = id;
+    if (nested > 0 && how.priced.count(d.name))
+      throw internal_error("the search priced definition `" + d.name + "` of program `" + p.name +
+                           "` as one kernel, but it reads nested scopes");
   }
   auto& kernels = b.out.kernels;
   for (auto& k : kernels) {
@@ -167,7 +193,13 @@ inline program_plan make_plan(const ir::program& p, const capabilities& caps, pr
   }
   std::stable_partition(kernels.begin(), kernels.end(), [](const kernel& k) { return k.weight_only; });
   if (!caps.libraries.empty())
-    for (auto& k : kernels) k.call = bind_call(k, b.out, caps, match::match(*k.value));
+    for (auto& k : kernels) {
+      auto& name = b.out.buffers[k.target].name;
+      auto priced = how.priced.find(name);
+      k.call = priced == how.priced.end()
+                   ? bind_call(k, b.out, caps, match::match(*k.value))
+                   : detail::bind_priced(k, name, b.out, caps, priced->second, how.priced_for);
+    }
   return b.out;
 }
 

@@ -7,7 +7,6 @@
 #include <array>
 #include <climits>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -53,7 +52,6 @@ inline bool blas_accepts(const match::gemm_attrs& g) {
 /// copy of their filter (search::pack_weight_operands) in a layout cuDNN accepts.
 /// Example: a float NHWC conv2d with a KRSC filter runs; the same with double data does not.
 inline bool cudnn_accepts(const match::instance& op) {
-  if (op.kind != match::op_kind::conv2d && op.kind != match::op_kind::conv_transpose2d) return false;
   auto* a = std::get_if<match::conv_attrs>(&op.attrs);
   if (!a || !a->symmetric() || (a->filter_layout != "kcrs" && a->filter_layout != "krsc")) return false;
   for (auto v : {a->n, a->c, a->h, a->w, a->k, a->r, a->s, a->p, a->q, a->pad_h, a->pad_w, a->stride_h, a->stride_w,
@@ -66,7 +64,7 @@ inline bool cudnn_accepts(const match::instance& op) {
   const bool krsc = a->filter_layout == "krsc";
   const bool nhwc_data = detail::channels_last(x, a->x_strides) || detail::channels_last(y, a->y_strides);
   if (krsc && !(detail::nhwc_packed(x, a->x_strides) && detail::nhwc_packed(y, a->y_strides))) return false;
-  if (op.kind == match::op_kind::conv_transpose2d && (krsc || nhwc_data)) return false;
+  if (a->backward_data && (krsc || nhwc_data)) return false;
   return op.type != ir::dtype::f64 || !(krsc || nhwc_data);
 }
 
@@ -97,7 +95,6 @@ inline bool strides_positive(const std::array<std::int64_t, 4>& dims, const std:
 /// Example: a float NCHW conv2d with a KRSC filter, stride 2, padded 1 before and 0 after, runs;
 /// the same with double data does not.
 inline bool onednn_accepts(const match::instance& op) {
-  if (op.kind != match::op_kind::conv2d && op.kind != match::op_kind::conv_transpose2d) return false;
   auto* a = std::get_if<match::conv_attrs>(&op.attrs);
   if (!a || op.type != ir::dtype::f32) return false;
   for (auto& o : op.inputs)
@@ -110,7 +107,7 @@ inline bool onednn_accepts(const match::instance& op) {
   // checks as the convolution it transposes.
   return detail::rows_agree(a->h, a->r, a->dilation_h, a->pad_h, a->pad_h_end, a->stride_h, a->p) &&
          detail::rows_agree(a->w, a->s, a->dilation_w, a->pad_w, a->pad_w_end, a->stride_w, a->q) &&
-         (op.kind == match::op_kind::conv2d || (a->dilation_h == 1 && a->dilation_w == 1));
+         (!a->backward_data || (a->dilation_h == 1 && a->dilation_w == 1));
 }
 
 namespace detail {
@@ -136,7 +133,7 @@ inline bool cudnn_runs(const match::instance& op) {
 inline bool onednn_runs(const match::instance& op) {
   if (match::memory_bound(op) || !onednn_accepts(op)) return false;
   auto& a = op.conv();
-  const std::int64_t out_channels = op.kind == match::op_kind::conv2d ? a.k : a.c;
+  const std::int64_t out_channels = a.backward_data ? a.c : a.k;
   return a.r * a.s <= a.p * a.q && out_channels >= 8;
 }
 
@@ -172,20 +169,17 @@ inline constexpr library cudnn{"cudnn", &detail::cudnn_runs};
 inline constexpr library onednn{"onednn", &detail::onednn_runs};
 
 /// What a build's generated code calls: the library families it links, in the order a kernel
-/// tries them (a GEMM that also matches as a degenerate convolution runs as the GEMM, unless
-/// `price` says the convolution is cheaper).
+/// tries them (a GEMM that also matches as a degenerate convolution runs as the GEMM where
+/// nothing chose otherwise: a searched plan binds the instance its search priced).
 /// `every_operator` is the cost model's own view (EinNet's), which a search takes when no build
 /// is named: every matched operator counts as a library call, whatever `libraries` holds. It
 /// prices; plans are bound for builds (`libraries` only).
 struct capabilities {
   std::vector<library> libraries;
   bool every_operator = false;
-  /// Where set, the seconds a library call of an instance takes as the search priced it: a
-  /// kernel that several of the build's libraries run binds the cheapest of their instances
-  /// (plan::bind_call), as the search chose it. A strided 1×1 convolution is a batch of CBLAS
-  /// products and one oneDNN call; priced, the call wins. Unset, the first library that runs one.
-  std::function<double(const match::instance&)> price;
 
+  /// The same libraries in the same order, and the same view.
+  bool operator==(const capabilities&) const = default;
   /// The first library of this build that runs `op` as one call, or nothing (an eOperator).
   std::optional<library> library_for(const match::instance& op) const {
     for (auto& l : libraries)

@@ -34,8 +34,10 @@ struct buffer {
   }
 };
 
-/// A kernel computed by one library call: the library, the matched instance and the buffer each
-/// of its inputs reads, in the instance's operand order (the output is the kernel's target).
+/// A kernel computed by one library call: the library, the instance and the buffer each of its
+/// inputs reads, in the instance's operand order (the output is the kernel's target). In a
+/// searched plan the instance is the one the search priced for the kernel's definition; in a
+/// program taken as written, the first its build's libraries run (plan::make_plan).
 struct library_call {
   plan::library library = blas;
   match::instance op;

@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "ein/cost/model.hpp"
@@ -39,6 +41,23 @@ inline double seconds_as_run(const plan& p, const cost::model& model, const ein:
   double t = 0;
   for (auto& k : p.kernels) t += kernel_seconds_as_run(k, model, caps);
   return t;
+}
+
+/// The instance each definition of `p` is priced as for a build with capabilities `caps`, as
+/// program_seconds prices it: the library operator of its kernel (search::instantiate: the
+/// cheapest under `model`) where the build calls it (runs_as_library), else nothing (an
+/// eOperator). Weight transforms are priced at nothing at run time but bound alike.
+/// Example: ResNet-50's 1×1 stride 2 for a host build with CBLAS and oneDNN under the host
+/// profile is the conv2d instance oneDNN calls, not the batch of products CBLAS would run.
+inline std::map<std::string, std::optional<match::instance>> priced_instances(const ir::program& p,
+                                                                              const cost::model& model,
+                                                                              const ein::plan::capabilities& caps) {
+  std::map<std::string, std::optional<match::instance>> r;
+  for (auto& d : p.definitions) {
+    auto k = instantiate(d.value, model).kernels.back();
+    r[d.name] = runs_as_library(k, caps) ? k.op : std::nullopt;
+  }
+  return r;
 }
 
 /// True when every kernel of `p` that runs is a library call of the build or a memory-bound

@@ -7,11 +7,13 @@
 #include <cstdint>
 #include <cstdio>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ein/derive/rule.hpp"
 #include "ein/ir/print.hpp"
+#include "ein/plan/capabilities.hpp"
 #include "ein/search/budget.hpp"
 #include "ein/search/subprograms.hpp"
 
@@ -31,6 +33,10 @@ struct optimized_program {
   /// index of that subprogram. Definitions post-optimization made (a merged contraction) have
   /// none.
   std::map<std::string, std::size_t> origin;
+  /// Per definition of `program`: the library instance the search priced it as for the build
+  /// `priced_for` (priced_instances), or nothing for an eOperator; the plan binds these.
+  std::map<std::string, std::optional<match::instance>> priced;
+  ein::plan::capabilities priced_for;
   program_search relax;                 // the search across subprograms (relax_program)
   program_statistics relax_stats;       // and how it went, for the last build chosen for
   std::string model;                    // the cost model's description

@@ -43,8 +43,9 @@ inline optimized as_written(const ir::scope_ptr& s, const cost::model& model, co
 /// `r` (a result of optimize_program) for a build with capabilities `caps`: each searched
 /// subprogram's plan is chosen again among its candidates, priced as that build runs them
 /// (choose_for_backend), then the program-level search (relax_program, under `r.relax`) chooses
-/// again across subprograms, and the program is rebuilt, post-optimized and merged. One search
-/// serves several builds this way.
+/// again across subprograms, and the program is rebuilt, post-optimized and merged; each of its
+/// definitions records the instance it is priced as (`priced`, for `priced_for` = `caps`). One
+/// search serves several builds this way.
 inline optimized_program for_backend(optimized_program r, const cost::model& model, const ein::plan::capabilities& caps) {
   auto start = std::chrono::steady_clock::now();
   for (auto& s : r.subprograms)
@@ -69,6 +70,8 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
     if (only.count(d.name)) r.weight_transforms.push_back(d.name);
     if (auto it = relaxed.best.origin.find(d.name); it != relaxed.best.origin.end()) r.origin[d.name] = it->second;
   }
+  r.priced = priced_instances(r.program, model, caps);
+  r.priced_for = caps;
   r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }
@@ -183,7 +186,9 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
 
 /// The plan of `r`'s program for a build with capabilities `caps` (plan::make_plan), with how
 /// it was reached: each subprogram's derivation (its chosen candidate's target and steps), the
-/// program-level steps (the joins, then post-optimization), and each definition's origin.
+/// program-level steps (the joins, then post-optimization), each definition's origin, and the
+/// instance the search priced each definition as, which the plan binds (for `r.priced_for`,
+/// exactly; for another build, where it runs it).
 /// Example: the plan of Figure 5's Conv3x3 for a cuda build has a `library matmul(...)` kernel
 /// and an OffsetReduce eOperator, both from subprogram `conv`, whose derivation reads
 /// `split_summation(...)`, `substitute_variable(...)`, ..., `match(at /0: operator matmul)`.
@@ -197,6 +202,8 @@ inline ein::plan::program_plan make_plan(const optimized_program& r, const ein::
   how.program_steps = r.join_steps;
   how.program_steps.insert(how.program_steps.end(), r.post_steps.begin(), r.post_steps.end());
   how.origin = r.origin;
+  how.priced = r.priced;
+  how.priced_for = r.priced_for;
   return ein::plan::make_plan(r.program, caps, std::move(how));
 }
 

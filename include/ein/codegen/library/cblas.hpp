@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "ein/codegen/library/common.hpp"
@@ -18,10 +19,10 @@ namespace ein::codegen::library {
 ///   cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, 3, 4, 5, static_cast<float>(1.0),
 ///               a + 7 + ein_q * 15, 3, b + ein_q * 20, 4, static_cast<float>(0.0), out + ein_q *
 ///               12, 4); }`
-/// @pre op.kind is matmul or batch_matmul; the generated code includes <cblas.h>.
+/// @pre op is a GEMM (gemm_attrs: matmul, batch_matmul); the generated code includes <cblas.h>.
 inline void emit_cblas(writer& w, const match::instance& op, const std::vector<std::string>& inputs,
                        const std::string& output) {
-  if (op.kind != match::op_kind::matmul && op.kind != match::op_kind::batch_matmul)
+  if (!std::holds_alternative<match::gemm_attrs>(op.attrs))
     throw internal_error(std::string("emit_cblas: not a GEMM: ") + match::name(op.kind));
   if (inputs.size() != 2) throw internal_error("emit_cblas: a GEMM has two inputs");
   auto& g = op.gemm();

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "ein/codegen/library/common.hpp"
@@ -28,11 +29,11 @@ struct call_names {
 /// `inputs`/`output` name device pointers to the start of each operand's flattened source. A
 /// float GEMM computes in full float (CUBLAS_COMPUTE_32F) unless `tf32` lets cuBLAS round its
 /// operands to TF32 (CUBLAS_COMPUTE_32F_FAST_TF32).
-/// @pre op.kind is matmul or batch_matmul; cuBLAS's pointer mode is host (the default).
+/// @pre op is a GEMM (gemm_attrs: matmul, batch_matmul); cuBLAS's pointer mode is host (the default).
 inline void emit_cublas(writer& w, const match::instance& op,
                         const std::vector<std::string>& inputs, const std::string& output,
                         const call_names& names = {}, bool tf32 = false) {
-  if (op.kind != match::op_kind::matmul && op.kind != match::op_kind::batch_matmul)
+  if (!std::holds_alternative<match::gemm_attrs>(op.attrs))
     throw internal_error(std::string("emit_cublas: not a GEMM: ") + match::name(op.kind));
   if (inputs.size() != 2) throw internal_error("emit_cublas: a GEMM has two inputs");
   auto& g = op.gemm();

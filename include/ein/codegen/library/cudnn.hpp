@@ -23,7 +23,7 @@ inline runtime::convolution_geometry geometry(const match::instance& op, bool tf
   auto& a = op.conv();
   auto i = [](std::int64_t v) { return static_cast<int>(v); };
   runtime::convolution_geometry g;
-  g.forward = op.kind == match::op_kind::conv2d;
+  g.forward = !a.backward_data;
   g.f64 = op.type == ir::dtype::f64;
   g.krsc = a.filter_layout == "krsc";
   const std::int64_t x_dims[4] = {a.n, a.c, a.h, a.w}, y_dims[4] = {a.n, a.k, a.p, a.q}, filter[4] = {a.k, a.c, a.r, a.s};
@@ -98,7 +98,7 @@ inline void emit_cudnn_run(writer& w, const match::instance& op, const std::vect
   if (!ein::plan::cudnn_accepts(op))
     throw internal_error(std::string("emit_cudnn_run: the legacy cuDNN API cannot run ") + op.str());
   if (inputs.size() != 2) throw internal_error("emit_cudnn_run: a convolution has two inputs");
-  bool forward = op.kind == match::op_kind::conv2d;
+  bool forward = !op.conv().backward_data;
   std::string scalar = op.type == ir::dtype::f32 ? "float" : "double";
   std::string in = advanced(inputs[0], op.inputs[0].offset), wt = advanced(inputs[1], op.inputs[1].offset);
   w.open("");

@@ -62,7 +62,7 @@ inline void widen_to_layout(std::array<std::int64_t, 4>& dims, const std::array<
 inline std::string onednn_geometry_text(const match::instance& op) {
   if (!ein::plan::onednn_accepts(op)) throw internal_error("onednn_geometry_text: oneDNN cannot run " + op.str());
   auto& a = op.conv();
-  const bool forward = op.kind == match::op_kind::conv2d;
+  const bool forward = !a.backward_data;
   using dims = std::array<std::int64_t, 4>;
   dims x{a.n, a.c, a.h, a.w};
   const dims y{a.n, a.k, a.p, a.q};
