@@ -128,3 +128,65 @@ TEST_CASE("every choice the program search can price writes the program's values
     MESSAGE(src.name << ": " << options[0].size() << " × " << options[1].size() << " choices");
   }
 }
+
+TEST_CASE("a choice assembled from what other choices left is the one assembled afresh") {
+  // The family of chains (fusions: activations in definitions of their own) and the pairs
+  // sharing an input (merges: Figure 15's pair merges at its size), for a cuda build under the
+  // H100 profile: every combination of each subprogram's chosen candidate, its alternatives and
+  // others up to three, assembled in order and again in reverse with one memo (so that each is
+  // assembled both from its own pieces and from those others left), gives the program, steps,
+  // provenance and price of the program assembled afresh.
+  std::vector<program> family;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) family.push_back(program_family::chain(seed));
+  for (std::int64_t k : {3, 7}) family.push_back(separable_pair(14, 32, k));
+  family.push_back(separable_pair(56, 128, 7));
+  family.push_back({"square_pair",
+                    {input("A", {1, 14, 14, 32}), weight("Ka", {3, 3, 32, 32}), weight("Kb", {1, 1, 32, 32})},
+                    {{"ya", conv(14, 32, 3, 3, "Ka"), dtype::f32}, {"yb", conv(14, 32, 1, 1, "Kb"), dtype::f32}},
+                    {"ya", "yb"}});
+  std::size_t fused = 0, merges = 0, choices = 0;
+  for (auto& src : family) {
+    CAPTURE(to_string(src));
+    auto r = searched(src, 1.05, 0);
+    auto shared = search::detail::shared_operands(r);
+    std::vector<std::vector<std::size_t>> options;
+    for (auto& s : r.subprograms) {
+      options.push_back({s.result.chosen});
+      for (auto c : search::alternatives(s, shared, h100(), cuda_build(), 2)) options.back().push_back(c);
+      for (std::size_t c = 0; c < s.result.candidates.size() && options.back().size() < 3; ++c)
+        if (std::find(options.back().begin(), options.back().end(), c) == options.back().end()) options.back().push_back(c);
+    }
+    std::vector<std::vector<std::size_t>> all{{}};
+    for (auto& o : options) {
+      std::vector<std::vector<std::size_t>> longer;
+      for (auto& prefix : all)
+        for (auto c : o) {
+          longer.push_back(prefix);
+          longer.back().push_back(c);
+        }
+      all = std::move(longer);
+    }
+    if (all.size() > 27) all.resize(27);
+    auto twice = all;
+    twice.insert(twice.end(), all.rbegin(), all.rend());
+    search::detail::program_timer timer{h100(), cuda_build(), {}};
+    search::detail::assembly_memo memo;
+    for (auto& choice : twice) {
+      auto reused = search::detail::assemble(r, choice, h100(), cuda_build(), timer, &memo);
+      auto afresh = search::detail::assemble(r, choice, h100(), cuda_build(), timer);
+      CHECK(to_string(reused.program) == to_string(afresh.program));
+      CHECK(reused.origin == afresh.origin);
+      CHECK(reused.seconds == afresh.seconds);
+      REQUIRE(reused.steps.size() == afresh.steps.size());
+      for (std::size_t i = 0; i < reused.steps.size(); ++i) {
+        CHECK(derive::to_string(reused.steps[i]) == derive::to_string(afresh.steps[i]));
+        fused += reused.steps[i].rule == "fuse_expression";
+        merges += reused.steps[i].rule == "merge_shared_operand";
+      }
+      ++choices;
+    }
+  }
+  MESSAGE(choices << " choices assembled, " << fused << " fusions, " << merges << " merges");
+  CHECK(fused > 0);
+  CHECK(merges > 0);
+}

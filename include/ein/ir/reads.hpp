@@ -54,8 +54,11 @@ inline std::set<std::string> iterators_read(const expr& e) {
 /// weight of `tensors` or such a definition. Definitions may be listed in any order.
 /// Example: with weight W and input X, `T = L_i W[i] * 2`, `U = L_i T[i] + W[i]` are weight-only;
 /// `V = L_i T[i] * X[i]` and `Z = L_i 0.5` are not.
-inline std::set<std::string> weight_only_definitions(const std::vector<tensor>& tensors,
-                                                     const std::vector<definition>& definitions) {
+/// `reads(d)` gives the tensors definition d reads, nested scopes included (tensors_read with
+/// depth::nested, which a caller pricing many programs of shared definitions may keep).
+template <class Reads>
+std::set<std::string> weight_only_definitions(const std::vector<tensor>& tensors,
+                                              const std::vector<definition>& definitions, Reads&& reads) {
   std::set<std::string> weights, out;
   for (auto& t : tensors)
     if (t.role == tensor_role::weight) weights.insert(t.name);
@@ -64,7 +67,7 @@ inline std::set<std::string> weight_only_definitions(const std::vector<tensor>& 
     grew = false;
     for (auto& d : definitions) {
       if (out.count(d.name)) continue;
-      auto read = tensors_read(d.value->body, depth::nested);
+      const std::vector<tensor>& read = reads(d);
       if (!read.empty() && std::all_of(read.begin(), read.end(), [&](const tensor& t) {
             return weights.count(t.name) > 0 || out.count(t.name) > 0;
           }))
@@ -72,6 +75,10 @@ inline std::set<std::string> weight_only_definitions(const std::vector<tensor>& 
     }
   }
   return out;
+}
+inline std::set<std::string> weight_only_definitions(const std::vector<tensor>& tensors,
+                                                     const std::vector<definition>& definitions) {
+  return weight_only_definitions(tensors, definitions, [](const definition& d) { return tensors_read(d.value->body, depth::nested); });
 }
 
 /// weight_only_definitions of a program's tensors and definitions.

@@ -12,6 +12,7 @@
 #include "ein/derive/merge_shared_operand.hpp"
 #include "ein/ir/canonical.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/ir/reads.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/search/backend.hpp"
 #include "ein/search/instantiate.hpp"
@@ -22,20 +23,32 @@ namespace detail {
 
 // Predicted program times as a build runs them, each distinct definition (by canonical form)
 // instantiated once: candidates share most of their definitions with the program they came from.
+// What a value reads and costs is kept by value too (the keys hold the values, so that an
+// address is never reused while the timer lives): candidates share the very values, whose
+// canonical forms need not be computed again.
 struct program_timer {
   const cost::model& model;
   const ein::plan::capabilities& caps;
   std::map<std::string, double> seconds;
+  std::map<ir::scope_ptr, double> by_value = {};
+  std::map<ir::scope_ptr, std::vector<ir::tensor>> reads = {};
 
   double operator()(const ir::program& p) {
-    auto weight_only = derive::weight_only_definitions(p);
+    auto weight_only = ir::weight_only_definitions(p.tensors, p.definitions, [&](const ir::definition& d) -> const std::vector<ir::tensor>& {
+      auto it = reads.find(d.value);
+      return it != reads.end() ? it->second : reads.emplace(d.value, ir::tensors_read(d.value->body, ir::depth::nested)).first->second;
+    });
     double s = 0;
     for (auto& d : p.definitions) {
       if (weight_only.count(d.name)) continue;
-      auto form = ir::canonical_string(*d.value);
-      auto it = seconds.find(form);
-      if (it == seconds.end()) it = seconds.emplace(form, seconds_as_run(instantiate(d.value, model), model, caps)).first;
-      s += it->second;
+      auto known = by_value.find(d.value);
+      if (known == by_value.end()) {
+        auto form = ir::canonical_string(*d.value);
+        auto it = seconds.find(form);
+        if (it == seconds.end()) it = seconds.emplace(form, seconds_as_run(instantiate(d.value, model), model, caps)).first;
+        known = by_value.emplace(d.value, it->second).first;
+      }
+      s += known->second;
     }
     return s;
   }

@@ -9,6 +9,8 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <tuple>
+#include <utility>
 #include <vector>
 
 #include "ein/cost/model.hpp"
@@ -32,13 +34,6 @@ inline std::vector<std::string> tensors_read(const ir::scope& s) {
   std::vector<std::string> r;
   for (auto& t : ir::tensors_read(s.body, ir::depth::top_level)) r.push_back(t.name);
   return r;
-}
-
-// The weight-only definitions among `defs` (ir/reads.hpp).
-inline std::set<std::string> weight_only(const ir::program& p, const std::vector<entry>& defs) {
-  std::vector<ir::definition> d;
-  for (auto& e : defs) d.push_back(e.def);
-  return ir::weight_only_definitions(p.tensors, d);
 }
 
 // `reader` with every read of definition `a` replaced by a's body (traversal merging), or
@@ -110,34 +105,148 @@ inline bool remove_identity(const ir::program& p, std::vector<entry>& defs, std:
   return false;
 }
 
+// What post-optimizing the programs of one search shares under one cost model, by definition
+// value: the tensors each value reads (top level and nested), and what fusing definition `a`
+// into a reader gives (the fused value, or nothing where inlining is not exact or not cheaper),
+// which depends on the two values and a's name alone. The programs one search assembles share
+// most values (the same pointers, fused the same way), so each is read and each fusion decided
+// once. The keys hold the values, so that an address is never reused while the memo lives.
+struct post_memo {
+  std::map<ir::scope_ptr, std::vector<std::string>> reads;
+  std::map<ir::scope_ptr, std::vector<ir::tensor>> nested;
+  std::map<std::tuple<ir::scope_ptr, ir::scope_ptr, std::string>, std::optional<ir::scope_ptr>> fused;
+
+  const std::vector<std::string>& reads_of(const ir::scope_ptr& v) {
+    auto it = reads.find(v);
+    return it != reads.end() ? it->second : reads.emplace(v, tensors_read(*v)).first->second;
+  }
+  const std::vector<ir::tensor>& nested_of(const ir::scope_ptr& v) {
+    auto it = nested.find(v);
+    return it != nested.end() ? it->second : nested.emplace(v, ir::tensors_read(v->body, ir::depth::nested)).first->second;
+  }
+  const std::optional<ir::scope_ptr>& fusion(const ir::definition& a, const ir::scope_ptr& b, const cost::model& model) {
+    auto key = std::make_tuple(b, a.value, a.name);
+    auto it = fused.find(key);
+    if (it != fused.end()) return it->second;
+    std::optional<ir::scope_ptr> r = inline_definition(b, a);
+    if (r && eoperator_seconds(**r, model) > eoperator_seconds(*a.value, model) + eoperator_seconds(*b, model)) r.reset();
+    return fused.emplace(key, r).first->second;
+  }
+};
+
 // Fuses an eOperator definition into the one eOperator that reads it, where that is exact and
-// cheaper under `model`; weight transforms are fused only with weight transforms.
-inline bool fuse_one(const ir::program& p, std::vector<entry>& defs, const cost::model& model,
-                     std::vector<derive::step>& log) {
-  std::set<std::string> outputs(p.outputs.begin(), p.outputs.end());
-  auto only = weight_only(p, defs);
-  std::map<std::string, std::vector<std::size_t>> readers;
-  for (std::size_t i = 0; i < defs.size(); ++i)
-    for (auto& n : tensors_read(*defs[i].def.value)) readers[n].push_back(i);
-  for (std::size_t b = 0; b < defs.size(); ++b) {
-    if (defs[b].library) continue;
-    for (auto& name : tensors_read(*defs[b].def.value)) {
-      auto a = static_cast<std::size_t>(
-          std::find_if(defs.begin(), defs.end(), [&](const entry& e) { return e.def.name == name; }) - defs.begin());
-      if (a == defs.size() || defs[a].library || outputs.count(name) || readers[name].size() != 1 ||
-          only.count(name) != only.count(defs[b].def.name) || defs[a].def.type != defs[b].def.type)
-        continue;
-      auto fused = inline_definition(defs[b].def.value, defs[a].def);
-      if (!fused) continue;
-      double before = eoperator_seconds(*defs[a].def.value, model) + eoperator_seconds(*defs[b].def.value, model);
-      if (eoperator_seconds(**fused, model) > before) continue;
-      log.push_back({"fuse_expression", std::nullopt, {{"definition", name}, {"into", defs[b].def.name}}});
-      defs[b].def.value = *fused;
-      defs.erase(defs.begin() + static_cast<std::ptrdiff_t>(a));
-      return true;
+// cheaper under `model`; weight transforms are fused only with weight transforms. Each step
+// takes the first reader (in program order) and, in its first-read order, the first definition
+// it may absorb. What a scan needs (each definition's position, each tensor's readers, the
+// weight-only definitions) is kept across steps and updated by what a fusion changes.
+class fuser {
+ public:
+  fuser(const ir::program& p, std::vector<entry>& defs, const cost::model& model, post_memo& memo)
+      : p_(p), defs_(defs), model_(model), memo_(memo), outputs_(p.outputs.begin(), p.outputs.end()) {
+    for (auto& t : p.tensors)
+      if (t.role == ir::tensor_role::weight) weights_.insert(t.name);
+    restart();
+  }
+
+  // Everything found again from the definitions, the scan from the first: after a change
+  // fuse_one did not make (remove_identity's).
+  void restart() {
+    at_.clear();
+    readers_.clear();
+    for (std::size_t i = 0; i < defs_.size(); ++i) {
+      at_.try_emplace(defs_[i].def.name, i);
+      for (auto& n : memo_.reads_of(defs_[i].def.value)) ++readers_[n];
+    }
+    weight_only();
+    from_ = 0;
+  }
+
+  // One fusion, the first the scan finds; false where none is left.
+  bool fuse_one(std::vector<derive::step>& log) {
+    for (std::size_t b = from_; b < defs_.size(); ++b) {
+      if (defs_[b].library) continue;
+      for (auto& name : memo_.reads_of(defs_[b].def.value)) {
+        auto found = at_.find(name);
+        if (found == at_.end()) continue;
+        auto a = found->second;
+        if (defs_[a].library || outputs_.count(name) || readers_[name] != 1 ||
+            only_.count(name) != only_.count(defs_[b].def.name) || defs_[a].def.type != defs_[b].def.type)
+          continue;
+        auto& fused = memo_.fusion(defs_[a].def, defs_[b].def.value, model_);
+        if (!fused) continue;
+        log.push_back({"fuse_expression", std::nullopt, {{"definition", name}, {"into", defs_[b].def.name}}});
+        fuse(a, b, *fused);
+        return true;
+      }
+    }
+    return false;
+  }
+
+ private:
+  void weight_only() {
+    std::vector<ir::definition> all;
+    for (auto& e : defs_) all.push_back(e.def);
+    only_ = ir::weight_only_definitions(p_.tensors, all, [&](const ir::definition& d) -> const std::vector<ir::tensor>& {
+      return memo_.nested_of(d.value);
+    });
+  }
+
+  // Definition a, read by b alone, inlined into b. A pair before b that failed still fails: its
+  // reader reads neither a (b is a's only reader) nor b (else it is where the scan starts), and
+  // a tensor both a and b read still has that reader and b. The weight-only definitions stay
+  // while b's own status does (a, read by b alone, is gone); where it changes, all are found
+  // again and the scan starts from the first.
+  void fuse(std::size_t a, std::size_t b, const ir::scope_ptr& fused) {
+    for (auto& n : memo_.reads_of(defs_[a].def.value)) --readers_[n];
+    for (auto& n : memo_.reads_of(defs_[b].def.value)) --readers_[n];
+    for (auto& n : memo_.reads_of(fused)) ++readers_[n];
+    at_.erase(defs_[a].def.name);
+    for (auto& [n, i] : at_)
+      if (i > a) --i;
+    defs_[b].def.value = fused;
+    defs_.erase(defs_.begin() + static_cast<std::ptrdiff_t>(a));
+    if (b > a) --b;
+    auto& reads = memo_.nested_of(fused);
+    bool only = !reads.empty() && std::all_of(reads.begin(), reads.end(), [&](const ir::tensor& t) {
+      return weights_.count(t.name) > 0 || only_.count(t.name) > 0;
+    });
+    if (only != (only_.count(defs_[b].def.name) > 0)) {
+      weight_only();
+      from_ = 0;
+      return;
+    }
+    from_ = b;
+    for (std::size_t i = 0; i < b; ++i) {
+      auto& read = memo_.reads_of(defs_[i].def.value);
+      if (std::find(read.begin(), read.end(), defs_[b].def.name) != read.end()) {
+        from_ = i;
+        break;
+      }
     }
   }
-  return false;
+
+  const ir::program& p_;
+  std::vector<entry>& defs_;
+  const cost::model& model_;
+  post_memo& memo_;
+  std::set<std::string> outputs_, weights_;
+  std::map<std::string, std::size_t> at_;       // definition → its first position
+  std::map<std::string, std::size_t> readers_;  // tensor → how many definitions read it
+  std::set<std::string> only_;                  // the weight-only definitions
+  std::size_t from_ = 0;                        // no pair before it fuses
+};
+
+// Post-optimization: identity copies removed and eOperators fused, one step at a time, an
+// identity first, until neither applies. `memo` serves one model.
+inline void post_optimize(const ir::program& p, std::vector<entry>& defs, const cost::model& model,
+                          std::vector<derive::step>& log, post_memo& memo) {
+  fuser f(p, defs, model, memo);
+  for (;;) {
+    if (remove_identity(p, defs, log))
+      f.restart();
+    else if (!f.fuse_one(log))
+      return;
+  }
 }
 
 }  // namespace ein::search::detail

@@ -34,12 +34,30 @@ struct assembled {
   double seconds = 0;
 };
 
-inline assembled assemble(const optimized_program& r, const std::vector<std::size_t>& choice,
-                          const cost::model& model, const ein::plan::capabilities& caps, program_timer& timer) {
+// What the choices of one search share: the definitions each subprogram's candidate writes
+// (plan_definitions, named within the program's own names) and what post-optimizing them found
+// (post_memo). A choice assembled from them is the one assembled afresh: the same values (the
+// same pointers, so that reads, fusions and prices are looked up, not redone), the same steps,
+// the same price.
+struct assembly_memo {
+  std::map<std::pair<std::size_t, std::size_t>, std::vector<entry>> written;  // (subprogram, candidate)
+  post_memo post;
+};
+
+// The names the program's definitions may not take: its tensors', definitions' and subprograms'.
+inline std::set<std::string> program_names(const optimized_program& r) {
   std::set<std::string> taken;
   for (auto& t : r.source.tensors) taken.insert(t.name);
   for (auto& d : r.source.definitions) taken.insert(d.name);
   for (auto& s : r.subprograms) taken.insert(s.name);
+  return taken;
+}
+
+// The definitions of `choice` before post-optimization, each subprogram's plan written in
+// program order, its fresh names taken from `taken` as it grows.
+inline std::vector<entry> written_afresh(const optimized_program& r, const std::vector<std::size_t>& choice,
+                                         const ein::plan::capabilities& caps) {
+  auto taken = program_names(r);
   std::vector<entry> defs;
   for (std::size_t i = 0; i < r.subprograms.size(); ++i) {
     auto& s = r.subprograms[i];
@@ -47,9 +65,44 @@ inline assembled assemble(const optimized_program& r, const std::vector<std::siz
     auto written = plan_definitions(s, taken, &p);
     for (std::size_t k = 0; k < written.size(); ++k) defs.push_back({std::move(written[k]), runs_as_library(p.kernels[k], caps), i});
   }
-  assembled a;
-  while (remove_identity(r.source, defs, a.steps) || fuse_one(r.source, defs, model, a.steps)) {
+  return defs;
+}
+
+// The same from `memo`: each candidate's definitions are named once, within the program's names
+// alone, which names them as written_afresh does unless two subprograms' fresh names meet (a
+// name written_afresh would have moved on); then they are written afresh.
+inline std::vector<entry> written_from(assembly_memo& memo, const optimized_program& r,
+                                       const std::vector<std::size_t>& choice, const ein::plan::capabilities& caps) {
+  std::set<std::string> fresh;
+  std::vector<entry> defs;
+  for (std::size_t i = 0; i < r.subprograms.size(); ++i) {
+    auto [at, made] = memo.written.try_emplace({i, choice[i]});
+    if (made) {
+      auto& s = r.subprograms[i];
+      auto& p = s.result.candidates.at(choice[i]).p;
+      auto taken = program_names(r);
+      auto written = plan_definitions(s, taken, &p);
+      for (std::size_t k = 0; k < written.size(); ++k)
+        at->second.push_back({std::move(written[k]), runs_as_library(p.kernels[k], caps), i});
+    }
+    for (auto& e : at->second) {
+      if (e.def.name != r.subprograms[i].name && !fresh.insert(e.def.name).second) return written_afresh(r, choice, caps);
+      defs.push_back(e);
+    }
   }
+  return defs;
+}
+
+// The program `choice` writes, post-optimized, merged and priced; `memo`, when given, holds what
+// the choices of one search share (the result is the same without it).
+inline assembled assemble(const optimized_program& r, const std::vector<std::size_t>& choice,
+                          const cost::model& model, const ein::plan::capabilities& caps, program_timer& timer,
+                          assembly_memo* memo = nullptr) {
+  post_memo own;
+  auto& post = memo ? memo->post : own;
+  auto defs = memo ? written_from(*memo, r, choice, caps) : written_afresh(r, choice, caps);
+  assembled a;
+  post_optimize(r.source, defs, model, a.steps, post);
   a.program.name = r.program.name;
   a.program.tensors = r.program.tensors;
   a.program.outputs = r.program.outputs;
@@ -144,6 +197,7 @@ inline relaxed_choice relax_program(const optimized_program& r, const cost::mode
                                     const ein::plan::capabilities& caps, const program_search& opts = {}) {
   auto start = std::chrono::steady_clock::now();
   detail::program_timer timer{model, caps, {}};
+  detail::assembly_memo memo;  // the choices differ in a subprogram or two
   relaxed_choice out;
   out.stats.alpha = opts.alpha;
   auto shared = detail::shared_operands(r);
@@ -170,7 +224,7 @@ inline relaxed_choice relax_program(const optimized_program& r, const cost::mode
           for (auto b : options[j]) moves.push_back({{i, a}, {j, b}});
     }
   }
-  out.best = detail::assemble(r, out.choice, model, caps, timer);
+  out.best = detail::assemble(r, out.choice, model, caps, timer, &memo);
   out.stats.start_seconds = out.best.seconds;
   // Cheapest first, then in the order found (deterministic).
   using entry = std::tuple<double, std::size_t, std::vector<std::size_t>>;
@@ -196,7 +250,7 @@ inline relaxed_choice relax_program(const optimized_program& r, const cost::mode
       auto next = choice;
       for (auto [i, c] : m) next[i] = c;
       if (!seen.insert(next).second) continue;
-      auto a = detail::assemble(r, next, model, caps, timer);
+      auto a = detail::assemble(r, next, model, caps, timer, &memo);
       if (a.seconds > opts.alpha * out.best.seconds) {
         ++out.stats.pruned;
         continue;
