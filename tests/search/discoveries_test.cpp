@@ -224,6 +224,14 @@ bool one_merged_gemm(const search::optimized_program& r, std::int64_t k) {
   return s.summation.size() == 1 && s.summation[0].extent() == k && reads_x;
 }
 
+// The line of a program search's report that counts its states and time.
+std::string searched_line(const std::string& report) {
+  auto at = report.find("subprograms searched");
+  if (at == std::string::npos) return "";
+  auto from = report.rfind('\n', at);
+  return report.substr(from == std::string::npos ? 0 : from + 1, report.find('\n', at) - (from + 1));
+}
+
 search::optimized_program searched_program(const program& p) {
   return search::optimize_program(p, derive::intra_rules(), h100(), {}, {}, cuda_with_cudnn());
 }
@@ -242,7 +250,8 @@ TEST_CASE("discovery: a LoRA adapter merged into its layer's weights, one GEMM o
              chosen = seconds(found.program);
       MESSAGE("LoRA m " << m << ", r " << r << ": as written " << search::plan::ms_text(written)
                         << " ms, shared-input merge " << search::plan::ms_text(merged_input) << " ms, chosen "
-                        << search::plan::ms_text(chosen) << " ms");
+                        << search::plan::ms_text(chosen) << " ms; search: "
+                        << searched_line(found.report()));
       CHECK(one_merged_gemm(found, 4096));
       CHECK(chosen < merged_input);
       CHECK(merged_input < written);
