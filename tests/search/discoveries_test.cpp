@@ -166,10 +166,6 @@ TEST_CASE("discovery: dilated 3×3 convolutions at batch 16 as a partial im2col 
 // `W + B·A`, a weight transform, found by joining the addition with its products
 // (search::join_addition) and merging the two sums (derive::merge_summation).
 namespace {
-tensor definition_tensor(std::string name, std::vector<std::int64_t> shape) {
-  return {std::move(name), dtype::f32, std::move(shape), tensor_role::definition};
-}
-
 // A linear layer with a LoRA adapter of rank r as inference runs it unmerged: h = x·Aᵀ,
 // low = h·Bᵀ, base = x·Wᵀ, y = base + low (low + base with `swapped`).
 program lora(std::int64_t m, std::int64_t k, std::int64_t n, std::int64_t r, bool swapped = false) {

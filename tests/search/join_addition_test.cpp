@@ -9,10 +9,6 @@ using namespace search_test;
 
 namespace {
 
-tensor definition_tensor(std::string name, std::vector<std::int64_t> shape) {
-  return {std::move(name), dtype::f32, std::move(shape), tensor_role::definition};
-}
-
 // L_{m,o} Σ_i X[m,i]·Y[o,i].
 scope_ptr product(const tensor& X, const tensor& Y) {
   return make_scope({{"m", 0, X.shape[0]}, {"o", 0, Y.shape[0]}}, {{"i", 0, X.shape[1]}},
