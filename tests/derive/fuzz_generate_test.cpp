@@ -71,7 +71,7 @@ TEST_CASE("generate: well-formed, bounded, finite, and the same for the same see
     for (double x : value.data) REQUIRE(std::isfinite(x));
     CHECK(ir::to_string(*eval::generate(seed).scope) == ir::to_string(*g.scope));
   }
-  for (auto* family : {"random", "matmul", "conv", "conv_relu", "g2bmm", "conv_transpose"}) {
+  for (auto* family : {"random", "matmul", "matmul_adapter", "conv", "conv_relu", "g2bmm", "conv_transpose"}) {
     INFO("family " << family);
     CHECK(families[family] > 10);
   }

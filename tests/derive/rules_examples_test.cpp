@@ -48,6 +48,19 @@ TEST_CASE("rule examples as documented") {
                                                 make_access(input("B", {5, 3}), {idx("k"), idx("j")})))
             .empty());
 
+  auto X = input("X", {2, 4});
+  auto base = make_scope({{"m", 0, 2}, {"o", 0, 3}}, {{"i", 0, 4}},
+                         make_access(X, {idx("m"), idx("i")}) * make_access(input("W", {3, 4}), {idx("o"), idx("i")}));
+  auto adapter = make_scope({{"a", 0, 2}, {"b", 0, 3}}, {{"j", 0, 4}},
+                            make_access(X, {idx("a"), idx("j")}) * make_access(input("V", {4, 3}), {idx("j"), idx("b")}));
+  auto sum = make_scope({{"m", 0, 2}, {"o", 0, 3}}, {},
+                        make_access(base, {idx("m"), idx("o")}) + make_access(adapter, {idx("m"), idx("o")}));
+  CHECK(to_string(*sum) ==
+        "L_{m:[0,2), o:[0,3)} {L_{m:[0,2), o:[0,3)} Σ_{i:[0,4)} X[m, i] * W[o, i]}[m, o] + "
+        "{L_{a:[0,2), b:[0,3)} Σ_{j:[0,4)} X[a, j] * V[j, b]}[m, o]");
+  CHECK(after(derive::merge_summation, sum, "merge_summation(at /: common factor X[m, i])") ==
+        "L_{m:[0,2), o:[0,3)} {L_{m:[0,2), o:[0,3)} Σ_{i:[0,4)} X[m, i] * {L_{i:[0,4), o:[0,3)} W[o, i] + V[i, o]}[i, o]}[m, o]");
+
   auto shifted = make_scope({{"r", 0, 3}, {"h", 0, 5}}, {}, make_access(input("A", {5}), {idx("h") + idx("r") - 1}));
   CHECK(to_string(*shifted) == "L_{r:[0,3), h:[0,5)} A[h + r - 1]");
   CHECK(after(derive::substitute_variable, shifted, "substitute_variable(at /: t1 = h + r - 1, for {h})") ==

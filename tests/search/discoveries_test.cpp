@@ -1,14 +1,16 @@
 // Plans EinNet does not report (docs/discoveries.md), found from the plain expressions under the
 // H100 roofline model as the cuda backend runs them: each one chosen at the size of the model it
 // comes from, priced below the expression as written and below the plan EinNet reports for it,
-// and equal to the interpreter.
+// and equal to the interpreter; one (the LoRA adapter) found across the definitions of a program.
 #include "rediscover_support.hpp"
 
+#include <algorithm>
 #include <limits>
 
 #include "ein/derive/all.hpp"
 #include "ein/search/backend.hpp"
 #include "ein/search/optimize.hpp"
+#include "ein/search/program.hpp"
 
 using namespace search_test;
 
@@ -158,4 +160,113 @@ TEST_CASE("discovery: dilated 3×3 convolutions at batch 16 as a partial im2col 
   // values, at a size the interpreter checks quickly (the plan is among the candidates there)
   auto small = dilated_conv(2, 7, 8, 4, 2);
   check_every(searched(small), small, [](const search::plan& p) { return partial_im2col(p, 8); });
+}
+
+// 3. A LoRA adapter merged into its layer's weights: `x·Wᵀ + (x·Aᵀ)·Bᵀ` as one GEMM over
+// `W + B·A`, a weight transform, found by joining the addition with its products
+// (search::join_addition) and merging the two sums (derive::merge_summation).
+namespace {
+// A linear layer with a LoRA adapter of rank r as inference runs it unmerged: h = x·Aᵀ,
+// low = h·Bᵀ, base = x·Wᵀ, y = base + low (low + base with `swapped`).
+program lora(std::int64_t m, std::int64_t k, std::int64_t n, std::int64_t r, bool swapped = false) {
+  auto x = input("x", {m, k});
+  auto h = make_scope({{"m", 0, m}, {"r", 0, r}}, {{"i", 0, k}},
+                      make_access(x, {idx("m"), idx("i")}) * make_access(weight("A", {r, k}), {idx("r"), idx("i")}));
+  auto base = make_scope({{"m", 0, m}, {"o", 0, n}}, {{"i", 0, k}},
+                         make_access(x, {idx("m"), idx("i")}) * make_access(weight("W", {n, k}), {idx("o"), idx("i")}));
+  auto low = make_scope({{"m", 0, m}, {"o", 0, n}}, {{"q", 0, r}},
+                        make_access(definition_tensor("h", {m, r}), {idx("m"), idx("q")}) *
+                            make_access(weight("B", {n, r}), {idx("o"), idx("q")}));
+  auto b = make_access(definition_tensor("base", {m, n}), {idx("m"), idx("o")});
+  auto l = make_access(definition_tensor("low", {m, n}), {idx("m"), idx("o")});
+  auto y = make_scope({{"m", 0, m}, {"o", 0, n}}, {}, swapped ? l + b : b + l);
+  return {"lora",
+          {x, weight("W", {n, k}), weight("A", {r, k}), weight("B", {n, r})},
+          {{"h", h, dtype::f32}, {"base", base, dtype::f32}, {"low", low, dtype::f32}, {"y", y, dtype::f32}},
+          {"y"}};
+}
+
+// The plan without summation merging (EinNet's rules and shared-operand merging): one GEMM of x
+// over the concatenated [W; A], then the adapter's rank-r GEMM and the add.
+program shared_input_merge(std::int64_t m, std::int64_t k, std::int64_t n, std::int64_t r) {
+  auto wa = make_scope({{"i", 0, k}, {"j", 0, n + r}}, {},
+                       make_access(weight("W", {n, k}), {idx("j"), idx("i")}) +
+                           make_access(weight("A", {r, k}), {idx("j") - n, idx("i")}));
+  auto xwa = make_scope({{"m", 0, m}, {"j", 0, n + r}}, {{"i", 0, k}},
+                        make_access(input("x", {m, k}), {idx("m"), idx("i")}) *
+                            make_access(definition_tensor("wa", {k, n + r}), {idx("i"), idx("j")}));
+  auto low = make_scope({{"m", 0, m}, {"o", 0, n}}, {{"q", 0, r}},
+                        make_access(definition_tensor("xwa", {m, n + r}), {idx("m"), idx("q") + n}) *
+                            make_access(weight("B", {n, r}), {idx("o"), idx("q")}));
+  auto y = make_scope({{"m", 0, m}, {"o", 0, n}}, {},
+                      make_access(definition_tensor("xwa", {m, n + r}), {idx("m"), idx("o")}) +
+                          make_access(definition_tensor("low", {m, n}), {idx("m"), idx("o")}));
+  auto p = lora(m, k, n, r);
+  p.definitions = {{"wa", wa, dtype::f32}, {"xwa", xwa, dtype::f32}, {"low", low, dtype::f32}, {"y", y, dtype::f32}};
+  return p;
+}
+
+// The definitions of `r` that run (weight transforms left out): one GEMM of x over k, the
+// merged weights a weight transform.
+bool one_merged_gemm(const search::optimized_program& r, std::int64_t k) {
+  std::vector<const definition*> run;
+  for (auto& d : r.program.definitions)
+    if (std::find(r.weight_transforms.begin(), r.weight_transforms.end(), d.name) == r.weight_transforms.end())
+      run.push_back(&d);
+  if (run.size() != 1) return false;
+  auto& s = *run[0]->value;
+  bool reads_x = false;
+  for (auto& t : tensors_read(s.body, depth::top_level)) reads_x = reads_x || t.name == "x";
+  return s.summation.size() == 1 && s.summation[0].extent() == k && reads_x;
+}
+
+// The line of a program search's report that counts its states and time.
+std::string searched_line(const std::string& report) {
+  auto at = report.find("subprograms searched");
+  if (at == std::string::npos) return "";
+  auto from = report.rfind('\n', at);
+  return report.substr(from == std::string::npos ? 0 : from + 1, report.find('\n', at) - (from + 1));
+}
+
+search::optimized_program searched_program(const program& p) {
+  return search::optimize_program(p, derive::intra_rules(), h100(), {}, {}, cuda_with_cudnn());
+}
+}  // namespace
+
+TEST_CASE("discovery: a LoRA adapter merged into its layer's weights, one GEMM over W + B·A") {
+  auto seconds = [](const program& p) { return search::program_seconds(p, h100(), cuda_with_cudnn()); };
+  // decode, a batch of 128 tokens and prefill; a 4096-wide layer, ranks 16 and 64
+  for (std::int64_t m : {1, 128, 2048})
+    for (std::int64_t r : {16, 64}) {
+      CAPTURE(m);
+      CAPTURE(r);
+      auto src = lora(m, 4096, 4096, r);
+      auto found = searched_program(src);
+      double written = seconds(src), merged_input = seconds(shared_input_merge(m, 4096, 4096, r)),
+             chosen = seconds(found.program);
+      MESSAGE("LoRA m " << m << ", r " << r << ": as written " << search::plan::ms_text(written)
+                        << " ms, shared-input merge " << search::plan::ms_text(merged_input) << " ms, chosen "
+                        << search::plan::ms_text(chosen) << " ms; search: "
+                        << searched_line(found.report()));
+      CHECK(one_merged_gemm(found, 4096));
+      CHECK(chosen < merged_input);
+      CHECK(merged_input < written);
+    }
+  // values, over a family of small layers, either term first
+  for (std::int64_t m : {1, 16})
+    for (std::int64_t k : {64, 96})
+      for (std::int64_t n : {32, 48})
+        for (std::int64_t r : {2, 4})
+          for (bool swapped : {false, true}) {
+            CAPTURE(m);
+            CAPTURE(k);
+            CAPTURE(n);
+            CAPTURE(r);
+            CAPTURE(swapped);
+            auto src = lora(m, k, n, r, swapped);
+            auto found = searched_program(src);
+            CHECK(one_merged_gemm(found, k));
+            check_same_outputs(src, found.program, {1});
+            check_same_outputs(src, shared_input_merge(m, k, n, r), {1});
+          }
 }

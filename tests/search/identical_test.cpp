@@ -12,10 +12,6 @@ using namespace search_test;
 
 namespace {
 
-tensor definition_tensor(std::string name, std::vector<std::int64_t> shape) {
-  return {std::move(name), dtype::f32, std::move(shape), tensor_role::definition};
-}
-
 // Conv k×k (NHWC, "same" padding) of `x` with weight `filter` [k, k, f, c].
 scope_ptr conv_of(const tensor& x, const std::string& filter, std::int64_t f, std::int64_t k) {
   std::int64_t hw = x.shape[1], c = x.shape[3], pad = k / 2;

@@ -16,10 +16,6 @@ using program_family::host_blas;
 
 namespace {
 
-tensor definition_tensor(std::string name, std::vector<std::int64_t> shape) {
-  return {std::move(name), dtype::f32, std::move(shape), tensor_role::definition};
-}
-
 // L_{i,j} Σ_k X[i,k]·Y[k,j] over X's [m, k] and Y's [k, n], read at the identity.
 scope_ptr product(const tensor& X, const tensor& Y) {
   return make_scope({{"i", 0, X.shape[0]}, {"j", 0, Y.shape[1]}}, {{"k", 0, X.shape[1]}},

@@ -10,10 +10,6 @@ using namespace search_test;
 
 namespace {
 
-tensor definition_tensor(std::string name, std::vector<std::int64_t> shape) {
-  return {std::move(name), dtype::f32, std::move(shape), tensor_role::definition};
-}
-
 // y = relu(conv3x3(A, K)) written as one definition: the activation over a nested summation.
 program conv_relu() {
   auto c = conv(7, 16, 16, 3, 1);

@@ -71,6 +71,10 @@ inline tensor input(std::string name, std::vector<std::int64_t> shape) {
 inline tensor weight(std::string name, std::vector<std::int64_t> shape) {
   return {std::move(name), dtype::f32, std::move(shape), tensor_role::weight};
 }
+/// The tensor a definition of a program computes, read by the definitions after it.
+inline tensor definition_tensor(std::string name, std::vector<std::int64_t> shape) {
+  return {std::move(name), dtype::f32, std::move(shape), tensor_role::definition};
+}
 
 /// Conv k×k, NHWC input [1, hw, hw, c], f filters K[r, s, f, c] (the weight named `filter`),
 /// `pad` zeros each side: L_{n,h,w,f} Σ_{r,s,c} A[n, h + r - pad, w + s - pad, c] * K[r, s, f, c]

@@ -6,6 +6,7 @@
 
 #include "ein/derive/rule.hpp"
 #include "ein/derive/factor_summation.hpp"
+#include "ein/derive/merge_summation.hpp"
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/derive/relax_boundary.hpp"
 #include "ein/derive/relayout_weight.hpp"
@@ -20,7 +21,7 @@ namespace ein::derive {
 /// Every intra-expression rule, in the order the search tries them. Generic tests iterate over
 /// this list, so a rule listed here is tested automatically.
 inline std::span<const rule> intra_rules() {
-  static constexpr std::array<rule, 9> list{{
+  static constexpr std::array<rule, 10> list{{
       {"split_summation", &split_summation},
       {"substitute_variable", &substitute_variable},
       {"merge_traversal", &merge_traversal},
@@ -30,6 +31,7 @@ inline std::span<const rule> intra_rules() {
       {"relayout_weight", &relayout_weight},
       {"substitute_quotient", &substitute_quotient},
       {"factor_summation", &factor_summation},
+      {"merge_summation", &merge_summation},
   }};
   return list;
 }

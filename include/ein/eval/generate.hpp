@@ -37,7 +37,7 @@ struct generate_options {
 struct generated {
   ir::scope_ptr scope;
   std::vector<ir::tensor> inputs;
-  std::string family;  // "random", "matmul", "conv", "conv_relu", "g2bmm", "conv_transpose"
+  std::string family;  // "random", "matmul", "matmul_adapter", "conv", "conv_relu", "g2bmm", "conv_transpose"
 };
 
 /// Number of body nodes of a scope, nested scopes included.
@@ -278,9 +278,23 @@ class generator {
     std::vector<ir::affine> ia{ir::idx("m"), ir::idx("k")},
         ib{transposed && !batch ? ir::idx("n") : ir::idx("k"), transposed && !batch ? ir::idx("k") : ir::idx("n")};
     if (batch) ia.insert(ia.begin(), ir::idx("b")), ib.insert(ib.begin(), ir::idx("b"));
-    auto s = ir::make_scope(std::move(traversal), {{"k", 0, k}},
-                            ir::make_access(A, ia) * ir::make_access(B, ib));
+    auto s = ir::make_scope(traversal, {{"k", 0, k}}, ir::make_access(A, ia) * ir::make_access(B, ib));
+    if (chance(40)) return {with_adapter(s, A, ia, k, n), tensors_, "matmul_adapter"};
     return {s, tensors_, "matmul"};
+  }
+
+  // The product `s` of A read at `ia` plus a low-rank adapter over the same A, as a LoRA layer
+  // reads once its products are joined: L {s}[x] + {L Σ_{q,k} A[ia]·P[q, k]·Q[n, q]}[x].
+  ir::scope_ptr with_adapter(const ir::scope_ptr& s, const ir::tensor& A, const std::vector<ir::affine>& ia,
+                             std::int64_t k, std::int64_t n) {
+    std::int64_t rank = extent();
+    auto P = new_tensor({rank, k}), Q = new_tensor({n, rank});
+    auto adapter = ir::make_scope(s->traversal, {{"q", 0, rank}, {"k", 0, k}},
+                                  ir::make_access(A, ia) * ir::make_access(P, {ir::idx("q"), ir::idx("k")}) *
+                                      ir::make_access(Q, {ir::idx("n"), ir::idx("q")}));
+    std::vector<ir::affine> at;
+    for (auto& i : s->traversal) at.push_back(ir::idx(i.name));
+    return ir::make_scope(s->traversal, {}, ir::make_access(s, at) + ir::make_access(adapter, at));
   }
 
   // A convolution with padding, stride and dilation, NHWC or NCHW; with `relu`, an activation
@@ -426,8 +440,8 @@ inline std::int64_t work(const ir::scope& s) {
 /// A random well-formed scope from `seed`: half free-form (ranks 1–max_rank, extents
 /// 1–max_extent, strided/offset/padded indices, floor division and modulo by small constants,
 /// nested scopes with negative lower bounds, shared tensors, bounded unary functions), half
-/// operator-shaped (matmul, convolution with padding/stride/dilation, conv+relu+bias, G2BMM, a
-/// transposed convolution written as a scatter).
+/// operator-shaped (matmul, a matmul plus a low-rank adapter, convolution with
+/// padding/stride/dilation, conv+relu+bias, G2BMM, a transposed convolution written as a scatter).
 /// The same seed and options give the same expression.
 /// @post `work(*result.scope) <= options.max_work` unless no draw of 1000 fits (then the
 ///       lightest draw).

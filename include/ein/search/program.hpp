@@ -16,6 +16,7 @@
 #include "ein/plan/build.hpp"
 #include "ein/search/backend.hpp"
 #include "ein/search/identical.hpp"
+#include "ein/search/join_addition.hpp"
 #include "ein/search/join_linear.hpp"
 #include "ein/search/merge_program.hpp"
 #include "ein/search/optimize.hpp"
@@ -80,8 +81,9 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
 ///  1. joins chains of contractions (join_linear: a contraction that one definition alone
 ///     contracts, linearly, is inlined into it, up to joined_summations summations, where the
 ///     joined search may find more than the parts' and the program as written as the build runs
-///     it gets no dearer; `join_steps`), then splits the
-///     program into subprograms (split_program): each definition, and apart from it each
+///     it gets no dearer; `join_steps`), and an addition of two contractions with them where one
+///     search can merge the two sums into one (join_addition: a LoRA adapter with its layer),
+///     then splits the program into subprograms (split_program): each definition, and apart from it each
 ///     summation a non-linear function (relu, sigmoid, tanh, exp) is applied to, which becomes a
 ///     definition `d_s1`, `d_s2`, ... that the activation (a cheap elementwise eOperator) reads;
 ///     so a matmul chain is searched as one expression and reassociated, and
@@ -132,7 +134,8 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
   std::set<std::string> taken;
   for (auto& t : source.tensors) taken.insert(t.name);
   for (auto& d : source.definitions) taken.insert(d.name);
-  out.subprograms = split_program(join_linear(source, model, caps, &out.join_steps), taken);
+  auto joined = join_addition(join_linear(source, model, caps, &out.join_steps), model, caps, &out.join_steps);
+  out.subprograms = split_program(std::move(joined), taken);
   // Subprograms with one search_key are searched once, the first of them in program order.
   std::vector<std::size_t> work;
   std::vector<search_key> keys(out.subprograms.size());
