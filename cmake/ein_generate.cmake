@@ -76,10 +76,12 @@ function(ein_link_openmp target)
   endif()
 endfunction()
 
-# The link feature ein_as_needed links a shared library only into programs that call it (a
-# directory's variables: set here, where ein_generate is included, for the directories below).
-set(CMAKE_LINK_LIBRARY_USING_ein_as_needed "LINKER:--push-state,--as-needed" "<LINK_ITEM>" "LINKER:--pop-state")
-set(CMAKE_LINK_LIBRARY_USING_ein_as_needed_SUPPORTED TRUE)
+# The link feature ein_as_needed links a shared library only into programs that call it. CMake
+# reads a feature's variables in the directory of the target that links the plan, which may be a
+# project above ein's (add_subdirectory, FetchContent): cached, they are seen in every directory.
+set(CMAKE_LINK_LIBRARY_USING_ein_as_needed "LINKER:--push-state,--as-needed;<LINK_ITEM>;LINKER:--pop-state"
+    CACHE INTERNAL "ein: link a shared library only where a program calls it")
+set(CMAKE_LINK_LIBRARY_USING_ein_as_needed_SUPPORTED TRUE CACHE INTERNAL "ein: the link feature above is defined")
 
 # ein_find_onednn(<var>): sets <var> TRUE where oneDNN is found and EIN_ENABLE_ONEDNN is not OFF,
 # with the imported target ein::onednn. By its library and header: Debian's dnnl-config.cmake
