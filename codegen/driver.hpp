@@ -149,8 +149,7 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
     std::fprintf(stderr, "ein_generate(%s): searching %zu of %zu distinct subprograms, %llu states, depth %d, %.1f s\n",
                  o.object.c_str(), s.search, s.searches, static_cast<unsigned long long>(s.states), s.depth, s.seconds);
   };
-  // Library kernels the backend does not call (a CPU BLAS has no convolutions) are priced as
-  // the eOperators they become.
+  // Kernels the search timed are kept for the next generation, also when the search fails.
   auto save = [&] {
     if (choice.measured && choice.measured->counts().timed > 0) choice.cache->save();
   };
