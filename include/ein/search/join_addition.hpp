@@ -120,28 +120,14 @@ inline std::optional<ir::program> joined_addition(const ir::program& p, const ir
 ///   `L_{m,o} Σ_i x[m,i]·{W + B·A}[i,o]` (docs/discoveries.md, entry 3).
 inline ir::program join_addition(ir::program p, const cost::model& model, const ein::plan::capabilities& caps,
                                  std::vector<derive::step>* steps = nullptr) {
-  detail::program_timer seconds{model, caps, {}};
-  double now = seconds(p);
-  for (bool joined = true; joined;) {
-    joined = false;
-    auto weight_only = derive::weight_only_definitions(p);
-    auto weights = weight_only;  // what a weight transform computes from
-    for (auto& t : p.tensors)
-      if (t.role == ir::tensor_role::weight) weights.insert(t.name);
-    for (auto& y : p.definitions) {
+  auto propose = [](const ir::program& current, const std::set<std::string>& weight_only, const std::set<std::string>& weights,
+                    auto& take) {
+    for (auto& y : current.definitions) {
       std::vector<derive::step> taken;
-      auto q = detail::joined_addition(p, y, weight_only, weights, taken);
-      if (!q) continue;
-      double after = seconds(*q);
-      if (after > now * (1 + 1e-9)) continue;
-      if (steps) steps->insert(steps->end(), taken.begin(), taken.end());
-      p = std::move(*q);
-      now = after;
-      joined = true;
-      break;
+      if (auto q = detail::joined_addition(current, y, weight_only, weights, taken); q && take(std::move(*q), taken)) return;
     }
-  }
-  return p;
+  };
+  return detail::join_while_no_dearer(std::move(p), model, caps, steps, propose);
 }
 
 }  // namespace ein::search

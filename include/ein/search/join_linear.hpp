@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -145,6 +146,38 @@ inline bool library_operators_only(const ir::scope_ptr& s, const cost::model& mo
                      [](const kernel& k) { return k.library() && k.op->kind != match::op_kind::elementwise; });
 }
 
+// `p` joined one step at a time until no step is left: each round, `propose(p, weight_only,
+// weights, take)` offers joined programs in order to `take(q, taken)` (`weight_only`: the
+// definitions a weight transform computes; `weights`: those and the weights, what a weight
+// transform computes from), which keeps the first that leaves `p`, priced as a build with
+// capabilities `caps` runs it (program_seconds), no dearer, appends its steps `taken` to `steps`
+// when given, and says so; `propose` stops offering once `take` has said true.
+template <class Propose>
+ir::program join_while_no_dearer(ir::program p, const cost::model& model, const ein::plan::capabilities& caps,
+                                 std::vector<derive::step>* steps, Propose propose) {
+  program_timer seconds{model, caps, {}};
+  double now = seconds(p);
+  for (bool joined = true; joined;) {
+    auto weight_only = derive::weight_only_definitions(p);
+    auto weights = weight_only;
+    for (auto& t : p.tensors)
+      if (t.role == ir::tensor_role::weight) weights.insert(t.name);
+    std::optional<ir::program> next;
+    auto take = [&](ir::program q, const std::vector<derive::step>& taken) {
+      double after = seconds(q);
+      if (after > now * (1 + 1e-9)) return false;
+      if (steps) steps->insert(steps->end(), taken.begin(), taken.end());
+      next = std::move(q);
+      now = after;
+      return true;
+    };
+    propose(static_cast<const ir::program&>(p), weight_only, weights, take);
+    joined = next.has_value();
+    if (joined) p = std::move(*next);
+  }
+  return p;
+}
+
 }  // namespace detail
 
 /// `p` with chains of contractions joined, one fusion at a time in program order
@@ -169,22 +202,16 @@ inline bool library_operators_only(const ir::scope_ptr& s, const cost::model& mo
 ///   `y = L_{i,l} Σ_j {L_{i,j} Σ_k A[i,k]·B[k,j]}[i,j]·C[j,l]`, which one search reassociates.
 inline ir::program join_linear(ir::program p, const cost::model& model, const ein::plan::capabilities& caps,
                                std::vector<derive::step>* steps = nullptr) {
-  detail::program_timer seconds{model, caps, {}};
-  double now = seconds(p);
-  for (bool joined = true; joined;) {
-    joined = false;
-    auto weight_only = derive::weight_only_definitions(p);
-    auto weights = weight_only;  // what a weight transform computes from
-    for (auto& t : p.tensors)
-      if (t.role == ir::tensor_role::weight) weights.insert(t.name);
-    for (auto& c : derive::apply(derive::program_rule{"fuse_expression", &derive::fuse_expression}, p)) {
+  auto propose = [&](const ir::program& current, const std::set<std::string>& weight_only, const std::set<std::string>& weights,
+                     auto& take) {
+    for (auto& c : derive::apply(derive::program_rule{"fuse_expression", &derive::fuse_expression}, current)) {
       auto* producer = c.how.get<std::string>("definition");
       auto* consumer = c.how.get<std::string>("into");
       if (!producer || !consumer) throw internal_error("join_linear: fuse_expression names no definitions");
       auto find = [](const ir::program& q, const std::string& n) {
         return std::find_if(q.definitions.begin(), q.definitions.end(), [&](const ir::definition& d) { return d.name == n; });
       };
-      auto from = find(p, *producer), to = find(p, *consumer), result = find(c.result, *consumer);
+      auto from = find(current, *producer), to = find(current, *consumer), result = find(c.result, *consumer);
       if (weight_only.count(*producer) || from->type != to->type || !detail::linear(*from->value) ||
           !detail::reads_linearly(*to->value, *producer) || detail::summations(result->value) > joined_summations ||
           detail::summations(from->value) == 0 || !detail::read_under_summation(to->value, *producer))
@@ -193,16 +220,10 @@ inline ir::program join_linear(ir::program p, const cost::model& model, const ei
                                    detail::names_read(from->value->body), weights) &&
           detail::library_operators_only(from->value, model) && detail::library_operators_only(to->value, model))
         continue;
-      double after = seconds(c.result);
-      if (after > now * (1 + 1e-9)) continue;
-      if (steps) steps->push_back(c.how);
-      p = std::move(c.result);
-      now = after;
-      joined = true;
-      break;
+      if (take(std::move(c.result), std::vector<derive::step>{c.how})) return;
     }
-  }
-  return p;
+  };
+  return detail::join_while_no_dearer(std::move(p), model, caps, steps, propose);
 }
 
 }  // namespace ein::search
