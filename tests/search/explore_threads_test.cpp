@@ -37,6 +37,7 @@ void check_same(const search::explored& one, const search::explored& many) {
   CHECK(s.pruned == t.pruned);
   CHECK(s.depth == t.depth);
   CHECK(s.states_per_depth == t.states_per_depth);
+  CHECK(s.pruned_per_depth == t.pruned_per_depth);
   CHECK(s.seconds_to_depth.size() == t.seconds_to_depth.size());
   CHECK(s.reason == t.reason);
 }

@@ -69,18 +69,20 @@ inline explored explore(const ir::scope_ptr& source, std::span<const derive::rul
   std::unordered_map<std::uint64_t, std::vector<std::size_t>> seen;
 
   auto admit = [&](state s, std::uint64_t hash) {
+    auto depth = static_cast<std::size_t>(s.depth);
     if (prune) {
       auto& bucket = seen[hash];
       for (auto i : bucket)
         if (out.states[i].form == s.form) {
           ++st.pruned;
+          if (st.pruned_per_depth.size() <= depth) st.pruned_per_depth.resize(depth + 1);
+          ++st.pruned_per_depth[depth];
           return;
         }
       bucket.push_back(out.states.size());
     }
-    if (st.states_per_depth.size() <= static_cast<std::size_t>(s.depth))
-      st.states_per_depth.resize(s.depth + 1);
-    ++st.states_per_depth[s.depth];
+    if (st.states_per_depth.size() <= depth) st.states_per_depth.resize(depth + 1);
+    ++st.states_per_depth[depth];
     ++st.states;
     out.states.push_back(std::move(s));
   };
