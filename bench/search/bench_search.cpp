@@ -102,6 +102,11 @@ json explore_curve(const ir::scope_ptr& source, const settings& s, bool prune) {
   for (std::size_t d = 0; d < first.states_per_depth.size(); ++d) {
     total += first.states_per_depth[d];
     json row{{"depth", d}, {"new_states", first.states_per_depth[d]}, {"states", total}};
+    if (prune) {  // candidates of this depth already met: the pruning ratio at this depth
+      auto pruned = d < first.pruned_per_depth.size() ? first.pruned_per_depth[d] : 0;
+      row["pruned"] = pruned;
+      if (d > 0) row["pruned_share"] = static_cast<double>(pruned) / static_cast<double>(pruned + first.states_per_depth[d]);
+    }
     if (d < first.seconds_to_depth.size()) {
       std::vector<double> t;
       for (auto& r : runs) t.push_back(r.seconds_to_depth[d]);
