@@ -6,7 +6,7 @@
 //   bench_search [--runs N] [--max-depth D] [--states S] [--seconds T] [--depth D7]
 //                [--explore E,...] [--search-seconds T] [--instantiate-states S]
 //                [--cases NAME,...] [--parts explore,unpruned,search,without_converge]
-//                [--smoke] [--out FILE]
+//                [--threads N] [--smoke] [--out FILE]
 //
 // --max-depth (9), --states (1,000,000) and --seconds (60) bound each explorative curve, pruned
 // and unpruned; a curve cut by them says so. --depth (7) is the total search depth, split as
@@ -14,10 +14,12 @@
 // --search-seconds (120) of wall clock. --runs (3) repeats every timed part whose first run took
 // under 10 s, and the report gives medians (wall and processor seconds). Without converging
 // derivation every explorative state is instantiated, at most --instantiate-states (20,000) of
-// them. --parts picks what runs (default all). --smoke runs Conv3x3 to depth 2 in well under a
-// second (the ctest smoke test). Prints a table and writes JSON (default
-// bench/results/search.json in the source tree) after every case, naming the machine and the
-// command.
+// them. --parts picks what runs (default all). --threads (1) is the searches' threads
+// (search::options::threads: the explorative stage's, and the program case's; 0: all the
+// machine's); the states and plans do not depend on it, only the seconds. --smoke runs Conv3x3
+// to depth 2 in well under a second (the ctest smoke test). Prints a table and writes JSON
+// (default bench/results/search.json in the source tree) after every case, naming the machine
+// and the command.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -56,6 +58,7 @@ struct settings {
   std::uint64_t instantiate_states = 20'000;
   std::vector<std::string> only;
   std::vector<std::string> parts = {"explore", "unpruned", "search", "without_converge"};
+  unsigned threads = 1;
   bool smoke = false;
 
   bool part(const std::string& p) const { return std::find(parts.begin(), parts.end(), p) != parts.end(); }
@@ -88,15 +91,22 @@ json explore_curve(const ir::scope_ptr& source, const settings& s, bool prune) {
   std::vector<search::statistics> runs;
   std::vector<double> cpu;
   repeat(s.runs, cpu, [&] {
-    runs.push_back(search::explore(source, derive::intra_rules(), b, prune).stats);
+    runs.push_back(search::explore(source, derive::intra_rules(), b, prune, {}, s.threads).stats);
     return runs.back().seconds;
   });
+  std::vector<double> rates;
+  for (auto& r : runs) rates.push_back(static_cast<double>(r.states) / r.seconds);
   auto& first = runs.front();
   json depths = json::array();
   std::uint64_t total = 0;
   for (std::size_t d = 0; d < first.states_per_depth.size(); ++d) {
     total += first.states_per_depth[d];
     json row{{"depth", d}, {"new_states", first.states_per_depth[d]}, {"states", total}};
+    if (prune) {  // candidates of this depth already met: the pruning ratio at this depth
+      auto pruned = d < first.pruned_per_depth.size() ? first.pruned_per_depth[d] : 0;
+      row["pruned"] = pruned;
+      if (d > 0) row["pruned_share"] = static_cast<double>(pruned) / static_cast<double>(pruned + first.states_per_depth[d]);
+    }
     if (d < first.seconds_to_depth.size()) {
       std::vector<double> t;
       for (auto& r : runs) t.push_back(r.seconds_to_depth[d]);
@@ -117,6 +127,8 @@ json explore_curve(const ir::scope_ptr& source, const settings& s, bool prune) {
           {"pruned", first.pruned},
           {"seconds", bench::median(t)},
           {"cpu_seconds", bench::median(cpu)},
+          {"states_per_second", bench::median(rates)},
+          {"threads", s.threads},
           {"runs", runs.size()},
           {"depths", depths}};
 }
@@ -200,6 +212,7 @@ json without_converge(const search_bench::bench_case& bc, const ir::scope_ptr& s
     o.explore_depth = d;
     o.limits.max_depth = d;
     o.converge = false;
+    o.threads = s.threads;
     // optimize instantiates every explorative state here, those kept when the state budget
     // cut the level included, until the time left runs out
     o.limits.max_states = s.instantiate_states;
@@ -226,11 +239,13 @@ json without_converge(const search_bench::bench_case& bc, const ir::scope_ptr& s
 // The program-level case: optimize_program on the two convolutions sharing their input, as
 // ein_generate runs it (every library kernel called). The target, EinNet Figure 3(a): one
 // definition reads the shared input, the contraction the two merged into.
-json program_case() {
+json program_case(const settings& s) {
   auto p = search_bench::conv3x3_conv1x1();
   auto& model = search_test::h100();
   auto start = std::chrono::steady_clock::now();
-  auto r = search::optimize_program(p, derive::intra_rules(), model);
+  search::options o;
+  o.threads = s.threads;
+  auto r = search::optimize_program(p, derive::intra_rules(), model, o);
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::size_t readers = 0;
   for (auto& d : r.program.definitions) {
@@ -264,7 +279,8 @@ void print_case(const json& c) {
     for (auto& d : e["depths"])
       std::printf(" d%d:%llu%s", d["depth"].get<int>(), d["states"].get<unsigned long long>(),
                   d["complete"].get<bool>() ? "" : "*");
-    std::printf("  (%.3f s)\n", e["seconds"].get<double>());
+    std::printf("  (%.3f s, %.3f cpu s, %.0f states/s on %u threads)\n", e["seconds"].get<double>(),
+                e["cpu_seconds"].get<double>(), e["states_per_second"].get<double>(), e["threads"].get<unsigned>());
   }
   for (auto& r : c["search"])
     std::printf("  search %d+%d: %.3f s, %llu states, target %s%s, chosen %s (depth %d), speedup %.2fx, stop %s\n",
@@ -316,6 +332,9 @@ int main(int argc, char** argv) {
       s.parts = split_list(argv[++i]);
     } else if (has_value && a == "--cases") {
       s.only = split_list(argv[++i]);
+    } else if (has_value && a == "--threads") {
+      s.threads = static_cast<unsigned>(std::atoi(argv[++i]));
+      if (s.threads == 0) s.threads = search::search_threads();
     } else if (has_value && a == "--out") {
       out = argv[++i];
     } else {
@@ -323,7 +342,7 @@ int main(int argc, char** argv) {
                    "usage: %s [--runs N] [--max-depth D] [--states S] [--seconds T] [--depth D] "
                    "[--search-seconds T] "
                    "[--explore E,...] [--instantiate-states S] [--cases NAME,...] [--parts P,...] "
-                   "[--smoke] [--out FILE]\n",
+                   "[--threads N] [--smoke] [--out FILE]\n",
                    argv[0]);
       return 2;
     }
@@ -342,6 +361,7 @@ int main(int argc, char** argv) {
   json report{{"benchmark", "search"},
               {"command", command},
               {"runs", s.runs},
+              {"threads", s.threads},
               {"statistic", "median"},
               {"build_type", EIN_BUILD_TYPE},
               {"started", started},
@@ -381,6 +401,7 @@ int main(int argc, char** argv) {
       o.limits.max_depth = s.depth;
       o.limits.max_states = s.states;
       o.limits.time = std::chrono::milliseconds(static_cast<std::int64_t>(s.search_seconds * 1000));
+      o.threads = s.threads;
       c["search"].push_back(full_search(bc, source, o, s));
     }
     if (s.part("without_converge")) c["without_converge"] = without_converge(bc, source, s);
@@ -390,7 +411,7 @@ int main(int argc, char** argv) {
     write();
   }
   if (!s.smoke && s.only.empty()) {
-    auto program = program_case();
+    auto program = program_case(s);
     std::printf("\n%s: %s in %.3f s (%llu states), predicted speedup %.2fx\n",
                 program["name"].get<std::string>().c_str(), program["target_found"] ? "merged" : "not merged",
                 program["seconds"].get<double>(), static_cast<unsigned long long>(program["states"].get<std::uint64_t>()),

@@ -79,6 +79,7 @@ struct statistics {
   std::uint64_t pruned = 0;       // candidates already seen at the same or a smaller depth
   int depth = 0;                  // deepest level expanded
   std::vector<std::uint64_t> states_per_depth;  // new states at depth 0, 1, ...
+  std::vector<std::uint64_t> pruned_per_depth;  // candidates pruned at depth 0, 1, ... (up to the last with any)
   std::vector<double> seconds_to_depth;  // seconds from the start until depth d was complete
   double seconds = 0;
   stop_reason reason = stop_reason::exhausted;

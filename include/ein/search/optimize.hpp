@@ -34,7 +34,10 @@ struct options {
   int post_steps = 8;      // post-optimization steps per candidate
   bool converge = true;    // off: every explorative state is instantiated as it is, in time
   budget limits;
-  unsigned threads = 0;    // optimize_program's threads; 0: search_threads() decides
+  /// Threads of the search: optimize's explorative stage; optimize_program's searches, each
+  /// exploring on the threads the others leave (decision 0017). 0: search_threads() decides.
+  /// The result does not depend on it.
+  unsigned threads = 0;
   program_search program;  // optimize_program's search across subprograms (relax_program)
 };
 
@@ -198,7 +201,7 @@ inline optimized optimize(const ir::scope_ptr& source, std::span<const derive::r
 
   budget explore_limits = opts.limits;
   explore_limits.max_depth = std::min(opts.explore_depth, opts.limits.max_depth);
-  auto ex = explore(source, rules, explore_limits, true, progress);
+  auto ex = explore(source, rules, explore_limits, true, progress, search_threads(opts.threads));
   st.explore = ex.stats;
   st.reason = ex.stats.reason == stop_reason::depth ? stop_reason::exhausted : ex.stats.reason;
 

@@ -77,6 +77,16 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
   return r;
 }
 
+/// The threads search `w` of `searches` run at once on `threads` explores on: the threads the
+/// searches leave, shared out when they start (all of them for a single search; ⌊threads /
+/// searches⌋ each, the first `threads mod searches` one more, while there are fewer searches than
+/// threads; one each otherwise). A search that ends early does not hand its threads on.
+inline unsigned explore_threads(unsigned threads, std::size_t searches, std::size_t w) {
+  if (searches == 0 || searches >= threads) return 1;
+  auto n = static_cast<unsigned>(searches);
+  return threads / n + (w < threads % n ? 1 : 0);
+}
+
 /// Optimizes a program (EinNet Algorithm 1, DESIGN §5):
 ///  1. joins chains of contractions (join_linear: a contraction that one definition alone
 ///     contracts, linearly, is inlined into it, up to joined_summations summations, where the
@@ -92,8 +102,9 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
 ///     once per search_key (subprograms that differ only in the tensors they read, such as a
 ///     network's repeated blocks, share the first one's search, renamed: `shares`), on up to
 ///     search_threads(opts.threads) threads (subprograms are independent; the result does not
-///     depend on the number), within what is left of `opts.limits.time` for all of
-///     them (a subprogram whose search would start after it is taken as written), and takes the
+///     depend on the number; each search explores on its share of them, explore_threads),
+///     within what is left of `opts.limits.time` for all of them (a subprogram whose search
+///     would start after it is taken as written), and takes the
 ///     candidate that is cheapest as a build with capabilities `caps` runs it (library kernels
 ///     it does not call are priced as eOperators; every_operator(), the default, prices as the
 ///     model does), a plan with a compute-bound eOperator only where no other is left, and
@@ -168,7 +179,8 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
   // The time budget bounds the subprograms together: each search gets what is left of it, and
   // one that would start after it is taken as written (its search cut).
   const auto deadline = start + opts.limits.time;
-  out.threads = for_each_parallel(work.size(), search_threads(opts.threads), [&](std::size_t w) {
+  const unsigned threads = search_threads(opts.threads);
+  out.threads = for_each_parallel(work.size(), threads, [&](std::size_t w) {
     auto& s = out.subprograms[work[w]];
     auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     if (left.count() <= 0) {
@@ -178,6 +190,7 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
     }
     auto within = opts;
     within.limits.time = left;
+    within.threads = explore_threads(threads, work.size(), w);
     s.result = optimize(s.source, rules, model, within, numbered(w));
   });
   for (std::size_t i = 0; i < out.subprograms.size(); ++i)
