@@ -303,3 +303,14 @@ TEST_CASE("verify_candidates: a candidate that does not verify is a bug of the r
   ps[0].result.outputs = {"z"};  // names no definition
   CHECK_THROWS_AS(derive::verify_candidates("some_rule", ps), internal_error);
 }
+
+TEST_CASE("verify_in_debug: what a search rewrites without a rule's function is checked in debug builds only") {
+  auto A = tensor{"A", dtype::f32, {4}, tensor_role::input};
+  auto empty_range = make_scope({{"i", 3, 3}}, {}, make_access(A, {idx("i")}));
+#ifdef NDEBUG
+  CHECK_NOTHROW(derive::verify_in_debug("fuse_expression", *empty_range));
+#else
+  CHECK_THROWS_WITH_AS(derive::verify_in_debug("fuse_expression", *empty_range),
+                       doctest::Contains("fuse_expression produced an expression that does not verify"), internal_error);
+#endif
+}
