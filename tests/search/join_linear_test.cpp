@@ -167,6 +167,22 @@ TEST_CASE("a convolution pair is joined where combining its filters saves work, 
   }
 }
 
+TEST_CASE("the generated family's programs, and what fuse_expression makes of them, verify") {
+  // a layer with no output (a transposed convolution padded on a 1×1 input: seeds 17 and 121)
+  // makes a program that does not verify, which compares equal to anything and whose fusions
+  // debug builds reject
+  std::size_t fused = 0;
+  for (std::uint64_t seed = 1; seed <= 200; ++seed) {
+    auto src = program_family::chain(seed);
+    CAPTURE(ir::to_string(src));
+    REQUIRE_NOTHROW(ir::verify(src));
+    auto candidates = derive::fuse_expression(src);
+    fused += candidates.size();
+    REQUIRE_NOTHROW(derive::verify_candidates("fuse_expression", candidates));
+  }
+  CHECK(fused >= 100);
+}
+
 TEST_CASE("joined subprograms over the generated family: never worse than as written, for a host build and PLAN_FOR cuda") {
   // the family's layers are followed by an activation three times in four: the programs with a
   // join among the first 100 (products and convolutions) are searched

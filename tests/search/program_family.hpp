@@ -4,6 +4,7 @@
 // orders and activations either nested in a definition or a definition of their own.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -51,9 +52,10 @@ inline const ein::plan::capabilities& cuda_build() {
 
 /// Program `seed` of the family: by seed % 2, (0) X [m, k] through one to three products with
 /// weights [k, n] (compute-bound sizes), or (1) an NHWC image through one to three layers, each a
-/// k×k convolution (k 1 or 3, stride 1 or 2, padding 0 or k/2) or a transposed convolution (stride
-/// 1 to 3, kernel 2 to 4, padding 0 or 1); after a layer relu, sigmoid or tanh nested in its
-/// definition, in a definition of its own, or none. The output is the last definition.
+/// k×k convolution (k 1 or 3, stride 1 or 2, padding 0 or k/2, k/2 where 0 would leave no
+/// output) or a transposed convolution (stride 1 to 3, kernel 2 to 4, padding 0 or 1, 0 where 1
+/// would leave no output); after a layer relu, sigmoid or tanh nested in its definition, in a
+/// definition of its own, or none. The output is the last definition: every program verifies.
 inline ir::program chain(std::uint64_t seed) {
   ein::eval::random_stream rng(seed * 0x9e3779b97f4a7c15ULL + 11);
   auto pick = [&](std::int64_t lo, std::int64_t hi) { return rng.integer(lo, hi); };
@@ -78,12 +80,15 @@ inline ir::program chain(std::uint64_t seed) {
       bool transposed = current.shape[1] <= 8 && pick(0, 1) == 1;
       if (transposed) {
         std::int64_t st = pick(1, 3), R = pick(2, 4), pad = pick(0, 1);
+        if ((std::min(current.shape[1], current.shape[2]) - 1) * st + R - 2 * pad <= 0) pad = 0;  // no output otherwise
         layer = conv_transpose_scatter(current, R, R, F, st, pad, 0, [&](const std::vector<ir::affine>& at) {
           return weight_read(w, {R, R, F, C}, at, rng, tensors);
         });
       } else {
         std::int64_t k = pick(0, 1) ? 3 : 1, st = pick(1, 2), pad = pick(0, 1) ? k / 2 : 0;
-        std::int64_t oh = (current.shape[1] + 2 * pad - k) / st + 1, ow = (current.shape[2] + 2 * pad - k) / st + 1;
+        auto extent = [&](std::int64_t in) { return (in + 2 * pad - k) / st + 1; };
+        if (std::min(extent(current.shape[1]), extent(current.shape[2])) <= 0) pad = k / 2;  // no output otherwise
+        std::int64_t oh = extent(current.shape[1]), ow = extent(current.shape[2]);
         auto x = ir::make_access(current, {idx("n"), idx("h") * st + idx("r") - pad, idx("w") * st + idx("s") - pad, idx("c")});
         layer = ir::make_scope({{"n", 0, 1}, {"h", 0, oh}, {"w", 0, ow}, {"f", 0, F}}, {{"r", 0, k}, {"s", 0, k}, {"c", 0, C}},
                                x * weight_read(w, {k, k, F, C}, {idx("r"), idx("s"), idx("f"), idx("c")}, rng, tensors));

@@ -13,7 +13,6 @@
 #include <variant>
 #include <vector>
 
-#include "ein/derive/merge_expression.hpp"
 #include "ein/derive/positions.hpp"
 #include "ein/derive/program_edit.hpp"
 #include "ein/derive/rule.hpp"
@@ -28,6 +27,33 @@ namespace ein::derive {
 using ir::weight_only_definitions;
 
 namespace detail {
+
+// Exact structural equality (same names, ranges, tensors, indices): nested scopes must agree to
+// the letter for two operands to count as the same.
+inline bool identical(const ir::expr& a, const ir::expr& b);
+
+inline bool identical(const ir::scope& a, const ir::scope& b) {
+  return a.traversal == b.traversal && a.summation == b.summation && a.reduce == b.reduce && identical(a.body, b.body);
+}
+
+inline bool identical(const ir::expr& a, const ir::expr& b) {
+  if (a == b) return true;
+  if (a->index() != b->index()) return false;
+  if (auto* x = std::get_if<ir::constant>(&*a)) return x->value == std::get<ir::constant>(*b).value;
+  if (auto* x = std::get_if<ir::unary>(&*a)) {
+    auto& y = std::get<ir::unary>(*b);
+    return x->fn == y.fn && identical(x->arg, y.arg);
+  }
+  if (auto* x = std::get_if<ir::binary>(&*a)) {
+    auto& y = std::get<ir::binary>(*b);
+    return x->op == y.op && identical(x->lhs, y.lhs) && identical(x->rhs, y.rhs);
+  }
+  auto& x = std::get<ir::access>(*a);
+  auto& y = std::get<ir::access>(*b);
+  if (x.index != y.index || x.source.index() != y.source.index()) return false;
+  if (auto* t = std::get_if<ir::tensor>(&x.source)) return *t == std::get<ir::tensor>(y.source);
+  return identical(*std::get<ir::scope_ptr>(x.source), *std::get<ir::scope_ptr>(y.source));
+}
 
 inline ir::expr product(const std::vector<ir::expr>& factors) {
   ir::expr r = factors.front();
@@ -346,7 +372,7 @@ inline std::optional<program_candidate> merge_pair(const ir::program& source, co
 
 }  // namespace detail
 
-/// Shared-operand merging, expression merging for contractions (EinNet §4.2, Figure 3(a)):
+/// Shared-operand merging, EinNet's expression merging for contractions (§4.2, Figure 3(a)):
 ///
 ///   L_{s,t1} Σ_r X(s, r) * P(t1, r)  ~  L_{s,t2} Σ_r X(s, r) * Q(t2, r)
 ///     ⇒  L_{s, j∈[0, n1+n2)} Σ_r X(s, r) * C[r, j],   C = concat_j(flat(P), flat(Q))

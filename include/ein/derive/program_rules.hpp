@@ -4,19 +4,16 @@
 #include <span>
 
 #include "ein/derive/fuse_expression.hpp"
-#include "ein/derive/merge_expression.hpp"
 #include "ein/derive/merge_shared_operand.hpp"
 #include "ein/derive/rule.hpp"
-#include "ein/derive/split_expression.hpp"
 
 namespace ein::derive {
 
-/// Every inter-expression rule, in a fixed order: splitting, merging (equal bodies, then
-/// contractions of a shared operand), fusion.
+/// Every inter-expression rule, in a fixed order: merging (contractions of a shared operand),
+/// fusion. Expression splitting and merging of equal bodies are not among them: the program
+/// searches need neither (docs/decisions/0018).
 inline std::span<const program_rule> program_rules() {
   static constexpr program_rule list[] = {
-      {"split_expression", &split_expression},
-      {"merge_expression", &merge_expression},
       {"merge_shared_operand", &merge_shared_operand},
       {"fuse_expression", &fuse_expression},
   };

@@ -149,23 +149,39 @@ struct program_rule {
   program_rule_fn apply;
 };
 
-/// Checks every candidate of rule `rule` with ir::verify. A candidate that does not verify is a
-/// bug of that rule, not of the input the rule was given: the ir::verify error becomes an
-/// internal_error naming the rule.
+/// Checks `result`, an expression or a program rule `rule` made, with ir::verify. One that does
+/// not verify is a bug of that rule, not of the input the rule was given: the ir::verify error
+/// becomes an internal_error naming the rule.
 /// Example: a rule leaving an empty range `i [3,3)` throws `... substitute_variable produced an
 /// expression that does not verify: ...`.
+template <class Result>
+void verify_result(std::string_view rule, const Result& result) {
+  try {
+    ir::verify(result);
+  } catch (const user_error& e) {
+    throw internal_error(std::string(rule) + " produced an expression that does not verify: " + e.what());
+  }
+}
+
+/// verify_result on every candidate of rule `rule`.
 template <class Candidate>
 void verify_candidates(std::string_view rule, const std::vector<Candidate>& candidates) {
   for (auto& c : candidates) {
-    try {
-      if constexpr (std::is_same_v<Candidate, candidate>)
-        ir::verify(*c.result);
-      else
-        ir::verify(c.result);
-    } catch (const user_error& e) {
-      throw internal_error(std::string(rule) + " produced an expression that does not verify: " + e.what());
-    }
+    if constexpr (std::is_same_v<Candidate, candidate>)
+      verify_result(rule, *c.result);
+    else
+      verify_result(rule, c.result);
   }
+}
+
+/// verify_result in debug builds (!NDEBUG), nothing in release builds: for what a search makes
+/// by a rule's rewrite without calling the rule's function (post-optimization's fusion), as
+/// apply checks what a rule's function returns.
+template <class Result>
+void verify_in_debug([[maybe_unused]] std::string_view rule, [[maybe_unused]] const Result& result) {
+#ifndef NDEBUG
+  verify_result(rule, result);
+#endif
 }
 
 /// The candidates of rule `r` on `source`, as every search applies rules: an intra-expression

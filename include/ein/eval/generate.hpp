@@ -397,7 +397,7 @@ inline ir::scope_ptr rename_tensor(const ir::scope_ptr& s, const std::string& fr
   return rename(from, to).mutate(s);
 }
 
-// A producer, sometimes a twin of it with another weight (so expression merging applies), and
+// A producer, sometimes a twin of it with another weight (so shared-operand merging applies), and
 // a consumer reading them elementwise through an activation (so expression fusion applies).
 inline ir::program generator::program() {
   auto g = run();

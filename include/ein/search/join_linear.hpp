@@ -131,8 +131,8 @@ inline bool reordering_pays(const ir::scope_ptr& joined, double written, const s
     });
     return found;
   };
-  for (auto& merged : derive::merge_traversal(joined))
-    for (auto& c : derive::factor_summation(merged.result))
+  for (auto& merged : derive::apply(derive::rule{"merge_traversal", &derive::merge_traversal}, joined))
+    for (auto& c : derive::apply(derive::rule{"factor_summation", &derive::factor_summation}, merged.result))
       if (!is_written_order(c.result) && work(c.result, weights) <= written * (1 + 1e-9)) return true;
   return false;
 }

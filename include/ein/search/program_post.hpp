@@ -60,6 +60,7 @@ inline std::optional<ir::scope_ptr> inline_definition(const ir::scope_ptr& reade
     if (!next) return std::nullopt;
     s = *next;
   }
+  derive::verify_in_debug("fuse_expression", *s);
   return s;
 }
 
