@@ -18,6 +18,8 @@
 #include "ein/ir/print.hpp"
 #include "ein/ir/verify.hpp"
 
+namespace fuzz_laws_test {
+
 using namespace ein;
 
 namespace {
@@ -197,3 +199,5 @@ TEST_CASE("laws: every intra-expression rule on generated expressions with max a
     CHECK(at_max[name] == 0);
   }
 }
+
+}  // namespace fuzz_laws_test

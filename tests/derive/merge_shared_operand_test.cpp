@@ -16,6 +16,8 @@
 #include "ein/ir/print.hpp"
 #include "ein/ir/verify.hpp"
 
+namespace merge_shared_operand_test {
+
 using namespace ein;
 using namespace ein::ir;
 
@@ -319,3 +321,5 @@ TEST_CASE("merge_shared_operand: refusals") {
     CHECK(derive::merge_shared_operand(q).empty());
   }
 }
+
+}  // namespace merge_shared_operand_test

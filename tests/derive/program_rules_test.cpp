@@ -14,6 +14,8 @@
 #include "ein/ir/print.hpp"
 #include "ein/ir/verify.hpp"
 
+namespace program_rules_test {
+
 using namespace ein;
 using namespace ein::ir;
 
@@ -156,3 +158,5 @@ TEST_CASE("verify_in_debug: what a search rewrites without a rule's function is 
                        doctest::Contains("fuse_expression produced an expression that does not verify"), internal_error);
 #endif
 }
+
+}  // namespace program_rules_test

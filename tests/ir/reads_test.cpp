@@ -16,6 +16,8 @@
 #include "ein/eval/random.hpp"
 #include "ein/ir/print.hpp"
 
+namespace reads_test {
+
 using namespace ein;
 using namespace ein::ir;
 
@@ -130,3 +132,5 @@ TEST_CASE("weight_only_definitions: on generated scopes, the ones an input canno
   CHECK(weight_only > 0);
   CHECK(runtime > 0);
 }
+
+}  // namespace reads_test

@@ -4,6 +4,8 @@
 
 #include "match/check.hpp"
 
+namespace table_test {
+
 using namespace ein;
 using namespace ein::match;
 using namespace ein::match::test;
@@ -59,3 +61,5 @@ TEST_CASE("eoperator_cost: FLOPs and bytes of a scope no operator computes") {
   CHECK(c.bytes == 4.0 * (7 * 7 * 4 * 9) + 4.0 * 7 * 7 * 4);
   CHECK(memory_bound(c));
 }
+
+}  // namespace table_test

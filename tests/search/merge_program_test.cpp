@@ -15,6 +15,8 @@
 #include "ein/search/merge_program.hpp"
 #include "ein/search/optimize.hpp"
 
+namespace merge_program_test {
+
 using namespace search_test;
 
 namespace {
@@ -187,3 +189,5 @@ TEST_CASE("three matmuls of one input, each read by its own reader, merge into o
   CHECK(matmuls(merged) == 1);
   check_equal(p, merged);
 }
+
+}  // namespace merge_program_test
