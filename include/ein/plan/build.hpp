@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "ein/ir/reads.hpp"
 #include "ein/match/match.hpp"
 #include "ein/plan/plan.hpp"
 
@@ -187,8 +188,8 @@ inline program_plan make_plan(const ir::program& p, const capabilities& caps, pr
   }
   auto& kernels = b.out.kernels;
   for (auto& k : kernels) {
-    k.weight_only = !k.reads.empty() && std::all_of(k.reads.begin(), k.reads.end(),
-                                                    [&](std::size_t r) { return weights.count(r) > 0; });
+    k.weight_only = ir::computed_from_weights(k.reads, [&](std::size_t r) { return weights.count(r) > 0; },
+                                              ir::reads_nothing::run_time);
     if (k.weight_only) weights.insert(k.target);
   }
   std::stable_partition(kernels.begin(), kernels.end(), [](const kernel& k) { return k.weight_only; });

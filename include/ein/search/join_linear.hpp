@@ -158,7 +158,7 @@ ir::program join_while_no_dearer(ir::program p, const cost::model& model, const 
   program_timer seconds{model, caps, {}};
   double now = seconds(p);
   for (bool joined = true; joined;) {
-    auto weight_only = derive::weight_only_definitions(p);
+    auto weight_only = ir::weight_only_definitions(p);
     auto weights = weight_only;
     for (auto& t : p.tensors)
       if (t.role == ir::tensor_role::weight) weights.insert(t.name);

@@ -31,13 +31,10 @@ struct program_timer {
   const ein::plan::capabilities& caps;
   std::map<std::string, double> seconds;
   std::map<ir::scope_ptr, double> by_value = {};
-  std::map<ir::scope_ptr, std::vector<ir::tensor>> reads = {};
+  ir::reads_memo reads = {};
 
   double operator()(const ir::program& p) {
-    auto weight_only = ir::weight_only_definitions(p.tensors, p.definitions, [&](const ir::definition& d) -> const std::vector<ir::tensor>& {
-      auto it = reads.find(d.value);
-      return it != reads.end() ? it->second : reads.emplace(d.value, ir::tensors_read(d.value->body, ir::depth::nested)).first->second;
-    });
+    auto weight_only = ir::weight_only_definitions(p.tensors, p.definitions, reads);
     double s = 0;
     for (auto& d : p.definitions) {
       if (weight_only.count(d.name)) continue;
