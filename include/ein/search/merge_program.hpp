@@ -10,6 +10,7 @@
 
 #include "ein/cost/model.hpp"
 #include "ein/derive/merge_shared_operand.hpp"
+#include "ein/derive/program_rules.hpp"
 #include "ein/ir/canonical.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/reads.hpp"
@@ -81,7 +82,7 @@ inline ir::program merge_shared_operands(ir::program p, const cost::model& model
   auto& seconds = timer ? *timer : own;
   double now = seconds(p);
   for (;;) {
-    auto candidates = derive::apply(derive::program_rule{"merge_shared_operand", &derive::merge_shared_operand}, p);
+    auto candidates = derive::apply(derive::program_rule_named("merge_shared_operand"), p);
     std::size_t best = candidates.size();
     double best_seconds = now * (1 - 1e-9);
     for (std::size_t i = 0; i < candidates.size(); ++i) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ein/cost/model.hpp"
+#include "ein/derive/all.hpp"
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/derive/rule.hpp"
 #include "ein/ir/reads.hpp"
@@ -45,7 +46,7 @@ inline std::optional<ir::scope_ptr> inline_definition(const ir::scope_ptr& reade
   };
   while (nested(s)) {
     std::optional<ir::scope_ptr> next;
-    for (auto& c : derive::apply(derive::rule{"merge_traversal", &derive::merge_traversal}, s))
+    for (auto& c : derive::apply(derive::intra_rule_named("merge_traversal"), s))
       if (auto* inlined = c.how.get<derive::path>("inline"); inlined && inlined->size() == 1) {
         next = c.result;
         break;
