@@ -10,6 +10,7 @@
 
 #include "ein/cost/model.hpp"
 #include "ein/derive/merge_shared_operand.hpp"
+#include "ein/derive/program_rules.hpp"
 #include "ein/ir/canonical.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/reads.hpp"
@@ -31,13 +32,10 @@ struct program_timer {
   const ein::plan::capabilities& caps;
   std::map<std::string, double> seconds;
   std::map<ir::scope_ptr, double> by_value = {};
-  std::map<ir::scope_ptr, std::vector<ir::tensor>> reads = {};
+  ir::reads_memo reads = {};
 
   double operator()(const ir::program& p) {
-    auto weight_only = ir::weight_only_definitions(p.tensors, p.definitions, [&](const ir::definition& d) -> const std::vector<ir::tensor>& {
-      auto it = reads.find(d.value);
-      return it != reads.end() ? it->second : reads.emplace(d.value, ir::tensors_read(d.value->body, ir::depth::nested)).first->second;
-    });
+    auto weight_only = ir::weight_only_definitions(p.tensors, p.definitions, reads);
     double s = 0;
     for (auto& d : p.definitions) {
       if (weight_only.count(d.name)) continue;
@@ -84,7 +82,7 @@ inline ir::program merge_shared_operands(ir::program p, const cost::model& model
   auto& seconds = timer ? *timer : own;
   double now = seconds(p);
   for (;;) {
-    auto candidates = derive::apply(derive::program_rule{"merge_shared_operand", &derive::merge_shared_operand}, p);
+    auto candidates = derive::apply(derive::program_rule_named("merge_shared_operand"), p);
     std::size_t best = candidates.size();
     double best_seconds = now * (1 - 1e-9);
     for (std::size_t i = 0; i < candidates.size(); ++i) {

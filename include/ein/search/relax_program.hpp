@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ein/cost/model.hpp"
+#include "ein/ir/reads.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/search/backend.hpp"
 #include "ein/search/merge_program.hpp"
@@ -123,7 +124,7 @@ inline std::set<std::string> shared_operands(const optimized_program& r) {
     if (t.role == ir::tensor_role::weight) weights.insert(t.name);
   std::map<std::string, std::size_t> readers;
   for (auto& s : r.subprograms) {
-    auto reads = tensors_read(*s.source);
+    auto reads = ir::tensor_names_read(s.source->body, ir::depth::top_level);
     for (auto& n : std::set<std::string>(reads.begin(), reads.end()))
       if (!weights.count(n)) ++readers[n];
   }
@@ -152,7 +153,7 @@ inline std::vector<std::size_t> alternatives(const subprogram& s, const std::set
   auto [t, admitted] = detail::admit(s.result, model, caps);
   auto reads_shared = [&](const plan& p) {
     return std::any_of(p.kernels.begin(), p.kernels.end(), [&](const kernel& k) {
-      auto reads = detail::tensors_read(*k.flat);
+      auto reads = ir::tensor_names_read(k.flat->body, ir::depth::top_level);
       return runs_as_library(k, caps) && !k.weight_only &&
              std::any_of(reads.begin(), reads.end(), [&](const std::string& n) { return shared.count(n) > 0; });
     });
@@ -211,7 +212,7 @@ inline relaxed_choice relax_program(const optimized_program& r, const cost::mode
     out.choice.push_back(s.result.chosen);
     if (!options.back().empty()) options.back().push_back(s.result.chosen);
     reads.emplace_back();
-    for (auto& n : detail::tensors_read(*s.source))
+    for (auto& n : ir::tensor_names_read(s.source->body, ir::depth::top_level))
       if (shared.count(n)) reads.back().insert(n);
   }
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> moves;  // (subprogram, candidate) each
