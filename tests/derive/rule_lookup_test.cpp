@@ -7,6 +7,8 @@
 #include "ein/derive/all.hpp"
 #include "ein/derive/program_rules.hpp"
 
+namespace rule_lookup_test {
+
 using namespace ein;
 
 TEST_CASE("intra_rule_named: every listed rule by its name, its own function") {
@@ -34,3 +36,5 @@ TEST_CASE("a name no list holds is an internal error, in either list") {
   CHECK_THROWS_AS(derive::program_rule_named("merge_traversal"), internal_error);
   CHECK_THROWS_AS(derive::intra_rule_named(""), internal_error);
 }
+
+}  // namespace rule_lookup_test
