@@ -110,7 +110,7 @@ inline assembled assemble(const optimized_program& r, const std::vector<std::siz
     if (e.origin) a.origin[e.def.name] = *e.origin;
     a.program.definitions.push_back(std::move(e.def));
   }
-  a.program = merge_shared_operands(std::move(a.program), model, &a.steps, caps, &timer);
+  a.program = merge_contractions(std::move(a.program), model, &a.steps, caps, &timer);
   a.seconds = timer(a.program);
   return a;
 }
