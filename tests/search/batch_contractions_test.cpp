@@ -167,6 +167,14 @@ TEST_CASE("batch_contractions: preconditions") {
     p.outputs = {"left"};
     CHECK(derive::batch_contractions(p).empty());
   }
+  SUBCASE("a shared input: shared-operand merging's case") {
+    // t1 and t2 read X; left and right batch (and with c = f, t1 with right, t2 with left)
+    for (auto c : {2, 3}) {
+      auto candidates = derive::batch_contractions(gcn_block(5, c, 2, 3));
+      CHECK(candidates.size() == (c == 2 ? 4 : 2));
+      for (auto& x : candidates) CHECK(*x.how.get<std::vector<std::string>>("definitions") != std::vector<std::string>{"t1", "t2"});
+    }
+  }
   SUBCASE("no fold where a part is also read elsewhere") {
     auto p = gcn_block(5, 2, 2, 3);
     p.outputs.push_back("left");
@@ -199,4 +207,32 @@ TEST_CASE("Figure 15's second half: where batching does not pay, the search leav
   MESSAGE(r.report());
   CHECK(batch_steps(r, "folded") + batch_steps(r, "batched") == 0);
   CHECK(search::program_seconds(r.program, h100(), cuda_build()) <= search::program_seconds(src, h100(), cuda_build()));
+}
+
+// Decision 0020's sweep: GCN's block as written (its four convolutions cuDNN calls, the sum an
+// eOperator) against its second convolutions batched and folded, under the H100 profile for a
+// cuda build (program_seconds). Prints the table; run with
+// `test_search --no-skip --test-case='*sweep of GCN blocks*'`.
+TEST_CASE("batch_contractions: sweep of GCN blocks, written against batched and folded" * doctest::skip()) {
+  std::string table = "| hw | c | classes | k | as written | batched | folded |\n|---|---|---|---|---|---|---|\n";
+  for (std::int64_t hw : {7, 14, 28, 56, 112})
+    for (std::int64_t f : {21, 64, 256})
+      for (std::int64_t k : {3, 11}) {
+        std::int64_t c = std::max<std::int64_t>(64, 2048 * 7 / hw);
+        auto p = gcn_block(hw, c, f, k);
+        double written = search::program_seconds(p, h100(), cuda_build());
+        std::map<std::string, double> by_form;
+        for (auto& cand : derive::batch_contractions(p))
+          if (*cand.how.get<std::vector<std::string>>("definitions") == std::vector<std::string>{"left", "right"})
+            by_form[batch_form(cand.how)] = search::program_seconds(cand.result, h100(), cuda_build());
+        REQUIRE(by_form.size() == 2);
+        auto cell = [&](double s) {
+          char pct[32];
+          std::snprintf(pct, sizeof pct, " (%+.1f%%)", (s / written - 1) * 100);
+          return search::plan::ms_text(s) + pct;
+        };
+        table += "| " + std::to_string(hw) + " | " + std::to_string(c) + " | " + std::to_string(f) + " | " + std::to_string(k) +
+                 " | " + search::plan::ms_text(written) + " | " + cell(by_form["batched"]) + " | " + cell(by_form["folded"]) + " |\n";
+      }
+  MESSAGE(table);
 }

@@ -101,13 +101,21 @@ inline std::optional<ir::expr> in_part(const ir::expr& product, const std::vecto
   return std::nullopt;
 }
 
-// The candidates batching definitions d1 and d2 of `source` (read as contractions c1, c2; neither
-// reads the other): batched, and folded where one definition only adds them.
-inline void batch_pair(const ir::program& source, const ir::definition& d1, const ir::definition& d2,
-                       const contraction& c1, const contraction& c2, std::vector<program_candidate>& out) {
+// The candidates batching definitions i < j of `source` (read as contractions c1, c2; j does not
+// read i; `before` as ancestors() gives it): batched, and folded where one definition only adds
+// them. The new definitions take j's place (y's, folded), so that the order stays topological
+// unless a definition between i and j reads i.
+inline void batch_pair(const ir::program& source, std::size_t i, std::size_t j, const contraction& c1,
+                       const contraction& c2, const std::vector<std::vector<bool>>& before,
+                       std::vector<program_candidate>& out) {
+  auto& d1 = source.definitions[i];
+  auto& d2 = source.definitions[j];
   if (d1.type != d2.type || c1.summation.size() + c1.free.size() == 0) return;
   auto rename = pair_iterators(c1, c2);
   if (!rename) return;
+  // Over a shared input, shared-operand merging joins the two without stacking a copy.
+  for (auto& t : ir::tensors_read(c1.operand, ir::depth::nested))
+    if (count_reads(c2.operand, t.name) > 0) return;
   auto& s1 = *d1.value;
   auto all = s1.traversal;
   all.insert(all.end(), c1.summation.begin(), c1.summation.end());
@@ -141,18 +149,33 @@ inline void batch_pair(const ir::program& source, const ir::definition& d1, cons
   auto is_output = [&](const std::string& n) {
     return std::find(source.outputs.begin(), source.outputs.end(), n) != source.outputs.end();
   };
-  // The program with the stacked operand and weights added, and the contraction's body over them.
+  // The stacked weights and operand (named apart from `source`'s names), and the contraction's
+  // body over them.
   auto stacked = [&](stack_axis at) {
-    auto prog = source;
+    auto names = source;
     auto add = [&](const std::string& base, ir::scope_ptr value) {
-      ir::definition d{fresh_definition_name(prog, base), std::move(value), d1.type};
-      prog.definitions.push_back(d);
-      return as_tensor(d);
+      names.definitions.push_back({fresh_definition_name(names, base), std::move(value), d1.type});
+      return as_tensor(names.definitions.back());
     };
     auto ws = add(d1.name + "_" + d2.name + "_weights", ir::make_scope(with_b(wbox, b, at), {}, *w1 + *w2));
     auto xs = add(d1.name + "_" + d2.name + "_operands", ir::make_scope(with_b(xbox, b, at), {}, *x1 + *x2));
     auto body = ir::make_access(xs, with_b(xread, ir::idx(b), at)) * ir::make_access(ws, with_b(wread, ir::idx(b), at));
-    return std::pair{std::move(prog), body};
+    std::vector<ir::definition> added(names.definitions.end() - 2, names.definitions.end());
+    return std::tuple{std::move(names), std::move(added), body};
+  };
+  // `source` with d1 and d2 left out, `added` in the place of definition `slot`, and each
+  // definition that depends on d1 or d2 given by `rewrite`.
+  auto with = [&](std::size_t slot, const std::vector<ir::definition>& added, const auto& rewrite) {
+    auto prog = source;
+    prog.definitions.clear();
+    for (std::size_t k = 0; k < source.definitions.size(); ++k) {
+      if (k == slot) prog.definitions.insert(prog.definitions.end(), added.begin(), added.end());
+      if (k == i || k == j || k == slot) continue;
+      auto d = source.definitions[k];
+      if (before[k][i] || before[k][j]) d = rewrite(d);
+      prog.definitions.push_back(std::move(d));
+    }
+    return prog;
   };
   auto step = [&](const char* form) {
     return derive::step{"batch_contractions", std::nullopt,
@@ -160,41 +183,46 @@ inline void batch_pair(const ir::program& source, const ir::definition& d1, cons
   };
 
   {  // Batched: B = L_{b, x} Σ_r S[b, s, r] * W[b, r, t]; d1 = B[0, x], d2 = B[1, x] read in place.
-    auto [prog, body] = stacked(stack_axis::first);
-    ir::definition bd{fresh_definition_name(prog, d1.name + "_" + d2.name),
-                      ir::make_scope(with_b(s1.traversal, b, stack_axis::first), c1.summation, body), d1.type};
-    prog.definitions.push_back(bd);
-    auto batched = as_tensor(bd);
+    auto [names, added, body] = stacked(stack_axis::first);
+    added.push_back({fresh_definition_name(names, d1.name + "_" + d2.name),
+                     ir::make_scope(with_b(s1.traversal, b, stack_axis::first), c1.summation, body), d1.type});
+    auto batched = as_tensor(added.back());
     auto part = [&](const std::string& name) -> std::optional<std::int64_t> {
       if (name == d1.name) return 0;
       if (name == d2.name) return 1;
       return std::nullopt;
     };
-    std::vector<ir::definition> kept;
-    for (auto& d : prog.definitions) {
-      if (part(d.name)) continue;
-      auto v = rewrite_accesses(d.value, [&](const ir::access& a, const ir::tensor& t) -> std::optional<ir::expr> {
+    for (auto* d : {&d1, &d2})
+      if (is_output(d->name))
+        added.push_back({d->name,
+                         ir::make_scope(d->value->traversal, {},
+                                        ir::make_access(batched, with_b(identity_index(*d->value), ir::affine(*part(d->name)),
+                                                                        stack_axis::first))),
+                         d->type});
+    auto prog = with(j, added, [&](ir::definition d) {
+      d.value = rewrite_accesses(d.value, [&](const ir::access& a, const ir::tensor& t) -> std::optional<ir::expr> {
         auto k = part(t.name);
         if (!k) return std::nullopt;
         return ir::make_access(batched, with_b(a.index, ir::affine(*k), stack_axis::first));
       });
-      kept.push_back({d.name, v, d.type});
-    }
-    for (auto* d : {&d1, &d2})
-      if (is_output(d->name))
-        kept.push_back({d->name,
-                        ir::make_scope(d->value->traversal, {},
-                                       ir::make_access(batched, with_b(identity_index(*d->value), ir::affine(*part(d->name)),
-                                                                       stack_axis::first))),
-                        d->type});
-    prog.definitions = topological(kept);
-    out.push_back({std::move(prog), step("batched")});
+      return d;
+    });
+    bool between = false;  // a reader of d1 before d2: then B must move up
+    for (std::size_t k = i + 1; k < j; ++k) between = between || before[k][i];
+    if (between) prog.definitions = topological(prog.definitions);
+    if (!prog.definitions.empty()) out.push_back({std::move(prog), step("batched")});
   }
 
   // Folded, where one definition y = L_x d1[x] + d2[x] over their box is their only reader:
   // y = L_x Σ_{r, b} S[s, r, b] * W[r, t, b].
   if (is_output(d1.name) || is_output(d2.name)) return;
-  auto r1 = readers(source, d1.name), r2 = readers(source, d2.name);
+  auto readers_of = [&](std::size_t d) {
+    std::vector<std::size_t> r;
+    for (std::size_t k = d + 1; k < source.definitions.size(); ++k)
+      if (before[k][d] && count_reads(source.definitions[k].value->body, source.definitions[d].name) > 0) r.push_back(k);
+    return r;
+  };
+  auto r1 = readers_of(i), r2 = readers_of(j);
   if (r1.size() != 1 || r2 != r1) return;
   auto& y = source.definitions[r1.front()];
   auto* sum = std::get_if<ir::binary>(&*y.value->body);
@@ -209,16 +237,11 @@ inline void batch_pair(const ir::program& source, const ir::definition& d1, cons
     return t && t->name == name && a->index == id;
   };
   if (!(reads(l, d1.name) && reads(r, d2.name)) && !(reads(l, d2.name) && reads(r, d1.name))) return;
-  auto [prog, body] = stacked(stack_axis::last);
+  auto [names, added, body] = stacked(stack_axis::last);
   auto summation = c1.summation;
   summation.push_back({b, 0, 2});
-  std::vector<ir::definition> kept;
-  for (auto& d : prog.definitions) {
-    if (d.name == d1.name || d.name == d2.name) continue;
-    kept.push_back(d.name == y.name ? ir::definition{y.name, ir::make_scope(s1.traversal, summation, body), y.type} : d);
-  }
-  prog.definitions = topological(kept);
-  out.push_back({std::move(prog), step("folded")});
+  added.push_back({y.name, ir::make_scope(s1.traversal, summation, body), y.type});
+  out.push_back({with(r1.front(), added, [](ir::definition d) { return d; }), step("folded")});
 }
 
 }  // namespace detail
@@ -231,8 +254,9 @@ inline void batch_pair(const ir::program& source, const ir::definition& d1, cons
 ///
 /// Each definition is read as a contraction (as shared-operand merging reads it: the factors
 /// reading run-time tensors form the operand, those reading only weights the weight side, the
-/// traversal iterators the operand reads are s, the others t). Two qualify when they have the
-/// same iteration shape: equal traversal boxes position by position, the operand reading the
+/// traversal iterators the operand reads are s, the others t). Two whose operands read no
+/// tensor in common (over a shared input, shared-operand merging applies) qualify when they
+/// have the same iteration shape: equal traversal boxes position by position, the operand reading the
 /// same positions, summations (those of extent 1 fixed) pairing by range; what the operands read
 /// and how is free (GCN's 1×k after a k×1 and k×1 after a 1×k: im2col'd, both are one Matmul
 /// shape). The stacked operand `<d1>_<d2>_operands = L_{b, s, r} X(s, r)|b=0 + Y(s, r)|b=1` is
@@ -263,7 +287,7 @@ inline std::vector<program_candidate> batch_contractions(const ir::program& sour
   for (std::size_t i = 0; i < defs.size(); ++i)
     for (std::size_t j = i + 1; j < defs.size(); ++j)
       if (read[i] && read[j] && !before[j][i])  // i comes first: j may read i, never i j
-        detail::batch_pair(source, defs[i], defs[j], *read[i], *read[j], out);
+        detail::batch_pair(source, i, j, *read[i], *read[j], before, out);
   return out;
 }
 
