@@ -63,17 +63,17 @@ inline std::vector<std::vector<bool>> ancestors(const ir::program& p) {
   return r;
 }
 
-// Where the stacking iterator b goes in a stacked tensor: first (a batch, as BatchMatmul reads
-// it) or last (beside the reduction it joins when the sum over b folds into the contraction).
-enum class stack_axis { first, last };
+// Where the stacking iterator b goes: first (a batch, as BatchMatmul reads it); after the
+// summation axes (the reduction it joins when the sum over b folds into the contraction: the
+// operand [s, r, b] and the weights [r, b, t] read as one Matmul over (r, b)); or last in both
+// (the weights [r, t, b]), which the model may price otherwise (as a convolution).
+enum class stack_axis { batch, reduction, last };
 
-inline std::vector<ir::iterator> with_b(std::vector<ir::iterator> box, const std::string& b, stack_axis at) {
-  box.insert(at == stack_axis::first ? box.begin() : box.end(), ir::iterator{b, 0, 2});
-  return box;
-}
-inline std::vector<ir::affine> with_b(std::vector<ir::affine> index, const ir::affine& b, stack_axis at) {
-  index.insert(at == stack_axis::first ? index.begin() : index.end(), b);
-  return index;
+// `v` with `b` inserted at `at` (a position).
+template <class T>
+std::vector<T> with_b(std::vector<T> v, T b, std::size_t at) {
+  v.insert(v.begin() + static_cast<std::ptrdiff_t>(at), std::move(b));
+  return v;
 }
 
 // `product` (over the box `box`) read only in the box b = `part` of a stack along b: one factor
@@ -157,9 +157,12 @@ inline void batch_pair(const ir::program& source, std::size_t i, std::size_t j, 
       names.definitions.push_back({fresh_definition_name(names, base), std::move(value), d1.type});
       return as_tensor(names.definitions.back());
     };
-    auto ws = add(d1.name + "_" + d2.name + "_weights", ir::make_scope(with_b(wbox, b, at), {}, *w1 + *w2));
-    auto xs = add(d1.name + "_" + d2.name + "_operands", ir::make_scope(with_b(xbox, b, at), {}, *x1 + *x2));
-    auto body = ir::make_access(xs, with_b(xread, ir::idx(b), at)) * ir::make_access(ws, with_b(wread, ir::idx(b), at));
+    std::size_t xat = at == stack_axis::batch ? 0 : xbox.size();
+    std::size_t wat = at == stack_axis::batch ? 0 : at == stack_axis::reduction ? reduce.size() : wbox.size();
+    ir::iterator bi{b, 0, 2};
+    auto ws = add(d1.name + "_" + d2.name + "_weights", ir::make_scope(with_b(wbox, bi, wat), {}, *w1 + *w2));
+    auto xs = add(d1.name + "_" + d2.name + "_operands", ir::make_scope(with_b(xbox, bi, xat), {}, *x1 + *x2));
+    auto body = ir::make_access(xs, with_b(xread, ir::idx(b), xat)) * ir::make_access(ws, with_b(wread, ir::idx(b), wat));
     std::vector<ir::definition> added(names.definitions.end() - 2, names.definitions.end());
     return std::tuple{std::move(names), std::move(added), body};
   };
@@ -183,9 +186,9 @@ inline void batch_pair(const ir::program& source, std::size_t i, std::size_t j, 
   };
 
   {  // Batched: B = L_{b, x} Σ_r S[b, s, r] * W[b, r, t]; d1 = B[0, x], d2 = B[1, x] read in place.
-    auto [names, added, body] = stacked(stack_axis::first);
+    auto [names, added, body] = stacked(stack_axis::batch);
     added.push_back({fresh_definition_name(names, d1.name + "_" + d2.name),
-                     ir::make_scope(with_b(s1.traversal, b, stack_axis::first), c1.summation, body), d1.type});
+                     ir::make_scope(with_b(s1.traversal, ir::iterator{b, 0, 2}, 0), c1.summation, body), d1.type});
     auto batched = as_tensor(added.back());
     auto part = [&](const std::string& name) -> std::optional<std::int64_t> {
       if (name == d1.name) return 0;
@@ -196,14 +199,13 @@ inline void batch_pair(const ir::program& source, std::size_t i, std::size_t j, 
       if (is_output(d->name))
         added.push_back({d->name,
                          ir::make_scope(d->value->traversal, {},
-                                        ir::make_access(batched, with_b(identity_index(*d->value), ir::affine(*part(d->name)),
-                                                                        stack_axis::first))),
+                                        ir::make_access(batched, with_b(identity_index(*d->value), ir::affine(*part(d->name)), 0))),
                          d->type});
     auto prog = with(j, added, [&](ir::definition d) {
       d.value = rewrite_accesses(d.value, [&](const ir::access& a, const ir::tensor& t) -> std::optional<ir::expr> {
         auto k = part(t.name);
         if (!k) return std::nullopt;
-        return ir::make_access(batched, with_b(a.index, ir::affine(*k), stack_axis::first));
+        return ir::make_access(batched, with_b(a.index, ir::affine(*k), 0));
       });
       return d;
     });
@@ -214,7 +216,7 @@ inline void batch_pair(const ir::program& source, std::size_t i, std::size_t j, 
   }
 
   // Folded, where one definition y = L_x d1[x] + d2[x] over their box is their only reader:
-  // y = L_x Σ_{r, b} S[s, r, b] * W[r, t, b].
+  // y = L_x Σ_{r, b} S[s, r, b] * W[r, b, t].
   if (is_output(d1.name) || is_output(d2.name)) return;
   auto readers_of = [&](std::size_t d) {
     std::vector<std::size_t> r;
@@ -237,11 +239,13 @@ inline void batch_pair(const ir::program& source, std::size_t i, std::size_t j, 
     return t && t->name == name && a->index == id;
   };
   if (!(reads(l, d1.name) && reads(r, d2.name)) && !(reads(l, d2.name) && reads(r, d1.name))) return;
-  auto [names, added, body] = stacked(stack_axis::last);
   auto summation = c1.summation;
   summation.push_back({b, 0, 2});
-  added.push_back({y.name, ir::make_scope(s1.traversal, summation, body), y.type});
-  out.push_back({with(r1.front(), added, [](ir::definition d) { return d; }), step("folded")});
+  for (auto [at, form] : {std::pair{stack_axis::reduction, "folded"}, std::pair{stack_axis::last, "folded_b_last"}}) {
+    auto [names, added, body] = stacked(at);
+    added.push_back({y.name, ir::make_scope(s1.traversal, summation, body), y.type});
+    out.push_back({with(r1.front(), added, [](ir::definition d) { return d; }), step(form)});
+  }
 }
 
 }  // namespace detail
@@ -266,14 +270,15 @@ inline void batch_pair(const ir::program& source, std::size_t i, std::size_t j, 
 /// when the code is generated. Readers of d1 and d2 read `B[0, x]` and `B[1, x]` in place; d1 and
 /// d2 stay as those slices only when they are outputs. Where d1 and d2 are not outputs and their
 /// one reader is `y = L_x d1[x] + d2[x]` over their box, a second candidate folds the sum over b
-/// into the contraction: `y = L_x Σ_{r, b} S[s, r, b] * W[r, t, b]` (b last, beside the
-/// reduction: one Matmul with the reduction doubled).
+/// into the contraction: `y = L_x Σ_{r, b} S[s, r, b] * W[r, b, t]` (b after the reduction
+/// axes: one Matmul with the reduction doubled), and a third the same with the weights laid out
+/// `W[r, t, b]` (which the model may price otherwise).
 /// @pre d1, d2 of one dtype, neither reading the other, zero-based, sums, neither weight-only.
 /// Example: `y1 = L_{i,j} Σ_k X1[i,k] * W1[k,j]`, `y2 = L_{i,j} Σ_k X2[i,k] * W2[k,j]` (i, j, k
 ///   in [0,4)), `y = L_{i,j} y1[i,j] + y2[i,j]` ⇒ batched `y1_y2_operands = L_{b,i,k} X1[i + 4b,
 ///   k] + X2[i + 4b − 4, k]`, `y1_y2 = L_{b,i,j} Σ_k y1_y2_operands[b,i,k] * y1_y2_weights[b,k,j]`,
 ///   `y = L_{i,j} y1_y2[0,i,j] + y1_y2[1,i,j]`; folded `y = L_{i,j} Σ_{k,b} y1_y2_operands[i,k,b]
-///   * y1_y2_weights[k,j,b]`.
+///   * y1_y2_weights[k,b,j]`.
 inline std::vector<program_candidate> batch_contractions(const ir::program& source) {
   std::vector<program_candidate> out;
   auto weight_like = weight_only_definitions(source);
