@@ -6,9 +6,7 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <functional>
 #include <map>
-#include <numeric>
 #include <optional>
 #include <string>
 #include <tuple>
