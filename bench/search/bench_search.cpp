@@ -21,6 +21,7 @@
 // (default bench/results/search.json in the source tree) after every case, naming the machine
 // and the command.
 #include <algorithm>
+#include <charconv>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -270,6 +271,19 @@ std::vector<std::string> split_list(const std::string& text) {
   return r;
 }
 
+// A number given on the command line, or a message naming the option and exit status 2: a typo
+// must not run a benchmark on a default.
+template <class T>
+T number(const char* option, const std::string& text) {
+  T value{};
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc{} || end != text.data() + text.size() || value < T{}) {
+    std::fprintf(stderr, "bench_search: %s wants a non-negative number, not '%s'\n", option, text.c_str());
+    std::exit(2);
+  }
+  return value;
+}
+
 void print_case(const json& c) {
   std::printf("\n%s (%s)\n", c["name"].get<std::string>().c_str(), c["configuration"].get<std::string>().c_str());
   for (auto* key : {"explore_pruned", "explore_unpruned"}) {
@@ -312,28 +326,28 @@ int main(int argc, char** argv) {
     if (a == "--smoke") {
       s.smoke = true;
     } else if (has_value && a == "--runs") {
-      s.runs = std::max(1, std::atoi(argv[++i]));
+      s.runs = std::max(1, number<int>("--runs", argv[++i]));
     } else if (has_value && a == "--max-depth") {
-      s.max_depth = std::atoi(argv[++i]);
+      s.max_depth = number<int>("--max-depth", argv[++i]);
     } else if (has_value && a == "--states") {
-      s.states = std::strtoull(argv[++i], nullptr, 10);
+      s.states = number<std::uint64_t>("--states", argv[++i]);
     } else if (has_value && a == "--seconds") {
-      s.seconds = std::atof(argv[++i]);
+      s.seconds = number<double>("--seconds", argv[++i]);
     } else if (has_value && a == "--search-seconds") {
-      s.search_seconds = std::atof(argv[++i]);
+      s.search_seconds = number<double>("--search-seconds", argv[++i]);
     } else if (has_value && a == "--depth") {
-      s.depth = std::atoi(argv[++i]);
+      s.depth = number<int>("--depth", argv[++i]);
     } else if (has_value && a == "--explore") {
       s.explore.clear();
-      for (auto& e : split_list(argv[++i])) s.explore.push_back(std::atoi(e.c_str()));
+      for (auto& e : split_list(argv[++i])) s.explore.push_back(number<int>("--explore", e));
     } else if (has_value && a == "--instantiate-states") {
-      s.instantiate_states = std::strtoull(argv[++i], nullptr, 10);
+      s.instantiate_states = number<std::uint64_t>("--instantiate-states", argv[++i]);
     } else if (has_value && a == "--parts") {
       s.parts = split_list(argv[++i]);
     } else if (has_value && a == "--cases") {
       s.only = split_list(argv[++i]);
     } else if (has_value && a == "--threads") {
-      s.threads = static_cast<unsigned>(std::atoi(argv[++i]));
+      s.threads = number<unsigned>("--threads", argv[++i]);
       if (s.threads == 0) s.threads = search::search_threads();
     } else if (has_value && a == "--out") {
       out = argv[++i];

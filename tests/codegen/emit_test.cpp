@@ -13,6 +13,8 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/runtime/eoperator.hpp"
 
+namespace emit_test {
+
 using namespace ein;
 using ir::idx;
 using codegen_test::as_written;
@@ -227,3 +229,5 @@ TEST_CASE("a large host eOperator shares its outer loops and starts each iterati
   CHECK(h.find("std::int64_t o = 0;") == std::string::npos);
   CHECK(h.find("ein::runtime::store_lanes<8>(") != std::string::npos);
 }
+
+}  // namespace emit_test

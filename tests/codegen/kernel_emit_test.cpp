@@ -11,6 +11,8 @@
 #include "ein/codegen/header.hpp"
 #include "ein/runtime/eoperator.hpp"
 
+namespace kernel_emit_test {
+
 using namespace ein;
 using ir::idx;
 using codegen_test::as_written;
@@ -198,3 +200,5 @@ TEST_CASE("launches: blocks for the items, at most what the device keeps residen
   CHECK(runtime::launch_blocks(1, 1024, 1056) == 1);
   CHECK(runtime::launch_blocks(0, 1024, 1056) == 1);
 }
+
+}  // namespace kernel_emit_test

@@ -16,6 +16,8 @@
 #include "ein/match/match.hpp"
 #include "plan/conv_programs.hpp"
 
+namespace library_step_test {
+
 using namespace ein;
 using ir::idx;
 using codegen_test::options_for;
@@ -246,3 +248,5 @@ TEST_CASE("library steps: the emitters write the call the plan binds, not the on
   CHECK_THROWS_WITH_AS(codegen::emit_header(as_conv, options_for("lib")),
                        doctest::Contains("calls cudnn for `out`, which the host backend does not emit"), user_error);
 }
+
+}  // namespace library_step_test

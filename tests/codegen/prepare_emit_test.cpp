@@ -9,6 +9,8 @@
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/report.hpp"
 
+namespace prepare_emit_test {
+
 namespace {
 
 namespace codegen = ein::codegen;
@@ -123,3 +125,5 @@ TEST_CASE("a plan without storage marks the storage parameters of its cuda entry
   CHECK(cu.find("b.expect_weights_only({}, {\"A\", \"B\", \"out\"});") != std::string::npos);
   CHECK(cu.find("return ein::runtime::allocate_device_storage(0);") != std::string::npos);
 }
+
+}  // namespace prepare_emit_test

@@ -24,6 +24,8 @@
 #include "ein/version.hpp"
 #include "search/rediscover_support.hpp"
 
+namespace measured_test {
+
 using namespace ein;
 using namespace ein::ir;
 using cost::workload;
@@ -487,3 +489,5 @@ TEST_CASE("measured: the search follows the measured prices") {
   CHECK(m.counts().timed == t.calls().size());
   for (auto& [key, calls] : t.calls()) CHECK(calls == 1);
 }
+
+}  // namespace measured_test

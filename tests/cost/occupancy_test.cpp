@@ -5,6 +5,8 @@
 #include "ein/ir/expr.hpp"
 #include "ein/match/match.hpp"
 
+namespace occupancy_test {
+
 using namespace ein;
 using namespace ein::cost;
 
@@ -112,3 +114,5 @@ TEST_CASE("occupancy: library workloads take their output geometry from the inst
     CHECK(seen);
   }
 }
+
+}  // namespace occupancy_test

@@ -7,6 +7,8 @@
 
 #include "ein/cost/profile.hpp"
 
+namespace profile_test {
+
 using namespace ein;
 using namespace ein::cost;
 using nlohmann::json;
@@ -100,3 +102,5 @@ TEST_CASE("profile: a malformed field is refused naming the file and the field")
     CHECK(std::string(e.what()) == "device profile `gpu.json` is not valid JSON (at byte 10)");
   }
 }
+
+}  // namespace profile_test

@@ -3,6 +3,8 @@
 
 #include "ein/cost/roofline.hpp"
 
+namespace roofline_test {
+
 using namespace ein;
 using namespace ein::cost;
 
@@ -65,3 +67,5 @@ TEST_CASE("a malformed profile is a user error naming the field") {
   nlohmann::json j = {{"name", "x"}};
   CHECK_THROWS_WITH_AS(j.get<device_profile>(), doctest::Contains("source"), user_error);
 }
+
+}  // namespace roofline_test

@@ -7,6 +7,8 @@
 #include "ein/ir/expr.hpp"
 #include "ein/match/match.hpp"
 
+namespace winograd_test {
+
 using namespace ein;
 using namespace ein::cost;
 using namespace ein::ir;
@@ -93,3 +95,5 @@ TEST_CASE("Winograd: a profile without the field has none, and a fraction outsid
     CHECK_THROWS_WITH_AS(j.get<device_profile>(), doctest::Contains("winograd_3x3_flop_fraction"), user_error);
   }
 }
+
+}  // namespace winograd_test

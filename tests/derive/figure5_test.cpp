@@ -2,6 +2,8 @@
 // OffsetReduce, each step picked by rule and step text and checked against the interpreter.
 #include "step_support.hpp"
 
+namespace figure5_test {
+
 using namespace rules_test;
 
 TEST_CASE("EinNet Figure 5: Conv3x3 → Matmul + OffsetReduce") {
@@ -48,3 +50,5 @@ TEST_CASE("EinNet Figure 5 path at other sizes and kernels: every step stays equ
     for (auto& c : run_rule("tighten_boundary", e5)) CHECK(same_values(e1, c.result));
   }
 }
+
+}  // namespace figure5_test

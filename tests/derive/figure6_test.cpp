@@ -6,6 +6,8 @@
 
 #include "ein/match/match.hpp"
 
+namespace figure6_test {
+
 using namespace rules_test;
 
 namespace {
@@ -102,3 +104,5 @@ TEST_CASE("EinNet Figure 6 at other sizes: the inner scope is a Conv3x3 with 4f 
       CHECK(a.dilation_h == (d == 3 ? 1 : 2));
     }
 }
+
+}  // namespace figure6_test

@@ -13,6 +13,8 @@
 #include "ein/ir/print.hpp"
 #include "ein/ir/verify.hpp"
 
+namespace fuzz_generate_test {
+
 using namespace ein;
 
 namespace {
@@ -137,3 +139,5 @@ TEST_CASE("generate_program: verified programs whose definitions read inputs and
   }
   CHECK(twins > 20);
 }
+
+}  // namespace fuzz_generate_test

@@ -19,6 +19,8 @@
 #include "ein/ir/verify.hpp"
 #include "input_twin.hpp"
 
+namespace fuzz_laws_test {
+
 using namespace ein;
 
 namespace {
@@ -199,3 +201,5 @@ TEST_CASE("laws: every intra-expression rule on generated expressions with max a
     CHECK(at_max[name] == 0);
   }
 }
+
+}  // namespace fuzz_laws_test

@@ -4,6 +4,8 @@
 
 #include "ein/eval/generate.hpp"
 
+namespace map_accesses_deep_test {
+
 using namespace rules_test;
 
 namespace {
@@ -110,3 +112,5 @@ TEST_CASE("map_accesses_deep: renaming a tensor of random nested scopes") {
   }
   CHECK(renamed > 60);
 }
+
+}  // namespace map_accesses_deep_test

@@ -16,6 +16,8 @@
 #include "ein/ir/print.hpp"
 #include "ein/ir/verify.hpp"
 
+namespace merge_shared_operand_test {
+
 using namespace ein;
 using namespace ein::ir;
 
@@ -166,7 +168,7 @@ TEST_CASE("merge_shared_operand: two matmuls of one input, different widths and 
         "L_{k:[0,3), j1:[0,7)} y1_weights[k, j1] + y2_weights[k, j1 - 2]");
   // outputs stay as slices of the merged definition
   CHECK(to_string(*r.find_definition("y2")->value) == "L_{n:[0,5), m:[0,4)} y1_y2[m, n + 2]");
-  auto weight_only = derive::weight_only_definitions(r);
+  auto weight_only = ir::weight_only_definitions(r);
   CHECK(weight_only == std::set<std::string>{"y1_weights", "y2_weights", "y1_y2_weights"});
 }
 
@@ -319,3 +321,5 @@ TEST_CASE("merge_shared_operand: refusals") {
     CHECK(derive::merge_shared_operand(q).empty());
   }
 }
+
+}  // namespace merge_shared_operand_test

@@ -15,6 +15,8 @@
 #include "ein/ir/verify.hpp"
 #include "input_twin.hpp"
 
+namespace program_rules_test {
+
 using namespace ein;
 using namespace ein::ir;
 
@@ -158,3 +160,5 @@ TEST_CASE("verify_in_debug: what a search rewrites without a rule's function is 
                        doctest::Contains("fuse_expression produced an expression that does not verify"), internal_error);
 #endif
 }
+
+}  // namespace program_rules_test

@@ -5,6 +5,8 @@
 #include "ein/derive/relax_boundary.hpp"
 #include "ein/derive/tighten_boundary.hpp"
 
+namespace rules_boundary_test {
+
 using namespace rules_test;
 
 namespace {
@@ -135,3 +137,5 @@ TEST_CASE("boundary rules: every candidate on every family equals its source") {
     check_all(e, derive::relax_boundary(e), "relax_boundary");
   }
 }
+
+}  // namespace rules_boundary_test

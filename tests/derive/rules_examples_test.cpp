@@ -6,6 +6,8 @@
 
 #include "ein/derive/all.hpp"
 
+namespace rules_examples_test {
+
 using namespace rules_test;
 
 namespace {
@@ -121,3 +123,5 @@ TEST_CASE("every listed rule on every family, and every rule again on each candi
     }
   CHECK(steps > 100);
 }
+
+}  // namespace rules_examples_test

@@ -7,6 +7,8 @@
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/eval/random.hpp"
 
+namespace rules_factor_summation_test {
+
 using namespace rules_test;
 
 namespace {
@@ -75,3 +77,5 @@ TEST_CASE("factor_summation after traversal merging reassociates a chain: (A·B)
   CHECK(to_string(*pick(cs, "factor_summation(at /: inner Σ {j}, outer Σ {k})")) ==
         "L_{i:[0,3), l:[0,2)} Σ_{k:[0,4)} A[i, k] * {L_{k:[0,4), l:[0,2)} Σ_{j:[0,5)} B[k, j] * C[j, l]}[k, l]");
 }
+
+}  // namespace rules_factor_summation_test

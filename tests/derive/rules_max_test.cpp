@@ -11,6 +11,8 @@
 #include "ein/derive/tighten_boundary.hpp"
 #include "ein/ir/canonical.hpp"
 
+namespace rules_max_test {
+
 using namespace rules_test;
 
 namespace {
@@ -119,3 +121,5 @@ TEST_CASE("max rules: every rule keeps a max pooling window's value") {
       check_all(source, rule.apply(source), rule.name);
     }
 }
+
+}  // namespace rules_max_test

@@ -8,6 +8,8 @@
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/eval/random.hpp"
 
+namespace rules_merge_summation_test {
+
 using namespace rules_test;
 
 namespace {
@@ -127,3 +129,5 @@ TEST_CASE("merge_summation after traversal merging turns a LoRA adapter into one
         "L_{m:[0,2), o:[0,5)} {L_{m:[0,2), o:[0,5)} Σ_{i:[0,6)} X[m, i] * {L_{i:[0,6), o:[0,5)} W[o, i] + "
         "{L_{i:[0,6), o:[0,5)} Σ_{q:[0,3)} A[q, i] * B[o, q]}[i, o]}[i, o]}[m, o]");
 }
+
+}  // namespace rules_merge_summation_test

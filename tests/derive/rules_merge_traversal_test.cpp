@@ -4,6 +4,8 @@
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/derive/split_summation.hpp"
 
+namespace rules_merge_traversal_test {
+
 using namespace rules_test;
 
 TEST_CASE("merge_traversal: inlines a scope without summation") {
@@ -114,3 +116,5 @@ TEST_CASE("merge_traversal: a step's parameters name the nested scope it inlines
     CHECK(cs[k].how.get<std::string>("inline") == nullptr);  // a parameter has one type
   }
 }
+
+}  // namespace rules_merge_traversal_test

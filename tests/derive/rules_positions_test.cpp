@@ -3,6 +3,8 @@
 
 #include "ein/derive/ranges.hpp"
 
+namespace rules_positions_test {
+
 using namespace rules_test;
 
 TEST_CASE("positions: pre-order paths and replace_at shares what it does not change") {
@@ -56,3 +58,5 @@ TEST_CASE("ranges: fresh names") {
   CHECK(derive::fresh_name("t", {"h", "t1", "t3"}) == "t2");
   CHECK(derive::fresh_name("c", {}) == "c1");
 }
+
+}  // namespace rules_positions_test

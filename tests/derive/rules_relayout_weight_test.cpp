@@ -5,6 +5,8 @@
 #include "ein/derive/relayout_weight.hpp"
 #include "ein/derive/split_variable.hpp"
 
+namespace rules_relayout_weight_test {
+
 using namespace rules_test;
 
 namespace {
@@ -102,3 +104,5 @@ TEST_CASE("relayout_weight: equal accesses are relaid out together, distinct one
   CHECK(to_string(*cs[0].result) ==
         "L_{i:[0,3)} Σ_{q:[0,2)} {L_{i:[0,3), q:[0,2)} W[2*i + q]}[i, q] * {L_{i:[0,3), q:[0,2)} W[2*i + q]}[i, q] + W[i + 3*q]");
 }
+
+}  // namespace rules_relayout_weight_test

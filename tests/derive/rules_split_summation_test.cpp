@@ -3,6 +3,8 @@
 
 #include "ein/derive/split_summation.hpp"
 
+namespace rules_split_summation_test {
+
 using namespace rules_test;
 
 TEST_CASE("split_summation: Σ_{r,s,c} → Σ_{r,s} {L_{r,s,h,w,f} Σ_c}") {
@@ -51,3 +53,5 @@ TEST_CASE("split_summation: precondition: fewer than two summation iterators") {
   CHECK(derive::split_summation(make_scope({{"i", 0, 3}}, {}, make_access(input("A", {3}), {idx("i")})))
             .empty());
 }
+
+}  // namespace rules_split_summation_test

@@ -6,6 +6,8 @@
 
 #include "ein/derive/split_variable.hpp"
 
+namespace rules_split_variable_test {
+
 using namespace rules_test;
 
 namespace {
@@ -146,3 +148,5 @@ TEST_CASE("split_variable: every family, steps distinct") {
     for (auto& c : cs) CHECK(steps.insert(derive::to_string(c.how)).second);
   }
 }
+
+}  // namespace rules_split_variable_test

@@ -8,6 +8,8 @@
 #include "ein/match/match.hpp"
 #include "ein/match/reference.hpp"
 
+namespace rules_substitute_quotient_test {
+
 using namespace rules_test;
 
 namespace {
@@ -113,3 +115,5 @@ TEST_CASE("substitute_quotient: the example of docs/rules.md, as printed") {
         "L_{n:[0,1), h:[0,6), w:[0,6), f:[0,2)} Σ_{u:[0,3), v:[0,2), c:[0,2)} x[n, u, -v + ((w + 1) / 2), c] * "
         "k[h - 2*u + 1, 2*v + ((w + 1) % 2), f, c]");
 }
+
+}  // namespace rules_substitute_quotient_test

@@ -5,6 +5,8 @@
 
 #include "ein/derive/substitute_variable.hpp"
 
+namespace rules_substitute_variable_test {
+
 using namespace rules_test;
 using derive::substitution;
 
@@ -200,3 +202,5 @@ TEST_CASE("substitute_variable: precondition: a traversal part needs two travers
                       make_access(input("A", {12}), {idx("h") * 2 + idx("j") * 2 + idx("k")}));
   CHECK_FALSE(any_step_has(derive::substitute_variable(e), "2*h + 2*j"));
 }
+
+}  // namespace rules_substitute_variable_test

@@ -4,6 +4,8 @@
 
 #include "ein/derive/rule.hpp"
 
+namespace step_test {
+
 using namespace rules_test;
 
 TEST_CASE("a step prints its rule, position and every kind of parameter value") {
@@ -46,3 +48,5 @@ TEST_CASE("a parameter is read by name and type") {
   CHECK(s.get<std::string>("inline") == nullptr);
   CHECK(s.get<derive::path>("nowhere") == nullptr);
 }
+
+}  // namespace step_test

@@ -9,6 +9,8 @@
 #include "front/models.hpp"
 #include "front/network_model.hpp"
 
+namespace key_test {
+
 #define EIN_CONV_MODEL(NS, NAME, C, PAD, OP, FN, SHIFT, ROLE, TYPE)                             \
   namespace NS {                                                                               \
   using namespace ein;                                                                         \
@@ -87,3 +89,5 @@ TEST_CASE("program_key: computed at run time equals the compile-time value") {
   auto net = base::net;
   CHECK(ein::program_key(net) == at_compile_time);
 }
+
+}  // namespace key_test

@@ -6,6 +6,8 @@
 
 #include "front/check.hpp"
 
+namespace ops_conv_test {
+
 namespace {
 
 using namespace ein;
@@ -152,3 +154,5 @@ TEST_CASE("ops::conv2d's square form and its defaults give the program of the sp
 }
 
 }  // namespace
+
+}  // namespace ops_conv_test

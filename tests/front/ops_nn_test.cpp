@@ -10,6 +10,8 @@
 #include "ein/ir/print.hpp"
 #include "front/check.hpp"
 
+namespace ops_nn_test {
+
 namespace {
 
 using namespace ein;
@@ -284,3 +286,5 @@ TEST_CASE("ops::conv2d_batch_norm equals batch_norm after conv2d, in both layout
 }
 
 }  // namespace
+
+}  // namespace ops_nn_test

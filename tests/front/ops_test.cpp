@@ -6,6 +6,8 @@
 
 #include "front/check.hpp"
 
+namespace ops_test {
+
 namespace {
 
 using namespace ein;
@@ -154,3 +156,5 @@ TEST_CASE("operators chain: a conv block with a residual connection") {
 }
 
 }  // namespace
+
+}  // namespace ops_test

@@ -8,6 +8,8 @@
 
 #include "front/check.hpp"
 
+namespace reduce_test {
+
 namespace {
 
 using namespace ein;
@@ -86,3 +88,5 @@ TEST_CASE("a max, a min and a sum over the same body have different program keys
 }
 
 }  // namespace
+
+}  // namespace reduce_test

@@ -12,6 +12,7 @@
 #include "ein/front.hpp"
 #include "front/models.hpp"
 
+namespace reify_test {
 
 namespace {
 
@@ -199,3 +200,5 @@ TEST_CASE("index divisors are checked: in a constant expression a compile error,
 }
 
 }  // namespace
+
+}  // namespace reify_test

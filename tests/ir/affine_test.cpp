@@ -3,6 +3,8 @@
 
 #include "ein/ir/affine.hpp"
 
+namespace affine_test {
+
 using namespace ein::ir;
 
 TEST_CASE("affine: canonical sums compare equal") {
@@ -39,3 +41,5 @@ TEST_CASE("affine: substitution and evaluation") {
   CHECK(s == affine::iter("t").mod(3) + 2 * affine::iter("t") - 2 * r);
   CHECK(e.evaluate([](const std::string& n) { return n == "h" ? 4 : 1; }) == 2 + 8);
 }
+
+}  // namespace affine_test

@@ -16,6 +16,8 @@
 #include "ein/ir/print.hpp"
 #include "ir/operators.hpp"
 
+namespace fingerprint_test {
+
 using namespace ein;
 using namespace ein::ir;
 
@@ -420,3 +422,5 @@ TEST_CASE("fingerprint: tie-heavy products of matrices over shared summation ite
     }
   }
 }
+
+}  // namespace fingerprint_test

@@ -13,6 +13,8 @@
 #include "ein/ir/print.hpp"
 #include "ir/operators.hpp"
 
+namespace json_test {
+
 using namespace ein;
 using namespace ein::ir;
 using nlohmann::json;
@@ -247,3 +249,5 @@ TEST_CASE("json: values the IR cannot hold are refused, naming the file and the 
                                    "no tensor or definition");
   }
 }
+
+}  // namespace json_test

@@ -5,6 +5,8 @@
 
 #include "ir/operators.hpp"
 
+namespace print_test {
+
 using namespace ein::ir;
 
 namespace {
@@ -85,3 +87,5 @@ TEST_CASE("print: programs list tensors, definitions and outputs") {
         "out = L_{n:[0,1), h:[0,7), w:[0,7), f:[0,4)} relu(conv[n, h, w, f])\n"
         "output out\n");
 }
+
+}  // namespace print_test

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <set>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "ein/eval/compare.hpp"
@@ -15,6 +16,8 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/ir/print.hpp"
+
+namespace reads_test {
 
 using namespace ein;
 using namespace ein::ir;
@@ -42,6 +45,44 @@ TEST_CASE("tensors_read: each name once, in first-read order, at the depth asked
   CHECK(names(tensors_read(e, depth::nested)) == std::vector<std::string>{"A", "B", "C"});
   CHECK(tensors_read(make_constant(1), depth::nested).empty());
   CHECK(tensors_read(e, depth::nested)[1] == B);  // the tensor itself, shape and role included
+}
+
+TEST_CASE("tensor_names_read and accesses_read: names in tensors_read's order; every own access, in place") {
+  auto A = vec("A"), B = vec("B"), C = vec("C");
+  auto inner = make_scope({{"j", 0, 2}}, {}, at(B, "j"));
+  auto e = at(A, "i") * make_access(inner, {idx("i")}) + at(C, "i") + at(A, "i");
+  CHECK(tensor_names_read(e, depth::top_level) == std::vector<std::string>{"A", "C"});
+  CHECK(tensor_names_read(e, depth::nested) == std::vector<std::string>{"A", "B", "C"});
+  auto reads = accesses_read(e);
+  REQUIRE(reads.size() == 4);  // A read twice; B is read inside the nested scope, not here
+  CHECK(std::holds_alternative<scope_ptr>(reads[1]->source));
+  CHECK(std::get<tensor>(reads[3]->source) == A);
+  auto& sum = std::get<ir::binary>(*e);
+  CHECK(reads[3] == &std::get<ir::access>(*sum.rhs));  // the node in `e`, not a copy
+  CHECK(accesses_read(nullptr).empty());
+  CHECK(accesses_read(make_constant(1)).empty());
+}
+
+TEST_CASE("computed_from_weights: every read known; reading nothing as asked") {
+  auto known = [](int r) { return r > 0; };
+  CHECK(computed_from_weights(std::vector<int>{1, 2}, known, reads_nothing::run_time));
+  CHECK_FALSE(computed_from_weights(std::vector<int>{1, 0}, known, reads_nothing::free));
+  CHECK_FALSE(computed_from_weights(std::vector<int>{}, known, reads_nothing::run_time));
+  CHECK(computed_from_weights(std::vector<int>{}, known, reads_nothing::free));
+}
+
+TEST_CASE("reads_memo: what tensors_read gives, read once per value") {
+  auto A = vec("A"), B = vec("B");
+  auto inner = make_scope({{"j", 0, 2}}, {}, at(B, "j"));
+  auto v = make_scope({{"i", 0, 2}}, {}, at(A, "i") * make_access(inner, {idx("i")}));
+  reads_memo memo;
+  auto& nested = memo.nested(v);
+  CHECK(nested == tensors_read(v->body, depth::nested));
+  CHECK(memo.top_level_names(v) == std::vector<std::string>{"A"});
+  CHECK(&memo.nested(v) == &nested);
+  auto twin = make_scope(v->traversal, v->summation, v->body);  // the same reads, another value
+  CHECK(&memo.nested(twin) != &nested);
+  CHECK(memo.nested(twin) == nested);
 }
 
 TEST_CASE("tensors_read: on generated scopes, exactly what the interpreter needs bound") {
@@ -130,3 +171,5 @@ TEST_CASE("weight_only_definitions: on generated scopes, the ones an input canno
   CHECK(weight_only > 0);
   CHECK(runtime > 0);
 }
+
+}  // namespace reads_test

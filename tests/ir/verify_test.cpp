@@ -7,6 +7,8 @@
 
 #include "ir/operators.hpp"
 
+namespace verify_test {
+
 using namespace ein;
 using namespace ein::ir;
 
@@ -137,3 +139,5 @@ TEST_CASE("verify: program invariants") {
     CHECK(mentions(error_of(p), "definition `out`: the definition has no value"));
   }
 }
+
+}  // namespace verify_test

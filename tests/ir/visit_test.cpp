@@ -14,6 +14,8 @@
 #include "ein/ir/print.hpp"
 #include "ein/ir/reads.hpp"
 
+namespace visit_test {
+
 using namespace ein;
 using namespace ein::ir;
 
@@ -178,3 +180,5 @@ TEST_CASE("mutator: on generated scopes, copies and rewrites agree with the inte
   }
   CHECK(doubled > 80);
 }
+
+}  // namespace visit_test

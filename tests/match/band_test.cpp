@@ -3,6 +3,8 @@
 
 #include "match/check.hpp"
 
+namespace band_test {
+
 using namespace ein;
 using namespace ein::ir;
 using namespace ein::match;
@@ -77,3 +79,5 @@ TEST_CASE("g2bmm: Longformer's dilated band, scaled down, and near misses") {
                   make_access(A, {idx("b"), idx("m"), idx("k")}) *
                       make_access(B, {idx("b"), idx("m") * 2 + idx("w") - 2, idx("k")})));
 }
+
+}  // namespace band_test

@@ -2,6 +2,8 @@
 // between relayout eOperators, each checked against the interpreter on random inputs.
 #include "check.hpp"
 
+namespace bridge_test {
+
 using namespace ein;
 using namespace ein::ir;
 using namespace ein::match;
@@ -90,3 +92,5 @@ TEST_CASE("bridge: GEMMs whose K groups do not nest, over a family of sizes") {
         check_bridge(*s, br[0], static_cast<std::uint64_t>(M + C1 + C2));
       }
 }
+
+}  // namespace bridge_test

@@ -4,6 +4,8 @@
 
 #include "match/check.hpp"
 
+namespace conv_test {
+
 using namespace ein;
 using namespace ein::ir;
 using namespace ein::match;
@@ -242,3 +244,5 @@ TEST_CASE("conv_transpose2d: InfoGAN's layer and near misses") {
                       make_access(K, {idx("h") - idx("i") * 2 + 1, idx("w") - idx("j") * 2 + 1,
                                       idx("f"), idx("c")})));
 }
+
+}  // namespace conv_test

@@ -3,6 +3,8 @@
 
 #include "match/check.hpp"
 
+namespace elementwise_test {
+
 using namespace ein;
 using namespace ein::ir;
 using namespace ein::match;
@@ -63,3 +65,5 @@ TEST_CASE("elementwise: near misses do not match") {
                         op_kind::elementwise);
   CHECK(memory_bound(i));
 }
+
+}  // namespace elementwise_test

@@ -3,6 +3,8 @@
 
 #include "match/check.hpp"
 
+namespace gemm_test {
+
 using namespace ein;
 using namespace ein::ir;
 using namespace ein::match;
@@ -290,3 +292,5 @@ TEST_CASE("matmul: cost facts, memory-bound threshold, distance") {
   CHECK(distance(*s, operators::matmul()) == 0);
   CHECK(!distance(*s, operators::batch_matmul()).has_value());
 }
+
+}  // namespace gemm_test

@@ -7,6 +7,8 @@
 #include "ein/codegen/library/cudnn.hpp"
 #include "match/check.hpp"
 
+namespace library_emit_test {
+
 using namespace ein;
 using namespace ein::ir;
 using namespace ein::match::test;
@@ -121,3 +123,5 @@ TEST_CASE("library emitters: cuDNN's unsupported layouts and types are refused")
   // a refused KRSC filter with NCHW data runs from a KCRS copy
   CHECK(plan::cudnn_accepts(match::repack_filter(conv(false, true), "kcrs").op));
 }
+
+}  // namespace library_emit_test

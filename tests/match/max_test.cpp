@@ -7,6 +7,8 @@
 #include "ein/ir/print.hpp"
 #include "ein/match/match.hpp"
 
+namespace max_test {
+
 using namespace ein;
 using namespace ein::ir;
 
@@ -36,3 +38,5 @@ TEST_CASE("an elementwise max or min node matches no library operator") {
   CHECK(match::match(*make_scope({{"i", 0, 4}, {"j", 0, 5}}, {}, max(a, b))).empty());
   CHECK(match::match(*make_scope({{"i", 0, 4}, {"j", 0, 5}}, {}, min(a, b))).empty());
 }
+
+}  // namespace max_test

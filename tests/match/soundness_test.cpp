@@ -7,6 +7,8 @@
 
 #include "match/check.hpp"
 
+namespace soundness_test {
+
 using namespace ein;
 using namespace ein::ir;
 using namespace ein::match;
@@ -168,3 +170,5 @@ TEST_CASE("bridgeable agrees with bridges for every operator over random scopes"
   }
   CHECK(agreed_bridgeable > 10);
 }
+
+}  // namespace soundness_test

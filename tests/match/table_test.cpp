@@ -2,7 +2,13 @@
 // several sizes, with the same value as the interpreter, at expression distance 0.
 #include <doctest/doctest.h>
 
+#include <iterator>
+#include <set>
+#include <string>
+
 #include "match/check.hpp"
+
+namespace table_test {
 
 using namespace ein;
 using namespace ein::match;
@@ -46,6 +52,16 @@ TEST_CASE("table: the operators are listed once, in a fixed order") {
   }
 }
 
+TEST_CASE("op_kind: the one list names every kind as it is spelled, and the table computes each") {
+  std::set<std::string> in_table;
+  for (auto& op : operator_table()) in_table.insert(match::name(op.kind));
+  CHECK(in_table.size() == std::size(op_kind_names));  // a kind without an operator fails here
+  for (const char* n : op_kind_names) CHECK(in_table.count(n) == 1);
+  CHECK(std::string(match::name(op_kind::elementwise)) == "elementwise");
+  CHECK(std::string(match::name(op_kind::conv_transpose2d)) == "conv_transpose2d");
+  CHECK(std::string(match::name(op_kind::gbmm)) == "gbmm");
+}
+
 TEST_CASE("eoperator_cost: FLOPs and bytes of a scope no operator computes") {
   // OffsetReduce of Figure 5 (E7): L_{h,w,f} Σ_{r,s} T[r, s, h + r, w + s, f]
   auto T = f32("T", {3, 3, 9, 9, 4});
@@ -59,3 +75,5 @@ TEST_CASE("eoperator_cost: FLOPs and bytes of a scope no operator computes") {
   CHECK(c.bytes == 4.0 * (7 * 7 * 4 * 9) + 4.0 * 7 * 7 * 4);
   CHECK(memory_bound(c));
 }
+
+}  // namespace table_test

@@ -13,6 +13,8 @@
 #include "ein/plan/build.hpp"
 #include "plan/conv_programs.hpp"
 
+namespace bind_test {
+
 using namespace ein;
 using ir::idx;
 using plan_test::conv;
@@ -207,3 +209,5 @@ TEST_CASE("make_plan: buffers in declaration order, nested scopes before their r
   for (auto& k : p.kernels) CHECK(!k.origin);  // taken as written: no derivation
   CHECK(p.derivations.empty());
 }
+
+}  // namespace bind_test

@@ -18,6 +18,8 @@
 #include "ein/search/program.hpp"
 #include "plan/conv_programs.hpp"
 
+namespace host_pricing_test {
+
 using namespace ein;
 namespace {
 
@@ -98,3 +100,5 @@ TEST_CASE("host pricing: ResNet-50's strided 1×1 convolutions run as one oneDNN
   auto small = plan_test::strided_1x1(2, 16, 64, 128);
   CHECK(plan_error(searched_plan(small, host), small) < 1e-9);
 }
+
+}  // namespace host_pricing_test

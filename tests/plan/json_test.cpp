@@ -14,6 +14,8 @@
 #include "ein/search/program.hpp"
 #include "search/rediscover_support.hpp"
 
+namespace json_test {
+
 using namespace search_test;
 
 namespace {
@@ -138,3 +140,5 @@ TEST_CASE("a searched plan round-trips through its report: calls, origins, deriv
   bad["inputs"][0] = "nowhere";
   CHECK_THROWS_WITH_AS(plan::call_from_json(bad, p), doctest::Contains("reads `nowhere`"), user_error);
 }
+
+}  // namespace json_test

@@ -20,6 +20,8 @@
 #include "ein/search/program.hpp"
 #include "plan/conv_programs.hpp"
 
+namespace priced_binding_test {
+
 using namespace ein;
 
 namespace {
@@ -134,3 +136,5 @@ TEST_CASE("priced binding: make_plan binds what it is given for the build it was
   CHECK(plan::make_plan(src, blas_only, priced(std::nullopt, caps)).kernels.front().call->op.kind ==
         match::op_kind::matmul);
 }
+
+}  // namespace priced_binding_test

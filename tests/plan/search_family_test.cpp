@@ -15,6 +15,8 @@
 #include "ein/search/program.hpp"
 #include "search/rediscover_support.hpp"
 
+namespace search_family_test {
+
 using namespace search_test;
 
 namespace {
@@ -82,3 +84,5 @@ TEST_CASE("searched family: every call runs on a library of the build and comput
   CHECK(agreed >= 12);
   CHECK(derived >= 4);
 }
+
+}  // namespace search_family_test

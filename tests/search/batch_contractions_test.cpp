@@ -8,7 +8,14 @@
 #include "ein/search/program.hpp"
 #include "program_family.hpp"
 
+namespace batch_contractions_test {
+
 using namespace search_test;
+// `ein` has these names too (the front end's input, weight and program), seen where another file of
+// the unity batch includes the front end: these are the ones meant here
+using search_test::input;
+using search_test::weight;
+using ein::ir::program;
 using program_family::cuda_build;
 
 namespace {
@@ -89,6 +96,7 @@ std::size_t batch_steps(const search::optimized_program& r, const std::string& f
 search::optimized_program batch_searched(const program& src) {
   search::options o;
   o.explore_depth = 1;
+  o.program.batch_contractions = true;
   return search::optimize_program(src, derive::intra_rules(), h100(), o, {}, cuda_build());
 }
 
@@ -246,3 +254,5 @@ TEST_CASE("batch_contractions: sweep of GCN blocks, written against batched and 
       }
   MESSAGE(table);
 }
+
+}  // namespace batch_contractions_test

@@ -16,6 +16,8 @@
 #include "ein/search/program.hpp"
 #include "search/rediscover_support.hpp"
 
+namespace budget_test {
+
 using namespace ein;
 using namespace ein::ir;
 using search_test::h100;
@@ -165,3 +167,5 @@ TEST_CASE("EIN_THREADS sets the search's threads where options do not") {
   environment_variable unset("EIN_THREADS", nullptr);
   CHECK(search::search_threads() >= 1);
 }
+
+}  // namespace budget_test

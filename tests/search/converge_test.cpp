@@ -5,6 +5,8 @@
 #include "ein/search/converge.hpp"
 #include "ein/search/optimize.hpp"
 
+namespace converge_test {
+
 using namespace search_test;
 
 namespace {
@@ -232,3 +234,5 @@ TEST_CASE("optimize: a plain Matmul stays one Matmul") {
   CHECK(r.best.shape() == "matmul");
   CHECK(r.chosen == 0);
 }
+
+}  // namespace converge_test

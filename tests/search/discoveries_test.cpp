@@ -12,6 +12,8 @@
 #include "ein/search/optimize.hpp"
 #include "ein/search/program.hpp"
 
+namespace discoveries_test {
+
 using namespace search_test;
 
 namespace {
@@ -270,3 +272,5 @@ TEST_CASE("discovery: a LoRA adapter merged into its layer's weights, one GEMM o
             check_same_outputs(src, shared_input_merge(m, k, n, r), {1});
           }
 }
+
+}  // namespace discoveries_test

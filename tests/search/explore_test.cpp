@@ -8,6 +8,8 @@
 #include "ein/eval/random.hpp"
 #include "ein/search/explore.hpp"
 
+namespace explore_test {
+
 using namespace ein;
 using namespace ein::ir;
 
@@ -90,3 +92,5 @@ TEST_CASE("explore: the same search twice gives the same states in the same orde
     CHECK(derive::to_string(x.states[i].how) == derive::to_string(y.states[i].how));
   }
 }
+
+}  // namespace explore_test

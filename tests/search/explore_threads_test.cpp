@@ -16,6 +16,8 @@
 #include "ein/search/program.hpp"
 #include "search/rediscover_support.hpp"
 
+namespace explore_threads_test {
+
 using namespace ein;
 
 namespace {
@@ -151,3 +153,5 @@ TEST_CASE("explore_threads shares the threads among the searches that run at onc
       CHECK(sum == threads);  // the searches running at once use every thread, none twice
     }
 }
+
+}  // namespace explore_threads_test

@@ -8,6 +8,8 @@
 #include "ein/derive/all.hpp"
 #include "ein/search/program.hpp"
 
+namespace identical_test {
+
 using namespace search_test;
 
 namespace {
@@ -183,3 +185,5 @@ TEST_CASE("repeated blocks are searched once each and give the plan and header o
           check_same_outputs(src, r.program);
       }
 }
+
+}  // namespace identical_test

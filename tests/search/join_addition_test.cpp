@@ -5,6 +5,8 @@
 
 #include "ein/search/join_addition.hpp"
 
+namespace join_addition_test {
+
 using namespace search_test;
 
 namespace {
@@ -79,3 +81,5 @@ TEST_CASE("join_addition leaves additions alone that summation merging cannot sh
                 {"y"}};
   CHECK(names(joined(apart)) == std::vector<std::string>{"a", "b", "y"});
 }
+
+}  // namespace join_addition_test

@@ -10,6 +10,8 @@
 #include <set>
 #include <utility>
 
+namespace join_linear_test {
+
 using namespace search_test;
 using program_family::cuda_build;
 using program_family::host_blas;
@@ -214,3 +216,5 @@ TEST_CASE("joined subprograms over the generated family: never worse than as wri
   CHECK(programs >= 10);
   CHECK(images >= 3);
 }
+
+}  // namespace join_linear_test

@@ -8,6 +8,8 @@
 #include "ein/search/converge.hpp"
 #include "ein/search/optimize.hpp"
 
+namespace memo_test {
+
 using namespace search_test;
 
 namespace {
@@ -118,3 +120,5 @@ TEST_CASE("converging runs sharing a converge_cache find what separate runs find
   CHECK(alone_stats.rejected == shared_stats.rejected);
   CHECK(alone_stats.found == shared_stats.found);
 }
+
+}  // namespace memo_test

@@ -15,6 +15,8 @@
 #include "ein/search/merge_program.hpp"
 #include "ein/search/optimize.hpp"
 
+namespace merge_program_test {
+
 using namespace search_test;
 
 namespace {
@@ -73,7 +75,7 @@ program figure_3a(std::int64_t hw, std::int64_t c, std::int64_t f, bool residual
 
 // The library operators that run (definitions that read only weights are folded beforehand).
 std::vector<match::instance> run_time_library(const program& p) {
-  auto weight_only = derive::weight_only_definitions(p);
+  auto weight_only = ir::weight_only_definitions(p);
   std::vector<match::instance> r;
   for (auto& d : p.definitions) {
     if (weight_only.count(d.name)) continue;
@@ -154,7 +156,7 @@ TEST_CASE("Figure 3(a) at ResNet-18's size ([1,7,7,512], 512 filters): one Matmu
   CHECK(std::set<std::int64_t>{g.m, g.n} == std::set<std::int64_t>{49, 10 * 512});
   CHECK(g.k == 512);
   // the concatenated, flattened filters are computed before run time
-  auto weight_only = derive::weight_only_definitions(merged);
+  auto weight_only = ir::weight_only_definitions(merged);
   CHECK(weight_only.size() == 3);
   // y1 is an output: it stays, as the slice of the merged Matmul past the 3×3 filters
   REQUIRE(merged.find_definition("y1"));
@@ -187,3 +189,5 @@ TEST_CASE("three matmuls of one input, each read by its own reader, merge into o
   CHECK(matmuls(merged) == 1);
   check_equal(p, merged);
 }
+
+}  // namespace merge_program_test

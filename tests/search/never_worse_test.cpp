@@ -11,6 +11,8 @@
 #include "ein/front.hpp"
 #include "ein/search/program.hpp"
 
+namespace never_worse_test {
+
 namespace infogan {
 using namespace ein;
 // InfoGAN's second generator layer (CASES.md) at batch 4: 448 → 256 channels, 4×4, stride 2,
@@ -140,3 +142,5 @@ TEST_CASE("ops::conv_transpose2d at stride 2 is searched into ConvTranspose, whi
   CHECK(s.seconds_as_run <= s.baseline_as_run);
   check_same_outputs(src, r.program, {3});
 }
+
+}  // namespace never_worse_test

@@ -13,7 +13,14 @@
 #include "ein/eval/random.hpp"
 #include "ein/search/program.hpp"
 
+namespace pack_weights_fuzz_test {
+
 using namespace search_test;
+// `ein` has these names too (the front end's input, weight and program), seen where another file of
+// the unity batch includes the front end: these are the ones meant here
+using search_test::input;
+using search_test::weight;
+using ein::ir::program;
 
 namespace {
 
@@ -330,3 +337,5 @@ TEST_CASE("pack_weight_operands fuzz: for_backend packs what would run as a comp
   CHECK(must * 8 >= cases.size());
   CHECK(transformed == must);
 }
+
+}  // namespace pack_weights_fuzz_test

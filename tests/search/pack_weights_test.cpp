@@ -8,7 +8,14 @@
 #include "ein/derive/all.hpp"
 #include "ein/search/program.hpp"
 
+namespace pack_weights_test {
+
 using namespace search_test;
+// `ein` has these names too (the front end's input, weight and program), seen where another file of
+// the unity batch includes the front end: these are the ones meant here
+using search_test::input;
+using search_test::weight;
+using ein::ir::program;
 
 namespace {
 
@@ -108,3 +115,5 @@ TEST_CASE("optimize_program for a backend with packed filters only: Conv5x5 [16,
   CHECK(!best.kernels.back().library());  // the eOperator summing at offsets
   CHECK(r.weight_transforms.size() >= 1);
 }
+
+}  // namespace pack_weights_test

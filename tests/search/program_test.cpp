@@ -6,7 +6,14 @@
 #include "ein/derive/all.hpp"
 #include "ein/search/program.hpp"
 
+namespace program_test {
+
 using namespace search_test;
+// `ein` has these names too (the front end's input, weight and program), seen where another file of
+// the unity batch includes the front end: these are the ones meant here
+using search_test::input;
+using search_test::weight;
+using ein::ir::program;
 
 namespace {
 
@@ -216,3 +223,5 @@ TEST_CASE("two convolutions sharing an input stay apart where the model prices t
   CHECK(search::program_seconds(r.program, h100()) <= search::program_seconds(src, h100()) * (1 + 1e-9));
   check_same_outputs(src, r.program, {1});
 }
+
+}  // namespace program_test

@@ -7,7 +7,14 @@
 #include "ein/derive/all.hpp"
 #include "ein/search/optimize.hpp"
 
+namespace rediscover_conv5x5_test {
+
 using namespace search_test;
+// `ein` has these names too (the front end's input, weight and program), seen where another file of
+// the unity batch includes the front end: these are the ones meant here
+using search_test::input;
+using search_test::weight;
+using ein::ir::program;
 
 namespace {
 
@@ -104,3 +111,5 @@ TEST_CASE("rediscover Figure 6 at full size ([16,224,224,32] NHWC, 32 filters, p
   cost::roofline no_winograd(without);
   CHECK(search::instantiate(r.best.expr, no_winograd).seconds > search::instantiate(src, no_winograd).seconds);
 }
+
+}  // namespace rediscover_conv5x5_test

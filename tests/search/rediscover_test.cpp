@@ -5,6 +5,8 @@
 #include "ein/derive/all.hpp"
 #include "ein/search/optimize.hpp"
 
+namespace rediscover_test {
+
 using namespace search_test;
 
 namespace {
@@ -172,3 +174,5 @@ TEST_CASE("dilated G2BMM (Figure 14): relayouts + a non-dilated G2BMM + a relayo
     MESSAGE("full size, relayouts + G2BMM + relayout:\n" << f->p.str());
   }
 }
+
+}  // namespace rediscover_test

@@ -8,6 +8,8 @@
 #include "ein/search/backend.hpp"
 #include "ein/search/optimize.hpp"
 
+namespace weight_budget_test {
+
 using namespace search_test;
 
 TEST_CASE("weight transforms: a relayout holds the weights' bytes, a dense expansion more") {
@@ -44,3 +46,5 @@ TEST_CASE("weight transforms: DCGAN's last layer at batch 16 is not chosen as a 
   CHECK(smallest_left_out > (std::int64_t{64} << 20));
   CHECK(cheapest_left_out < search::seconds_as_run(r.best, h100(), cuda_with_cudnn()));
 }
+
+}  // namespace weight_budget_test

@@ -15,6 +15,7 @@
 #include "ein/codegen/layout.hpp"
 #include "ein/detail/error.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/ir/reads.hpp"
 
 namespace ein::codegen {
 
@@ -48,28 +49,6 @@ inline std::string constant_text(double v, ir::dtype t) {
 
 /// `0.0f` or `0.0`: the value of a read outside its box, in type `t`.
 inline std::string zero_text(ir::dtype t) { return t == ir::dtype::f32 ? "0.0f" : "0.0"; }
-
-/// The reads of body `e`, in order of appearance (a nested scope is read, not entered).
-inline std::vector<const ir::access*> reads_of(const ir::expr& e) {
-  std::vector<const ir::access*> out;
-  auto visit = [&](auto& self, const ir::expr& x) -> void {
-    std::visit(
-        [&](const auto& n) {
-          using T = std::decay_t<decltype(n)>;
-          if constexpr (std::is_same_v<T, ir::unary>) {
-            self(self, n.arg);
-          } else if constexpr (std::is_same_v<T, ir::binary>) {
-            self(self, n.lhs);
-            self(self, n.rhs);
-          } else if constexpr (std::is_same_v<T, ir::access>) {
-            out.push_back(&n);
-          }
-        },
-        static_cast<const ir::node::variant&>(*x));
-  };
-  if (e) visit(visit, e);
-  return out;
-}
 
 /// A read `source[index...]` in pieces of C++: its padding check (empty where no index range
 /// leaves the source's box; `never` where one lies wholly outside it, so that the read is 0) and
@@ -163,7 +142,7 @@ inline std::string body_text(const ir::expr& e, const layout& plan, const iterat
 /// extent 5, gives `(static_cast<std::uint64_t>(i_i + i_k - 2) < 5ULL)`.
 inline std::string all_inside_text(const ir::expr& e, const layout& plan, const iterator_box& box) {
   std::vector<std::string> checks;
-  for (const ir::access* a : reads_of(e)) {
+  for (const ir::access* a : ir::accesses_read(e)) {
     read_pieces p = pieces_of(*a, plan, box);
     if (p.never) return "false";
     if (!p.check.empty() && std::find(checks.begin(), checks.end(), p.check) == checks.end()) checks.push_back(p.check);

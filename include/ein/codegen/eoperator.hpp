@@ -12,6 +12,7 @@
 #include "ein/codegen/precision.hpp"
 #include "ein/codegen/writer.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/ir/reads.hpp"
 
 namespace ein::codegen {
 
@@ -142,7 +143,7 @@ inline void emit_element(writer& w, const ir::scope& s, const layout& plan, cons
     return;
   }
   if (!sum)  // a max or min reads only where every read is inside: no read needs its own check
-    for (auto* r : reads_of(s.body))
+    for (auto* r : ir::accesses_read(s.body))
       staged.push_back({*r, unchecked_read_text(plan.buffers[plan.source_of(*r)], pieces_of(*r, plan, box), a.compute)});
   std::string body = body_text(s.body, plan, box, a.compute, many || !sum ? &staged : nullptr);
   if (s.summation.empty()) {

@@ -18,6 +18,7 @@
 #include "ein/codegen/layout.hpp"
 #include "ein/codegen/precision.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/ir/reads.hpp"
 
 namespace ein::codegen {
 
@@ -89,7 +90,7 @@ inline bool fits_int(const step& s, const layout& plan, const iterator_box& box)
   for (auto* list : {&s.value->traversal, &s.value->summation})
     for (auto& it : *list)
       if (std::abs(static_cast<double>(it.lo)) >= limit || std::abs(static_cast<double>(it.hi)) >= limit) return false;
-  for (auto* a : reads_of(s.value->body)) {
+  for (auto* a : ir::accesses_read(s.value->body)) {
     const buffer& src = plan.buffers[plan.source_of(*a)];
     if (static_cast<double>(src.count()) >= limit) return false;
     for (auto& i : a->index)
@@ -111,7 +112,7 @@ inline std::optional<tile_plan> tile_of(const step& s, const layout& plan) {
   const std::size_t x = sc.traversal.size() - 1;
   const std::string& xn = sc.traversal[x].name;
   if (sc.traversal[x].extent() < 16) return std::nullopt;
-  for (auto* a : reads_of(sc.body)) {
+  for (auto* a : ir::accesses_read(sc.body)) {
     const buffer& src = plan.buffers[plan.source_of(*a)];
     ir::affine off = offset(a->index, src.lower, src.shape);
     std::int64_t cx = off.coefficient(xn);
@@ -149,7 +150,7 @@ inline std::pair<std::int64_t, std::vector<ir::access>> lanes_of(const step& s, 
   iterator_box box = make_box(sc);
   std::vector<ir::access> vectors;
   bool reused = false, scattered = false;
-  for (auto* a : reads_of(sc.body)) {
+  for (auto* a : ir::accesses_read(sc.body)) {
     const buffer& src = plan.buffers[plan.source_of(*a)];
     ir::affine off = offset(a->index, src.lower, src.shape);
     if (pieces_of(*a, plan, box).never) continue;  // the constant 0

@@ -14,6 +14,7 @@
 #include "ein/codegen/layout.hpp"
 #include "ein/detail/error.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/ir/reads.hpp"
 
 namespace ein::codegen {
 
@@ -29,7 +30,7 @@ inline ir::dtype compute_type(const step& s, const layout& plan, accumulation a)
   if (a == accumulation::f64 || plan.buffers[s.target].type == ir::dtype::f64) return ir::dtype::f64;
   for (auto id : s.reads)
     if (plan.buffers[id].type == ir::dtype::f64) return ir::dtype::f64;
-  for (auto* a : reads_of(s.value->body)) {
+  for (auto* a : ir::accesses_read(s.value->body)) {
     auto* t = std::get_if<ir::tensor>(&a->source);
     if (t && t->type == ir::dtype::f64) return ir::dtype::f64;
   }

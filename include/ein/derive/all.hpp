@@ -3,13 +3,14 @@
 
 #include <array>
 #include <span>
+#include <string_view>
 
-#include "ein/derive/rule.hpp"
 #include "ein/derive/factor_summation.hpp"
 #include "ein/derive/merge_summation.hpp"
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/derive/relax_boundary.hpp"
 #include "ein/derive/relayout_weight.hpp"
+#include "ein/derive/rule.hpp"
 #include "ein/derive/split_summation.hpp"
 #include "ein/derive/split_variable.hpp"
 #include "ein/derive/substitute_quotient.hpp"
@@ -35,5 +36,9 @@ inline std::span<const rule> intra_rules() {
   }};
   return list;
 }
+
+/// The rule of intra_rules() named `name` (rule_named).
+/// Example: `apply(intra_rule_named("merge_traversal"), s)`.
+inline const rule& intra_rule_named(std::string_view name) { return rule_named(intra_rules(), name); }
 
 }  // namespace ein::derive

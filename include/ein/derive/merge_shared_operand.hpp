@@ -22,10 +22,6 @@
 
 namespace ein::derive {
 
-// Definitions computed from weights alone (ir/reads.hpp), which the program searches call
-// through this namespace.
-using ir::weight_only_definitions;
-
 namespace detail {
 
 // Exact structural equality (same names, ranges, tensors, indices): nested scopes must agree to
@@ -399,7 +395,7 @@ inline std::optional<program_candidate> merge_pair(const ir::program& source, co
 ///   y1_y2_weights[k,j]`, `y1 = L_{i,j} y1_y2[i,j]`, `y2 = L_{m,n} y1_y2[m,n+2]` (both outputs).
 inline std::vector<program_candidate> merge_shared_operand(const ir::program& source) {
   std::vector<program_candidate> out;
-  auto weight_like = weight_only_definitions(source);
+  auto weight_like = ir::weight_only_definitions(source);
   for (auto& t : source.tensors)
     if (t.role == ir::tensor_role::weight) weight_like.insert(t.name);
   auto& defs = source.definitions;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <span>
+#include <string_view>
 
 #include "ein/derive/batch_contractions.hpp"
 #include "ein/derive/fuse_expression.hpp"
@@ -21,5 +22,9 @@ inline std::span<const program_rule> program_rules() {
   };
   return list;
 }
+
+/// The rule of program_rules() named `name` (rule_named).
+/// Example: `apply(program_rule_named("fuse_expression"), p)`.
+inline const program_rule& program_rule_named(std::string_view name) { return rule_named(program_rules(), name); }
 
 }  // namespace ein::derive

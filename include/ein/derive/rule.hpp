@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "ein/derive/positions.hpp"
+#include "ein/detail/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/print.hpp"
 #include "ein/ir/verify.hpp"
@@ -121,33 +123,41 @@ inline std::string to_string(const step& s) {
   return r + ")";
 }
 
-/// One result of applying a rule: the whole rewritten expression and how it was derived.
-struct candidate {
-  ir::scope_ptr result;
+/// One result of applying a rule: the whole rewritten source (a scope for an intra-expression
+/// rule, a program for an inter-expression one) and how it was derived.
+template <class Result>
+struct derived {
+  Result result;
   step how;
 };
+using candidate = derived<ir::scope_ptr>;
+using program_candidate = derived<ir::program>;
 
-/// An intra-expression rule: every candidate it can produce at every position of `source`
-/// (the top-level scope and every nested scope). Nothing applies → empty vector.
-using rule_fn = std::vector<candidate> (*)(const ir::scope_ptr& source);
-
-struct rule {
+/// A rule as data: its name and a pure function giving every candidate it can produce from a
+/// source. Nothing applies → empty vector.
+template <class Source>
+struct named_rule {
   const char* name;
-  rule_fn apply;
+  std::vector<derived<Source>> (*apply)(const Source& source);
 };
 
-/// One result of an inter-expression rule, which rewrites a whole program.
-struct program_candidate {
-  ir::program result;
-  step how;
-};
+/// An intra-expression rule: every candidate at every position of a scope (the top-level scope
+/// and every nested scope).
+using rule = named_rule<ir::scope_ptr>;
+using rule_fn = decltype(rule::apply);
 
-using program_rule_fn = std::vector<program_candidate> (*)(const ir::program& source);
+/// An inter-expression rule, which rewrites a whole program.
+using program_rule = named_rule<ir::program>;
 
-struct program_rule {
-  const char* name;
-  program_rule_fn apply;
-};
+/// The rule of `list` (intra_rules(), program_rules()) named `name`, for the searches that apply
+/// one rule by name: a list is the one place a name is paired with its function. A name the list
+/// does not hold is an internal_error.
+template <class Source>
+const named_rule<Source>& rule_named(std::span<const named_rule<Source>> list, std::string_view name) {
+  for (auto& r : list)
+    if (r.name == name) return r;
+  throw internal_error("no rule of the list is named `" + std::string(name) + "`");
+}
 
 /// Checks `result`, an expression or a program rule `rule` made, with ir::verify. One that does
 /// not verify is a bug of that rule, not of the input the rule was given: the ir::verify error

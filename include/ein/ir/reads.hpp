@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <iterator>
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -39,6 +41,22 @@ inline std::vector<tensor> tensors_read(const expr& e, depth d) {
   return c.out;
 }
 
+/// The names of tensors_read(e, d), in the same order.
+inline std::vector<std::string> tensor_names_read(const expr& e, depth d) {
+  std::vector<std::string> out;
+  for (auto& t : tensors_read(e, d)) out.push_back(t.name);
+  return out;
+}
+
+/// Every access of `e`'s own body, each occurrence, in pre-order, left operand first (a nested
+/// scope is read through its access, not entered): the loads code generation writes. The
+/// pointers point into `e`. Example: `A[i] * {L_j B[j]}[i] + A[i]` gives A[i], {L_j B[j]}[i], A[i].
+inline std::vector<const access*> accesses_read(const expr& e) {
+  std::vector<const access*> out;
+  if (e) for_each_access(e, [&](const access& a) { out.push_back(&a); });
+  return out;
+}
+
 /// The iterators the indices of `e`'s own accesses read (nested scopes are closed terms: theirs
 /// are their own). Example: `A[i + k] * {L_j B[j]}[2i]` reads i and k.
 inline std::set<std::string> iterators_read(const expr& e) {
@@ -49,36 +67,72 @@ inline std::set<std::string> iterators_read(const expr& e) {
   return out;
 }
 
+/// What a computation that reads nothing (a fill with constants, `L_i 0.5`) counts as. Two
+/// meanings of "weight-only" differ only here, and both are kept because each drives its stage:
+/// - `run_time`: a weight transform is computed from weights, so it reads one at least; a fill
+///   stays in the program and its plan kernel runs (weight_only_definitions, plan/build.hpp).
+/// - `free`: the search prices a kernel that reads no run-time tensor at 0 seconds, a fill
+///   included (search/instantiate.hpp); pricing it as the plan runs it would change the prices,
+///   and so the plans, of every search that meets a fill.
+enum class reads_nothing : std::uint8_t { run_time, free };
+
+/// Whether a computation whose reads are `reads` is computed from the weights alone: `known(r)`
+/// holds for every read `r` (a weight, or something itself computed from weights alone), and
+/// where there is no read, as `none` says.
+/// Example: reads {W, T} with W a weight and T weight-only give true; reads {} give `none == free`.
+template <class Reads, class Known>
+bool computed_from_weights(const Reads& reads, Known&& known, reads_nothing none) {
+  if (std::begin(reads) == std::end(reads)) return none == reads_nothing::free;
+  return std::all_of(std::begin(reads), std::end(reads), known);
+}
+
+/// tensors_read of scope values, each computed once and kept by value (the keys hold the values,
+/// so that an address is never reused while the memo lives): the programs one search prices or
+/// post-optimizes share most of their definitions' values, the very pointers.
+class reads_memo {
+ public:
+  /// tensors_read(v->body, depth::nested).
+  const std::vector<tensor>& nested(const scope_ptr& v) {
+    auto it = nested_.find(v);
+    return it != nested_.end() ? it->second : nested_.emplace(v, tensors_read(v->body, depth::nested)).first->second;
+  }
+  /// tensor_names_read(v->body, depth::top_level).
+  const std::vector<std::string>& top_level_names(const scope_ptr& v) {
+    auto it = names_.find(v);
+    return it != names_.end() ? it->second
+                              : names_.emplace(v, tensor_names_read(v->body, depth::top_level)).first->second;
+  }
+
+ private:
+  std::map<scope_ptr, std::vector<tensor>> nested_;
+  std::map<scope_ptr, std::vector<std::string>> names_;
+};
+
 /// The definitions computable from the weights alone (before run time, as weight transforms):
-/// each reads at least one tensor, and every tensor it reads, nested scopes included, is a
-/// weight of `tensors` or such a definition. Definitions may be listed in any order.
+/// each reads at least one tensor (reads_nothing::run_time), and every tensor it reads, nested
+/// scopes included, is a weight of `tensors` or such a definition. Definitions may be listed in
+/// any order; what each reads comes from `memo`.
 /// Example: with weight W and input X, `T = L_i W[i] * 2`, `U = L_i T[i] + W[i]` are weight-only;
 /// `V = L_i T[i] * X[i]` and `Z = L_i 0.5` are not.
-/// `reads(d)` gives the tensors definition d reads, nested scopes included (tensors_read with
-/// depth::nested, which a caller pricing many programs of shared definitions may keep).
-template <class Reads>
-std::set<std::string> weight_only_definitions(const std::vector<tensor>& tensors,
-                                              const std::vector<definition>& definitions, Reads&& reads) {
+inline std::set<std::string> weight_only_definitions(const std::vector<tensor>& tensors,
+                                                     const std::vector<definition>& definitions, reads_memo& memo) {
   std::set<std::string> weights, out;
   for (auto& t : tensors)
     if (t.role == tensor_role::weight) weights.insert(t.name);
+  auto known = [&](const tensor& t) { return weights.count(t.name) > 0 || out.count(t.name) > 0; };
   bool grew = true;
   while (grew) {
     grew = false;
-    for (auto& d : definitions) {
-      if (out.count(d.name)) continue;
-      const std::vector<tensor>& read = reads(d);
-      if (!read.empty() && std::all_of(read.begin(), read.end(), [&](const tensor& t) {
-            return weights.count(t.name) > 0 || out.count(t.name) > 0;
-          }))
+    for (auto& d : definitions)
+      if (!out.count(d.name) && computed_from_weights(memo.nested(d.value), known, reads_nothing::run_time))
         out.insert(d.name), grew = true;
-    }
   }
   return out;
 }
 inline std::set<std::string> weight_only_definitions(const std::vector<tensor>& tensors,
                                                      const std::vector<definition>& definitions) {
-  return weight_only_definitions(tensors, definitions, [](const definition& d) { return tensors_read(d.value->body, depth::nested); });
+  reads_memo memo;
+  return weight_only_definitions(tensors, definitions, memo);
 }
 
 /// weight_only_definitions of a program's tensors and definitions.

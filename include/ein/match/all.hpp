@@ -14,7 +14,7 @@
 namespace ein::match {
 
 /// Every operator ein can instantiate, in the order match() reports them. Adding an operator:
-/// its name in op_kind and op_kind_names (instance.hpp), one header under match/operators/
+/// its name in EIN_FOR_EACH_OP_KIND (instance.hpp), one header under match/operators/
 /// defining its operator_def (canonical expression, columns, attribute inference with FLOPs,
 /// bytes and output grid, reference executor), one line here, one test; tests over the table
 /// then cover it. What a backend does with it follows from the attributes its header infers, not

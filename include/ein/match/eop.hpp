@@ -8,6 +8,7 @@
 #include <variant>
 
 #include "ein/ir/expr.hpp"
+#include "ein/ir/visit.hpp"
 #include "ein/match/instance.hpp"
 
 namespace ein::match {
@@ -27,41 +28,36 @@ inline double points(const std::vector<ir::iterator>& box) {
 }
 
 // Operations of a body, and the bytes of each distinct source it reads (at most `reads`
-// elements of each: a kernel never loads more than it touches).
-struct tally {
+// elements of each: a kernel never loads more than it touches). Nested scopes are sources, not
+// entered.
+struct tally : ir::visitor<tally> {
   double reads = 0, ops = 0, bytes = 0;
   bool wide = false;  // some tensor read is f64
   std::set<const void*> scopes;
   std::set<std::string> tensors;
-};
 
-inline void count(const ir::expr& e, tally& t) {
-  std::visit(
-      [&](const auto& n) {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::unary>) {
-          t.ops += 1;
-          count(n.arg, t);
-        } else if constexpr (std::is_same_v<T, ir::binary>) {
-          t.ops += 1;
-          count(n.lhs, t);
-          count(n.rhs, t);
-        } else if constexpr (std::is_same_v<T, ir::access>) {
-          double elems = 1;
-          for (auto d : ir::source_shape(n)) elems *= static_cast<double>(d);
-          double size = 4;
-          if (auto* x = std::get_if<ir::tensor>(&n.source)) {
-            if (!t.tensors.insert(x->name).second) return;
-            size = static_cast<double>(element_size(x->type));
-            t.wide = t.wide || x->type == ir::dtype::f64;
-          } else if (!t.scopes.insert(std::get<ir::scope_ptr>(n.source).get()).second) {
-            return;
-          }
-          t.bytes += size * std::min(elems, t.reads);
-        }
-      },
-      static_cast<const ir::node::variant&>(*e));
-}
+  void visit_unary(const ir::unary& u) {
+    ops += 1;
+    visitor::visit_unary(u);
+  }
+  void visit_binary(const ir::binary& b) {
+    ops += 1;
+    visitor::visit_binary(b);
+  }
+  void visit_access(const ir::access& a) {
+    double size = 4;
+    if (auto* x = std::get_if<ir::tensor>(&a.source)) {
+      if (!tensors.insert(x->name).second) return;
+      size = static_cast<double>(element_size(x->type));
+      wide = wide || x->type == ir::dtype::f64;
+    } else if (!scopes.insert(std::get<ir::scope_ptr>(a.source).get()).second) {
+      return;
+    }
+    double elems = 1;
+    for (auto d : ir::source_shape(a)) elems *= static_cast<double>(d);
+    bytes += size * std::min(elems, reads);
+  }
+};
 
 }  // namespace detail
 
@@ -74,7 +70,7 @@ inline cost_facts eoperator_cost(const ir::scope& s) {
          sum = s.summation.empty() ? 1 : detail::points(s.summation);
   detail::tally t;
   t.reads = trav * sum;
-  if (s.body) detail::count(s.body, t);
+  if (s.body) t.visit(s.body);
   cost_facts c;
   c.flops = trav * sum * (t.ops + (s.summation.empty() ? 0 : 1));
   c.bytes = t.bytes + trav * (t.wide ? 8 : 4);

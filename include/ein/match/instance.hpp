@@ -12,19 +12,28 @@
 
 namespace ein::match {
 
-/// The operators of the iterator mapping table (see match/all.hpp for their order).
+/// The operators of the iterator mapping table (see match/all.hpp for their order), each named
+/// once: the list drives op_kind and op_kind_names.
+#define EIN_FOR_EACH_OP_KIND(X) \
+  X(elementwise)                \
+  X(matmul)                     \
+  X(batch_matmul)               \
+  X(conv2d)                     \
+  X(conv_transpose2d)           \
+  X(g2bmm)                      \
+  X(gbmm)
+
 enum class op_kind : std::uint8_t {
-  elementwise,
-  matmul,
-  batch_matmul,
-  conv2d,
-  conv_transpose2d,
-  g2bmm,
-  gbmm,
+#define EIN_ENUM_ITEM(k) k,
+  EIN_FOR_EACH_OP_KIND(EIN_ENUM_ITEM)
+#undef EIN_ENUM_ITEM
 };
 /// The name of each operator, in op_kind's order: what reports and device profiles call it.
-inline constexpr const char* op_kind_names[] = {"elementwise",      "matmul", "batch_matmul", "conv2d",
-                                                "conv_transpose2d", "g2bmm",  "gbmm"};
+inline constexpr const char* op_kind_names[] = {
+#define EIN_NAME_ITEM(k) #k,
+    EIN_FOR_EACH_OP_KIND(EIN_NAME_ITEM)
+#undef EIN_NAME_ITEM
+};
 inline const char* name(op_kind k) { return op_kind_names[static_cast<int>(k)]; }
 
 /// Bytes of one element.

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "ein/ir/reads.hpp"
 #include "ein/match/match.hpp"
 #include "ein/plan/plan.hpp"
 
@@ -70,21 +71,16 @@ struct plan_builder {
   void visit(const ir::expr& e, const std::string& owner, ir::dtype type, int& nested,
              std::vector<std::size_t>& reads, std::optional<std::size_t> origin) {
     if (!e) throw internal_error("a scope body is null");
-    if (auto* u = std::get_if<ir::unary>(e.get())) return visit(u->arg, owner, type, nested, reads, origin);
-    if (auto* b = std::get_if<ir::binary>(e.get())) {
-      visit(b->lhs, owner, type, nested, reads, origin);
-      return visit(b->rhs, owner, type, nested, reads, origin);
-    }
-    auto* a = std::get_if<ir::access>(e.get());
-    if (!a) return;
-    if (auto* s = std::get_if<ir::scope_ptr>(&a->source); s && !out.by_scope.count(s->get())) {
-      std::string name = owner + "." + std::to_string(++nested);
-      std::size_t id = add_buffer(name, type, (*s)->lower(), (*s)->shape(), buffer::kind::temporary);
-      add_kernel(id, *s, name, owner, type, nested, origin);
-      out.by_scope[s->get()] = id;
-    }
-    std::size_t src = out.source_of(*a);
-    if (std::find(reads.begin(), reads.end(), src) == reads.end()) reads.push_back(src);
+    ir::for_each_access(e, [&](const ir::access& a) {
+      if (auto* s = std::get_if<ir::scope_ptr>(&a.source); s && !out.by_scope.count(s->get())) {
+        std::string name = owner + "." + std::to_string(++nested);
+        std::size_t id = add_buffer(name, type, (*s)->lower(), (*s)->shape(), buffer::kind::temporary);
+        add_kernel(id, *s, name, owner, type, nested, origin);
+        out.by_scope[s->get()] = id;
+      }
+      std::size_t src = out.source_of(a);
+      if (std::find(reads.begin(), reads.end(), src) == reads.end()) reads.push_back(src);
+    });
   }
 
   void add_kernel(std::size_t target, const ir::scope_ptr& value, const std::string& name, const std::string& owner,
@@ -187,8 +183,8 @@ inline program_plan make_plan(const ir::program& p, const capabilities& caps, pr
   }
   auto& kernels = b.out.kernels;
   for (auto& k : kernels) {
-    k.weight_only = !k.reads.empty() && std::all_of(k.reads.begin(), k.reads.end(),
-                                                    [&](std::size_t r) { return weights.count(r) > 0; });
+    k.weight_only = ir::computed_from_weights(k.reads, [&](std::size_t r) { return weights.count(r) > 0; },
+                                              ir::reads_nothing::run_time);
     if (k.weight_only) weights.insert(k.target);
   }
   std::stable_partition(kernels.begin(), kernels.end(), [](const kernel& k) { return k.weight_only; });

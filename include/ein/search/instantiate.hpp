@@ -16,6 +16,7 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/ir/canonical.hpp"
 #include "ein/ir/print.hpp"
+#include "ein/ir/reads.hpp"
 #include "ein/match/eop.hpp"
 #include "ein/match/match.hpp"
 
@@ -195,20 +196,20 @@ struct instantiator {
     const auto& form = memo.form(s);
     if (auto it = by_form.find(form); it != by_form.end()) return by_node[s.get()] = it->second;
     kernel k;
-    bool reads_runtime = false;
+    std::vector<bool> from_weights;  // per access: whether what it reads is computed from weights alone
     derive::for_each_access(s->body, [&](const ir::access& a) {
       if (auto* nested = std::get_if<ir::scope_ptr>(&a.source)) {
         auto i = add(*nested);
         if (std::find(k.reads.begin(), k.reads.end(), i) == k.reads.end()) k.reads.push_back(i);
-        reads_runtime = reads_runtime || !kernels[i].weight_only;
+        from_weights.push_back(kernels[i].weight_only);
       } else {
-        reads_runtime = reads_runtime || std::get<ir::tensor>(a.source).role != ir::tensor_role::weight;
+        from_weights.push_back(std::get<ir::tensor>(a.source).role == ir::tensor_role::weight);
       }
     });
     k.name = "k" + std::to_string(kernels.size() + 1);
     k.value = s;
     k.flat = flatten_kernel(*s, kernels, by_node);
-    k.weight_only = !reads_runtime;
+    k.weight_only = ir::computed_from_weights(from_weights, [](bool b) { return b; }, ir::reads_nothing::free);
     auto& known = memo.of(s);
     k.facts = known.eoperator;
     k.seconds = model.seconds(cost::workload::eoperator(k.facts.flops, k.facts.bytes, s.get()));

@@ -9,10 +9,12 @@
 #include <vector>
 
 #include "ein/cost/model.hpp"
+#include "ein/derive/all.hpp"
 #include "ein/derive/fuse_expression.hpp"
 #include "ein/derive/merge_summation.hpp"
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/derive/program_edit.hpp"
+#include "ein/derive/program_rules.hpp"
 #include "ein/ir/reads.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/search/join_linear.hpp"
@@ -52,7 +54,7 @@ inline bool joinable_contraction(const ir::program& p, const ir::definition& d, 
 // `p` with definition `name` inlined into its one reader (derive::fuse_expression), the step
 // appended to `taken`; nothing where fusion does not apply.
 inline std::optional<ir::program> fused(const ir::program& p, const std::string& name, std::vector<derive::step>& taken) {
-  for (auto& c : derive::apply(derive::program_rule{"fuse_expression", &derive::fuse_expression}, p)) {
+  for (auto& c : derive::apply(derive::program_rule_named("fuse_expression"), p)) {
     auto* d = c.how.get<std::string>("definition");
     if (!d || *d != name) continue;
     taken.push_back(c.how);
@@ -66,13 +68,13 @@ inline std::optional<ir::program> fused(const ir::program& p, const std::string&
 inline std::optional<double> merged_work(const ir::scope_ptr& s, const std::set<std::string>& weights) {
   std::optional<double> best;
   auto consider = [&](const ir::scope_ptr& e) {
-    for (auto& c : derive::apply(derive::rule{"merge_summation", &derive::merge_summation}, e)) {
+    for (auto& c : derive::apply(derive::intra_rule_named("merge_summation"), e)) {
       double w = work(c.result, weights);
       if (!best || w < *best) best = w;
     }
   };
   consider(s);
-  for (auto& m : derive::apply(derive::rule{"merge_traversal", &derive::merge_traversal}, s)) consider(m.result);
+  for (auto& m : derive::apply(derive::intra_rule_named("merge_traversal"), s)) consider(m.result);
   return best;
 }
 

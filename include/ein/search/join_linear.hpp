@@ -10,11 +10,13 @@
 #include <vector>
 
 #include "ein/cost/model.hpp"
+#include "ein/derive/all.hpp"
 #include "ein/derive/factor_summation.hpp"
 #include "ein/derive/fuse_expression.hpp"
 #include "ein/derive/merge_shared_operand.hpp"
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/derive/positions.hpp"
+#include "ein/derive/program_rules.hpp"
 #include "ein/ir/reads.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/search/instantiate.hpp"
@@ -131,8 +133,8 @@ inline bool reordering_pays(const ir::scope_ptr& joined, double written, const s
     });
     return found;
   };
-  for (auto& merged : derive::apply(derive::rule{"merge_traversal", &derive::merge_traversal}, joined))
-    for (auto& c : derive::apply(derive::rule{"factor_summation", &derive::factor_summation}, merged.result))
+  for (auto& merged : derive::apply(derive::intra_rule_named("merge_traversal"), joined))
+    for (auto& c : derive::apply(derive::intra_rule_named("factor_summation"), merged.result))
       if (!is_written_order(c.result) && work(c.result, weights) <= written * (1 + 1e-9)) return true;
   return false;
 }
@@ -158,7 +160,7 @@ ir::program join_while_no_dearer(ir::program p, const cost::model& model, const 
   program_timer seconds{model, caps, {}};
   double now = seconds(p);
   for (bool joined = true; joined;) {
-    auto weight_only = derive::weight_only_definitions(p);
+    auto weight_only = ir::weight_only_definitions(p);
     auto weights = weight_only;
     for (auto& t : p.tensors)
       if (t.role == ir::tensor_role::weight) weights.insert(t.name);
@@ -204,7 +206,7 @@ inline ir::program join_linear(ir::program p, const cost::model& model, const ei
                                std::vector<derive::step>* steps = nullptr) {
   auto propose = [&](const ir::program& current, const std::set<std::string>& weight_only, const std::set<std::string>& weights,
                      auto& take) {
-    for (auto& c : derive::apply(derive::program_rule{"fuse_expression", &derive::fuse_expression}, current)) {
+    for (auto& c : derive::apply(derive::program_rule_named("fuse_expression"), current)) {
       auto* producer = c.how.get<std::string>("definition");
       auto* consumer = c.how.get<std::string>("into");
       if (!producer || !consumer) throw internal_error("join_linear: fuse_expression names no definitions");

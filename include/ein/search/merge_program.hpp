@@ -6,12 +6,14 @@
 #include <cstddef>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "ein/cost/model.hpp"
 #include "ein/derive/batch_contractions.hpp"
 #include "ein/derive/merge_shared_operand.hpp"
+#include "ein/derive/program_rules.hpp"
 #include "ein/ir/canonical.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/reads.hpp"
@@ -33,13 +35,10 @@ struct program_timer {
   const ein::plan::capabilities& caps;
   std::map<std::string, double> seconds;
   std::map<ir::scope_ptr, double> by_value = {};
-  std::map<ir::scope_ptr, std::vector<ir::tensor>> reads = {};
+  ir::reads_memo reads = {};
 
   double operator()(const ir::program& p) {
-    auto weight_only = ir::weight_only_definitions(p.tensors, p.definitions, [&](const ir::definition& d) -> const std::vector<ir::tensor>& {
-      auto it = reads.find(d.value);
-      return it != reads.end() ? it->second : reads.emplace(d.value, ir::tensors_read(d.value->body, ir::depth::nested)).first->second;
-    });
+    auto weight_only = ir::weight_only_definitions(p.tensors, p.definitions, reads);
     double s = 0;
     for (auto& d : p.definitions) {
       if (weight_only.count(d.name)) continue;
@@ -73,7 +72,8 @@ inline double program_seconds(const ir::program& p, const cost::model& model,
 /// (derive::batch_contractions) greedily: at each step the candidate of either with the lowest
 /// predicted time as a build with capabilities `caps` runs it (program_seconds) is taken if it
 /// is strictly cheaper than the program, ties to the first found (merges before batchings); it
-/// stops when no candidate gains. Each step taken is appended to `steps` when given. Every step
+/// stops when no candidate gains; `batch` false offers merging only (the program search passes
+/// program_search::batch_contractions). Each step taken is appended to `steps` when given. Every step
 /// keeps the program's values (each rule candidate is exact), tensors and outputs. `timer`, when
 /// given, prices the programs (its memo then serves several calls with one model and
 /// capabilities).
@@ -84,16 +84,16 @@ inline double program_seconds(const ir::program& p, const cost::model& model,
 inline ir::program merge_contractions(ir::program p, const cost::model& model,
                                       std::vector<derive::step>* steps = nullptr,
                                       const ein::plan::capabilities& caps = ein::plan::every_operator(),
-                                      detail::program_timer* timer = nullptr) {
-  static constexpr derive::program_rule rules[] = {{"merge_shared_operand", &derive::merge_shared_operand},
-                                                   {"batch_contractions", &derive::batch_contractions}};
+                                      detail::program_timer* timer = nullptr, bool batch = true) {
   detail::program_timer own{model, caps, {}};
   auto& seconds = timer ? *timer : own;
   double now = seconds(p);
   for (;;) {
     std::vector<derive::program_candidate> candidates;
-    for (auto& rule : rules)
-      for (auto& c : derive::apply(rule, p)) candidates.push_back(std::move(c));
+    for (auto* rule : {"merge_shared_operand", "batch_contractions"}) {
+      if (!batch && std::string_view(rule) == "batch_contractions") continue;
+      for (auto& c : derive::apply(derive::program_rule_named(rule), p)) candidates.push_back(std::move(c));
+    }
     std::size_t best = candidates.size();
     double best_seconds = now * (1 - 1e-9);
     for (std::size_t i = 0; i < candidates.size(); ++i) {

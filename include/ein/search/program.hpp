@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "ein/derive/merge_shared_operand.hpp"
+#include "ein/ir/reads.hpp"
 #include "ein/plan/build.hpp"
 #include "ein/search/backend.hpp"
 #include "ein/search/identical.hpp"
@@ -66,7 +67,7 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
   r.relax_stats = relaxed.stats;
   r.weight_transforms.clear();
   r.origin.clear();
-  auto only = derive::weight_only_definitions(r.program);
+  auto only = ir::weight_only_definitions(r.program);
   for (auto& d : r.program.definitions) {
     if (only.count(d.name)) r.weight_transforms.push_back(d.name);
     if (auto it = relaxed.best.origin.find(d.name); it != relaxed.best.origin.end()) r.origin[d.name] = it->second;

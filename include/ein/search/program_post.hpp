@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ein/cost/model.hpp"
+#include "ein/derive/all.hpp"
 #include "ein/derive/merge_traversal.hpp"
 #include "ein/derive/rule.hpp"
 #include "ein/ir/reads.hpp"
@@ -28,13 +29,6 @@ struct entry {
   bool library = false;  // a library operator other than elementwise computes it
   std::optional<std::size_t> origin;  // the subprogram whose plan wrote it
 };
-
-// The names a definition's own accesses read, in first-read order (ir/reads.hpp).
-inline std::vector<std::string> tensors_read(const ir::scope& s) {
-  std::vector<std::string> r;
-  for (auto& t : ir::tensors_read(s.body, ir::depth::top_level)) r.push_back(t.name);
-  return r;
-}
 
 // `reader` with every read of definition `a` replaced by a's body (traversal merging), or
 // nothing where a read cannot be inlined exactly (a sum under a non-linear function, a read
@@ -52,7 +46,7 @@ inline std::optional<ir::scope_ptr> inline_definition(const ir::scope_ptr& reade
   };
   while (nested(s)) {
     std::optional<ir::scope_ptr> next;
-    for (auto& c : derive::apply(derive::rule{"merge_traversal", &derive::merge_traversal}, s))
+    for (auto& c : derive::apply(derive::intra_rule_named("merge_traversal"), s))
       if (auto* inlined = c.how.get<derive::path>("inline"); inlined && inlined->size() == 1) {
         next = c.result;
         break;
@@ -94,7 +88,7 @@ inline bool remove_identity(const ir::program& p, std::vector<entry>& defs, std:
     if (source == defs.end() || outputs.count(t.name)) continue;
     std::size_t readers = 0;
     for (auto& e : defs) {
-      auto reads = tensors_read(*e.def.value);
+      auto reads = ir::tensor_names_read(e.def.value->body, ir::depth::top_level);
       readers += static_cast<std::size_t>(std::count(reads.begin(), reads.end(), t.name));
     }
     if (readers != 1) continue;
@@ -113,18 +107,9 @@ inline bool remove_identity(const ir::program& p, std::vector<entry>& defs, std:
 // most values (the same pointers, fused the same way), so each is read and each fusion decided
 // once. The keys hold the values, so that an address is never reused while the memo lives.
 struct post_memo {
-  std::map<ir::scope_ptr, std::vector<std::string>> reads;
-  std::map<ir::scope_ptr, std::vector<ir::tensor>> nested;
+  ir::reads_memo reads;
   std::map<std::tuple<ir::scope_ptr, ir::scope_ptr, std::string>, std::optional<ir::scope_ptr>> fused;
 
-  const std::vector<std::string>& reads_of(const ir::scope_ptr& v) {
-    auto it = reads.find(v);
-    return it != reads.end() ? it->second : reads.emplace(v, tensors_read(*v)).first->second;
-  }
-  const std::vector<ir::tensor>& nested_of(const ir::scope_ptr& v) {
-    auto it = nested.find(v);
-    return it != nested.end() ? it->second : nested.emplace(v, ir::tensors_read(v->body, ir::depth::nested)).first->second;
-  }
   const std::optional<ir::scope_ptr>& fusion(const ir::definition& a, const ir::scope_ptr& b, const cost::model& model) {
     auto key = std::make_tuple(b, a.value, a.name);
     auto it = fused.find(key);
@@ -156,7 +141,7 @@ class fuser {
     readers_.clear();
     for (std::size_t i = 0; i < defs_.size(); ++i) {
       at_.try_emplace(defs_[i].def.name, i);
-      for (auto& n : memo_.reads_of(defs_[i].def.value)) ++readers_[n];
+      for (auto& n : memo_.reads.top_level_names(defs_[i].def.value)) ++readers_[n];
     }
     weight_only();
     from_ = 0;
@@ -166,7 +151,7 @@ class fuser {
   bool fuse_one(std::vector<derive::step>& log) {
     for (std::size_t b = from_; b < defs_.size(); ++b) {
       if (defs_[b].library) continue;
-      for (auto& name : memo_.reads_of(defs_[b].def.value)) {
+      for (auto& name : memo_.reads.top_level_names(defs_[b].def.value)) {
         auto found = at_.find(name);
         if (found == at_.end()) continue;
         auto a = found->second;
@@ -187,9 +172,7 @@ class fuser {
   void weight_only() {
     std::vector<ir::definition> all;
     for (auto& e : defs_) all.push_back(e.def);
-    only_ = ir::weight_only_definitions(p_.tensors, all, [&](const ir::definition& d) -> const std::vector<ir::tensor>& {
-      return memo_.nested_of(d.value);
-    });
+    only_ = ir::weight_only_definitions(p_.tensors, all, memo_.reads);
   }
 
   // Definition a, read by b alone, inlined into b. A pair before b that failed still fails: its
@@ -198,16 +181,16 @@ class fuser {
   // while b's own status does (a, read by b alone, is gone); where it changes, all are found
   // again and the scan starts from the first.
   void fuse(std::size_t a, std::size_t b, const ir::scope_ptr& fused) {
-    for (auto& n : memo_.reads_of(defs_[a].def.value)) --readers_[n];
-    for (auto& n : memo_.reads_of(defs_[b].def.value)) --readers_[n];
-    for (auto& n : memo_.reads_of(fused)) ++readers_[n];
+    for (auto& n : memo_.reads.top_level_names(defs_[a].def.value)) --readers_[n];
+    for (auto& n : memo_.reads.top_level_names(defs_[b].def.value)) --readers_[n];
+    for (auto& n : memo_.reads.top_level_names(fused)) ++readers_[n];
     at_.erase(defs_[a].def.name);
     for (auto& [n, i] : at_)
       if (i > a) --i;
     defs_[b].def.value = fused;
     defs_.erase(defs_.begin() + static_cast<std::ptrdiff_t>(a));
     if (b > a) --b;
-    auto& reads = memo_.nested_of(fused);
+    auto& reads = memo_.reads.nested(fused);
     bool only = !reads.empty() && std::all_of(reads.begin(), reads.end(), [&](const ir::tensor& t) {
       return weights_.count(t.name) > 0 || only_.count(t.name) > 0;
     });
@@ -218,7 +201,7 @@ class fuser {
     }
     from_ = b;
     for (std::size_t i = 0; i < b; ++i) {
-      auto& read = memo_.reads_of(defs_[i].def.value);
+      auto& read = memo_.reads.top_level_names(defs_[i].def.value);
       if (std::find(read.begin(), read.end(), defs_[b].def.name) != read.end()) {
         from_ = i;
         break;

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "ein/cost/model.hpp"
+#include "ein/ir/reads.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/search/backend.hpp"
 #include "ein/search/merge_program.hpp"
@@ -97,7 +98,7 @@ inline std::vector<entry> written_from(assembly_memo& memo, const optimized_prog
 // the choices of one search share (the result is the same without it).
 inline assembled assemble(const optimized_program& r, const std::vector<std::size_t>& choice,
                           const cost::model& model, const ein::plan::capabilities& caps, program_timer& timer,
-                          assembly_memo* memo = nullptr) {
+                          bool batch, assembly_memo* memo = nullptr) {
   post_memo own;
   auto& post = memo ? memo->post : own;
   auto defs = memo ? written_from(*memo, r, choice, caps) : written_afresh(r, choice, caps);
@@ -110,7 +111,7 @@ inline assembled assemble(const optimized_program& r, const std::vector<std::siz
     if (e.origin) a.origin[e.def.name] = *e.origin;
     a.program.definitions.push_back(std::move(e.def));
   }
-  a.program = merge_contractions(std::move(a.program), model, &a.steps, caps, &timer);
+  a.program = merge_contractions(std::move(a.program), model, &a.steps, caps, &timer, batch);
   a.seconds = timer(a.program);
   return a;
 }
@@ -123,7 +124,7 @@ inline std::set<std::string> shared_operands(const optimized_program& r) {
     if (t.role == ir::tensor_role::weight) weights.insert(t.name);
   std::map<std::string, std::size_t> readers;
   for (auto& s : r.subprograms) {
-    auto reads = tensors_read(*s.source);
+    auto reads = ir::tensor_names_read(s.source->body, ir::depth::top_level);
     for (auto& n : std::set<std::string>(reads.begin(), reads.end()))
       if (!weights.count(n)) ++readers[n];
   }
@@ -152,7 +153,7 @@ inline std::vector<std::size_t> alternatives(const subprogram& s, const std::set
   auto [t, admitted] = detail::admit(s.result, model, caps);
   auto reads_shared = [&](const plan& p) {
     return std::any_of(p.kernels.begin(), p.kernels.end(), [&](const kernel& k) {
-      auto reads = detail::tensors_read(*k.flat);
+      auto reads = ir::tensor_names_read(k.flat->body, ir::depth::top_level);
       return runs_as_library(k, caps) && !k.weight_only &&
              std::any_of(reads.begin(), reads.end(), [&](const std::string& n) { return shared.count(n) > 0; });
     });
@@ -211,7 +212,7 @@ inline relaxed_choice relax_program(const optimized_program& r, const cost::mode
     out.choice.push_back(s.result.chosen);
     if (!options.back().empty()) options.back().push_back(s.result.chosen);
     reads.emplace_back();
-    for (auto& n : detail::tensors_read(*s.source))
+    for (auto& n : ir::tensor_names_read(s.source->body, ir::depth::top_level))
       if (shared.count(n)) reads.back().insert(n);
   }
   std::vector<std::vector<std::pair<std::size_t, std::size_t>>> moves;  // (subprogram, candidate) each
@@ -224,7 +225,7 @@ inline relaxed_choice relax_program(const optimized_program& r, const cost::mode
           for (auto b : options[j]) moves.push_back({{i, a}, {j, b}});
     }
   }
-  out.best = detail::assemble(r, out.choice, model, caps, timer, &memo);
+  out.best = detail::assemble(r, out.choice, model, caps, timer, opts.batch_contractions, &memo);
   out.stats.start_seconds = out.best.seconds;
   // Cheapest first, then in the order found (deterministic).
   using entry = std::tuple<double, std::size_t, std::vector<std::size_t>>;
@@ -250,7 +251,7 @@ inline relaxed_choice relax_program(const optimized_program& r, const cost::mode
       auto next = choice;
       for (auto [i, c] : m) next[i] = c;
       if (!seen.insert(next).second) continue;
-      auto a = detail::assemble(r, next, model, caps, timer, &memo);
+      auto a = detail::assemble(r, next, model, caps, timer, opts.batch_contractions, &memo);
       if (a.seconds > opts.alpha * out.best.seconds) {
         ++out.stats.pruned;
         continue;
