@@ -17,6 +17,7 @@
 #include "ein/ir/fingerprint.hpp"
 #include "ein/ir/print.hpp"
 #include "ein/ir/verify.hpp"
+#include "input_twin.hpp"
 
 namespace fuzz_laws_test {
 
@@ -152,12 +153,13 @@ TEST_CASE("laws: every inter-expression rule on generated programs") {
   auto rules = derive::program_rules();
   std::vector<std::size_t> produced(rules.size(), 0);
   for (std::uint64_t seed = 0; seed < 100; ++seed) {
-    auto p = eval::generate_program(seed, small(5, 3, 1));
-    for (std::size_t r = 0; r < rules.size(); ++r) {
-      if (auto v = violation(rules[r], p))
-        FAIL("rule " << rules[r].name << ", seed " << seed << "\n" << ir::to_string(p) << *v);
-      produced[r] += rules[r].apply(p).size();
-    }
+    auto generated = eval::generate_program(seed, small(5, 3, 1));
+    for (auto& p : {generated, derive_test::input_twin(generated)})
+      for (std::size_t r = 0; r < rules.size(); ++r) {
+        if (auto v = violation(rules[r], p))
+          FAIL("rule " << rules[r].name << ", seed " << seed << "\n" << ir::to_string(p) << *v);
+        produced[r] += rules[r].apply(p).size();
+      }
   }
   for (std::size_t r = 0; r < rules.size(); ++r) {
     INFO("rule " << rules[r].name << " never applied to the generated programs");

@@ -13,6 +13,7 @@
 #include "ein/eval/random.hpp"
 #include "ein/ir/print.hpp"
 #include "ein/ir/verify.hpp"
+#include "input_twin.hpp"
 
 namespace program_rules_test {
 
@@ -115,18 +116,19 @@ TEST_CASE("program rules: every candidate over generated programs equals its sou
     eval::generate_options size;
     size.max_extent = 5;
     size.max_work = 4000;
-    auto p = eval::generate_program(seed, size);
+    auto generated = eval::generate_program(seed, size);
     INFO("seed " << seed);
     auto rules = derive::program_rules();
-    for (std::size_t r = 0; r < rules.size(); ++r) {
-      auto candidates = rules[r].apply(p);
-      counts[r] += candidates.size();
-      check_all(candidates, p);
-      // deterministic: the same candidates in the same order
-      auto again = rules[r].apply(p);
-      REQUIRE(again.size() == candidates.size());
-      for (std::size_t i = 0; i < again.size(); ++i) CHECK(to_string(again[i].result) == to_string(candidates[i].result));
-    }
+    for (auto& p : {generated, derive_test::input_twin(generated)})
+      for (std::size_t r = 0; r < rules.size(); ++r) {
+        auto candidates = rules[r].apply(p);
+        counts[r] += candidates.size();
+        check_all(candidates, p);
+        // deterministic: the same candidates in the same order
+        auto again = rules[r].apply(p);
+        REQUIRE(again.size() == candidates.size());
+        for (std::size_t i = 0; i < again.size(); ++i) CHECK(to_string(again[i].result) == to_string(candidates[i].result));
+      }
   }
   // the family reaches every rule
   for (auto c : counts) CHECK(c > 0);

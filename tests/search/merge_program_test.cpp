@@ -113,7 +113,7 @@ TEST_CASE("Figure 3(a) at reduced size ([1,5,5,8], 8 filters): one Matmul over t
   auto p = figure_3a(5, 8, 8, true);
   REQUIRE(matmuls(p) == 2);
   std::vector<derive::step> steps;
-  auto merged = search::merge_shared_operands(p, h100(), &steps);
+  auto merged = search::merge_contractions(p, h100(), &steps);
   MESSAGE("before:\n" << to_string(p) << "after:\n" << to_string(merged));
   REQUIRE(steps.size() == 1);
   CHECK(matmuls(merged) == 1);
@@ -134,7 +134,7 @@ TEST_CASE("Figure 3(a) at reduced size with both convolutions as outputs: the me
   check_equal(p, candidates.front().result);
   CHECK(matmuls(candidates.front().result) == 1);
   // the pass takes it only where the model predicts a gain: never slower, always exact
-  auto merged = search::merge_shared_operands(p, h100());
+  auto merged = search::merge_contractions(p, h100());
   CHECK(search::program_seconds(merged, h100()) <= search::program_seconds(p, h100()));
   check_equal(p, merged);
 }
@@ -143,7 +143,7 @@ TEST_CASE("Figure 3(a) at ResNet-18's size ([1,7,7,512], 512 filters): one Matmu
   auto p = figure_3a(7, 512, 512, false);
   REQUIRE(matmuls(p) == 2);
   std::vector<derive::step> steps;
-  auto merged = search::merge_shared_operands(p, h100(), &steps);
+  auto merged = search::merge_contractions(p, h100(), &steps);
   for (auto& s : steps) MESSAGE(derive::to_string(s));
   MESSAGE("predicted " << search::plan::ms_text(search::program_seconds(p, h100())) << " ms → "
                        << search::plan::ms_text(search::program_seconds(merged, h100())) << " ms");
@@ -183,7 +183,7 @@ TEST_CASE("three matmuls of one input, each read by its own reader, merge into o
   }
   REQUIRE(matmuls(p) == 3);
   std::vector<derive::step> steps;
-  auto merged = search::merge_shared_operands(p, h100(), &steps);
+  auto merged = search::merge_contractions(p, h100(), &steps);
   for (auto& s : steps) MESSAGE(derive::to_string(s));
   CHECK(steps.size() == 2);
   CHECK(matmuls(merged) == 1);

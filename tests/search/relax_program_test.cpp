@@ -193,7 +193,7 @@ TEST_CASE("every choice the program search can price writes the program's values
     search::detail::program_timer timer{slow_loops(), cuda_build(), {}};
     for (auto a : options[0])
       for (auto b : options[1]) {
-        auto built = search::detail::assemble(r, {a, b}, slow_loops(), cuda_build(), timer);
+        auto built = search::detail::assemble(r, {a, b}, slow_loops(), cuda_build(), timer, false);
         CHECK(built.seconds == doctest::Approx(search::program_seconds(built.program, slow_loops(), cuda_build())));
         check_same_outputs(src, built.program, {3});
       }
@@ -244,8 +244,8 @@ TEST_CASE("a choice assembled from what other choices left is the one assembled 
     search::detail::program_timer timer{h100(), cuda_build(), {}};
     search::detail::assembly_memo memo;
     for (auto& choice : twice) {
-      auto reused = search::detail::assemble(r, choice, h100(), cuda_build(), timer, &memo);
-      auto afresh = search::detail::assemble(r, choice, h100(), cuda_build(), timer);
+      auto reused = search::detail::assemble(r, choice, h100(), cuda_build(), timer, false, &memo);
+      auto afresh = search::detail::assemble(r, choice, h100(), cuda_build(), timer, false);
       CHECK(to_string(reused.program) == to_string(afresh.program));
       CHECK(reused.origin == afresh.origin);
       CHECK(reused.seconds == afresh.seconds);

@@ -4,6 +4,7 @@
 #include <span>
 #include <string_view>
 
+#include "ein/derive/batch_contractions.hpp"
 #include "ein/derive/fuse_expression.hpp"
 #include "ein/derive/merge_shared_operand.hpp"
 #include "ein/derive/rule.hpp"
@@ -11,11 +12,12 @@
 namespace ein::derive {
 
 /// Every inter-expression rule, in a fixed order: merging (contractions of a shared operand),
-/// fusion. Expression splitting and merging of equal bodies are not among them: the program
+/// batching (contractions of one shape over different inputs), fusion. Expression splitting and merging of equal bodies are not among them: the program
 /// searches need neither (docs/decisions/0018).
 inline std::span<const program_rule> program_rules() {
   static constexpr program_rule list[] = {
       {"merge_shared_operand", &merge_shared_operand},
+      {"batch_contractions", &batch_contractions},
       {"fuse_expression", &fuse_expression},
   };
   return list;

@@ -28,11 +28,16 @@ struct budget {
 /// (a program priced at most alpha × the best found so far is kept to expand; 1: only programs
 /// no dearer than the best), and its budget: `max_expanded` programs expanded, `time` wall clock.
 /// The expanded count, not the time, bounds it by default, so that the plan does not depend on
-/// the machine's load.
+/// the machine's load. `batch_contractions` lets the merging pass batch contractions of one
+/// shape over different inputs (derive::batch_contractions, decision 0020); off by default: it
+/// multiplies the program search's time by about ten (each pass prices every candidate as a
+/// whole program), and where it pays most the roofline prices the folded form as a convolution
+/// whose filter covers the stacked input, a price not yet checked on a device.
 struct program_search {
   double alpha = 1.05;
   std::uint64_t max_expanded = 4;
   std::chrono::milliseconds time{60'000};
+  bool batch_contractions = false;
 };
 
 /// The threads a program-level search runs on: `requested` where it is not 0, else the

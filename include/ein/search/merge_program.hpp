@@ -1,14 +1,17 @@
 // The program-level merging pass: definitions that contract one shared operand with different
-// weights become one contraction (EinNet Figure 3(a)) wherever the cost model predicts a gain.
+// weights become one contraction (EinNet Figure 3(a)), and contractions of one shape over
+// different inputs one batched contraction (Figure 15), wherever the cost model predicts a gain.
 #pragma once
 
 #include <cstddef>
 #include <map>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
 #include "ein/cost/model.hpp"
+#include "ein/derive/batch_contractions.hpp"
 #include "ein/derive/merge_shared_operand.hpp"
 #include "ein/derive/program_rules.hpp"
 #include "ein/ir/canonical.hpp"
@@ -65,24 +68,32 @@ inline double program_seconds(const ir::program& p, const cost::model& model,
   return detail::program_timer{model, caps, {}}(p);
 }
 
-/// Applies shared-operand merging (derive::merge_shared_operand) greedily: at each step the
-/// candidate with the lowest predicted time as a build with capabilities `caps` runs it
-/// (program_seconds) is taken if it is strictly cheaper
-/// than the program, ties to the first found; it stops when no candidate gains. Each step taken is
-/// appended to `steps` when given. Every step keeps the program's values
-/// (each rule candidate is exact), tensors and outputs. `timer`, when given, prices the programs
-/// (its memo then serves several calls with one model and capabilities).
+/// Applies shared-operand merging (derive::merge_shared_operand) and contraction batching
+/// (derive::batch_contractions) greedily: at each step the candidate of either with the lowest
+/// predicted time as a build with capabilities `caps` runs it (program_seconds) is taken if it
+/// is strictly cheaper than the program, ties to the first found (merges before batchings); it
+/// stops when no candidate gains; `batch` false offers merging only (the program search passes
+/// program_search::batch_contractions). Each step taken is appended to `steps` when given. Every step
+/// keeps the program's values (each rule candidate is exact), tensors and outputs. `timer`, when
+/// given, prices the programs (its memo then serves several calls with one model and
+/// capabilities).
 /// Example: Conv3x3 as Matmul + OffsetReduce and Conv1x1 as Matmul over one input become one
-/// Matmul over the concatenated weights, read by the OffsetReduce and the 1×1 output's slice.
-inline ir::program merge_shared_operands(ir::program p, const cost::model& model,
-                                         std::vector<derive::step>* steps = nullptr,
-                                         const ein::plan::capabilities& caps = ein::plan::every_operator(),
-                                         detail::program_timer* timer = nullptr) {
+/// Matmul over the concatenated weights, read by the OffsetReduce and the 1×1 output's slice;
+/// GCN's second convolutions (1×k over one branch, k×1 over the other), only added, become one
+/// Matmul over both branches' im2col'd inputs with the reduction doubled.
+inline ir::program merge_contractions(ir::program p, const cost::model& model,
+                                      std::vector<derive::step>* steps = nullptr,
+                                      const ein::plan::capabilities& caps = ein::plan::every_operator(),
+                                      detail::program_timer* timer = nullptr, bool batch = true) {
   detail::program_timer own{model, caps, {}};
   auto& seconds = timer ? *timer : own;
   double now = seconds(p);
   for (;;) {
-    auto candidates = derive::apply(derive::program_rule_named("merge_shared_operand"), p);
+    std::vector<derive::program_candidate> candidates;
+    for (auto* rule : {"merge_shared_operand", "batch_contractions"}) {
+      if (!batch && std::string_view(rule) == "batch_contractions") continue;
+      for (auto& c : derive::apply(derive::program_rule_named(rule), p)) candidates.push_back(std::move(c));
+    }
     std::size_t best = candidates.size();
     double best_seconds = now * (1 - 1e-9);
     for (std::size_t i = 0; i < candidates.size(); ++i) {

@@ -98,7 +98,7 @@ inline std::vector<entry> written_from(assembly_memo& memo, const optimized_prog
 // the choices of one search share (the result is the same without it).
 inline assembled assemble(const optimized_program& r, const std::vector<std::size_t>& choice,
                           const cost::model& model, const ein::plan::capabilities& caps, program_timer& timer,
-                          assembly_memo* memo = nullptr) {
+                          bool batch, assembly_memo* memo = nullptr) {
   post_memo own;
   auto& post = memo ? memo->post : own;
   auto defs = memo ? written_from(*memo, r, choice, caps) : written_afresh(r, choice, caps);
@@ -111,7 +111,7 @@ inline assembled assemble(const optimized_program& r, const std::vector<std::siz
     if (e.origin) a.origin[e.def.name] = *e.origin;
     a.program.definitions.push_back(std::move(e.def));
   }
-  a.program = merge_shared_operands(std::move(a.program), model, &a.steps, caps, &timer);
+  a.program = merge_contractions(std::move(a.program), model, &a.steps, caps, &timer, batch);
   a.seconds = timer(a.program);
   return a;
 }
@@ -225,7 +225,7 @@ inline relaxed_choice relax_program(const optimized_program& r, const cost::mode
           for (auto b : options[j]) moves.push_back({{i, a}, {j, b}});
     }
   }
-  out.best = detail::assemble(r, out.choice, model, caps, timer, &memo);
+  out.best = detail::assemble(r, out.choice, model, caps, timer, opts.batch_contractions, &memo);
   out.stats.start_seconds = out.best.seconds;
   // Cheapest first, then in the order found (deterministic).
   using entry = std::tuple<double, std::size_t, std::vector<std::size_t>>;
@@ -251,7 +251,7 @@ inline relaxed_choice relax_program(const optimized_program& r, const cost::mode
       auto next = choice;
       for (auto [i, c] : m) next[i] = c;
       if (!seen.insert(next).second) continue;
-      auto a = detail::assemble(r, next, model, caps, timer, &memo);
+      auto a = detail::assemble(r, next, model, caps, timer, opts.batch_contractions, &memo);
       if (a.seconds > opts.alpha * out.best.seconds) {
         ++out.stats.pruned;
         continue;
