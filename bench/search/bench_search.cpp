@@ -250,7 +250,7 @@ json program_case(const settings& s) {
   double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::size_t readers = 0;
   for (auto& d : r.program.definitions) {
-    auto read = search::detail::tensors_read(*d.value);
+    auto read = ir::tensor_names_read(d.value->body, ir::depth::top_level);
     readers += std::find(read.begin(), read.end(), "A") != read.end();
   }
   return {{"name", "Conv3x3+Conv1x1"},
