@@ -279,13 +279,8 @@ inline void batch_pair(const ir::program& source, std::size_t i, std::size_t j, 
 ///   * y1_y2_weights[k,b,j]`.
 inline std::vector<program_candidate> batch_contractions(const ir::program& source) {
   std::vector<program_candidate> out;
-  auto weight_like = weight_only_definitions(source);
-  for (auto& t : source.tensors)
-    if (t.role == ir::tensor_role::weight) weight_like.insert(t.name);
   auto& defs = source.definitions;
-  std::vector<std::optional<detail::contraction>> read;
-  for (auto& d : defs)
-    read.push_back(weight_like.count(d.name) ? std::nullopt : detail::as_contraction(d, weight_like));
+  auto read = detail::contractions_of(source);
   auto before = detail::ancestors(source);
   for (std::size_t i = 0; i < defs.size(); ++i)
     for (std::size_t j = i + 1; j < defs.size(); ++j)

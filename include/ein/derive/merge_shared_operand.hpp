@@ -133,6 +133,18 @@ inline std::optional<contraction> as_contraction(const ir::definition& d, const 
   return c;
 }
 
+// Each definition of `source` read as a contraction, where it is one and is not computed from
+// weights alone (those are weight transforms, not run-time products).
+inline std::vector<std::optional<contraction>> contractions_of(const ir::program& source) {
+  auto weight_like = ir::weight_only_definitions(source);
+  for (auto& t : source.tensors)
+    if (t.role == ir::tensor_role::weight) weight_like.insert(t.name);
+  std::vector<std::optional<contraction>> read;
+  for (auto& d : source.definitions)
+    read.push_back(weight_like.count(d.name) ? std::nullopt : as_contraction(d, weight_like));
+  return read;
+}
+
 // The pairs of indices at which two operands read their tensors, when the operands have the
 // same structure and read the same tensors (nested scopes identical to the letter).
 inline bool index_pairs(const ir::expr& a, const ir::expr& b, std::vector<std::pair<ir::affine, ir::affine>>& out) {
@@ -395,13 +407,8 @@ inline std::optional<program_candidate> merge_pair(const ir::program& source, co
 ///   y1_y2_weights[k,j]`, `y1 = L_{i,j} y1_y2[i,j]`, `y2 = L_{m,n} y1_y2[m,n+2]` (both outputs).
 inline std::vector<program_candidate> merge_shared_operand(const ir::program& source) {
   std::vector<program_candidate> out;
-  auto weight_like = ir::weight_only_definitions(source);
-  for (auto& t : source.tensors)
-    if (t.role == ir::tensor_role::weight) weight_like.insert(t.name);
   auto& defs = source.definitions;
-  std::vector<std::optional<detail::contraction>> read;
-  for (auto& d : defs)
-    read.push_back(weight_like.count(d.name) ? std::nullopt : detail::as_contraction(d, weight_like));
+  auto read = detail::contractions_of(source);
   for (std::size_t i = 0; i < defs.size(); ++i)
     for (std::size_t j = i + 1; j < defs.size(); ++j)
       if (read[i] && read[j])
