@@ -6,7 +6,6 @@
 #include <cstddef>
 #include <map>
 #include <string>
-#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -89,11 +88,9 @@ inline ir::program merge_contractions(ir::program p, const cost::model& model,
   auto& seconds = timer ? *timer : own;
   double now = seconds(p);
   for (;;) {
-    std::vector<derive::program_candidate> candidates;
-    for (auto* rule : {"merge_shared_operand", "batch_contractions"}) {
-      if (!batch && std::string_view(rule) == "batch_contractions") continue;
-      for (auto& c : derive::apply(derive::program_rule_named(rule), p)) candidates.push_back(std::move(c));
-    }
+    auto candidates = derive::apply(derive::program_rule_named("merge_shared_operand"), p);
+    if (batch)
+      for (auto& c : derive::apply(derive::program_rule_named("batch_contractions"), p)) candidates.push_back(std::move(c));
     std::size_t best = candidates.size();
     double best_seconds = now * (1 - 1e-9);
     for (std::size_t i = 0; i < candidates.size(); ++i) {

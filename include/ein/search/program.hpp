@@ -117,9 +117,9 @@ inline unsigned explore_threads(unsigned threads, std::size_t searches, std::siz
 ///     the eOperator that alone reads it where traversal merging is exact and the model says it
 ///     is cheaper (a weight transform only into a weight transform);
 ///  5. merges definitions that contract one shared operand with different weights into one
-///     contraction (EinNet Figure 3(a)), and contractions of one shape over different inputs
-///     into one batched contraction (Figure 15), where the model predicts a gain as the build
-///     runs it (merge_contractions);
+///     contraction (EinNet Figure 3(a)), and, where `opts.program.batch_contractions` asks,
+///     contractions of one shape over different inputs into one batched contraction (Figure 15),
+///     where the model predicts a gain as the build runs it (merge_contractions);
 ///  6. searches which candidate each subprogram uses across the program (relax_program, under
 ///     `opts.program`: relaxation alpha and expanded choices), steps 3 to 5 pricing each choice:
 ///     a choice whose plans are each dearer alone can merge into a cheaper program (EinNet

@@ -190,10 +190,8 @@ class fuser {
     defs_[b].def.value = fused;
     defs_.erase(defs_.begin() + static_cast<std::ptrdiff_t>(a));
     if (b > a) --b;
-    auto& reads = memo_.reads.nested(fused);
-    bool only = !reads.empty() && std::all_of(reads.begin(), reads.end(), [&](const ir::tensor& t) {
-      return weights_.count(t.name) > 0 || only_.count(t.name) > 0;
-    });
+    auto known = [&](const ir::tensor& t) { return weights_.count(t.name) > 0 || only_.count(t.name) > 0; };
+    bool only = ir::computed_from_weights(memo_.reads.nested(fused), known, ir::reads_nothing::run_time);
     if (only != (only_.count(defs_[b].def.name) > 0)) {
       weight_only();
       from_ = 0;
