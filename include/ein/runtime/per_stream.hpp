@@ -11,13 +11,14 @@
 namespace ein::runtime {
 
 /// One T per (device, stream, host thread), made by `make` on first use and kept until exit. A
-/// plan keeps its handles and cuDNN workspaces in these, so that runs at once never share one:
+/// plan keeps its handles and cuDNN workspaces in these (its prepare() makes those of its own
+/// stream and thread ahead of the runs), so that runs at once never share one:
 /// runs on two streams would otherwise overwrite each other's workspace while both are in
 /// flight, and two threads would set one handle's stream under each other. Thread-safe; a T is
 /// used only by the runs of its own thread on its own stream, which that stream orders.
 ///
 ///     static per_stream<cublas_handle> handles;
-///     cublasHandle_t h = handles.get(current_device(), s, [] { return std::make_unique<cublas_handle>(); }).get();
+///     cublasHandle_t h = handles.get(current_device(), s, [s] { return std::make_unique<cublas_handle>(s); }).get();
 template <class T>
 class per_stream {
  public:
