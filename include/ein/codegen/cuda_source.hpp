@@ -20,9 +20,9 @@ namespace ein::codegen {
 
 namespace detail {
 
-// `static void make_state_cuda_<key>(ein::runtime::stream s)`: every piece of the plan's library state
-// for stream s on this thread (cuBLAS and cuDNN handles, each convolution's cuDNN state) and each
-// launch's resident-block count, made now if not made before.
+// `static void make_state_cuda_<key>(ein::runtime::stream s)`: every piece of the plan's library
+// state for stream s on this thread (cuBLAS and cuDNN handles, each convolution's cuDNN state)
+// and each launch's resident-block count, made now if not made before.
 inline void emit_make_state(writer& w, const layout& plan,
                             const std::vector<std::optional<ein::plan::library_call>>& calls,
                             const std::string& entry) {

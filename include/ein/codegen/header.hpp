@@ -56,8 +56,9 @@ inline double tolerance(const layout& plan, const options& o) {
 }
 
 /// The name of a CUDA entry point of a plan, `<what>_cuda_<key>` (`what`: run, prepare,
-/// run_prepared, allocate_prepared, free_prepared, make_state, capture, replay, free_graph): it carries the program key, so a header and
-/// a CUDA source generated for different programs do not link together.
+/// run_prepared, allocate_prepared, free_prepared, make_state, capture, replay, free_graph): it
+/// carries the program key, so a header and a CUDA source generated for different programs do
+/// not link together.
 inline std::string cuda_entry(const options& o, const std::string& what = "run") {
   return what + "_cuda_" + detail::hex_text(o.key).substr(2, 16);
 }
@@ -75,6 +76,7 @@ inline std::string run_prepared_signature(const options& o, const std::string& u
          "const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s)";
 }
 
+// The graph entry points of a cuda plan (ein::captured calls them through the plan).
 inline std::string capture_signature(const options& o) {
   return "void* " + cuda_entry(o, "capture") + "(const void* storage, const ein::runtime::bindings& b)";
 }
@@ -156,10 +158,9 @@ inline void emit_prepared_members(writer& w, const layout& plan, const preparati
 /// (the model changed); one host function per step in namespace `ein_generated::<name>`; and
 /// `ein::runtime::plan<decltype(object)>` with run(), run_host() and the members of a prepared
 /// plan (prepared_bytes, allocate_prepared(), free_prepared(), prepare(), run_prepared(); for
-/// cuda also capture(), replay(), free_graph()). For
-/// the cuda backend run() and the prepared members call the entry points defined in the CUDA
-/// source (emit_cuda_source), so the model and the front end never go through nvcc. The same
-/// program and options give the same bytes.
+/// cuda also capture(), replay(), free_graph()). For the cuda backend run() and the prepared
+/// members call the entry points defined in the CUDA source (emit_cuda_source), so the model and
+/// the front end never go through nvcc. The same program and options give the same bytes.
 inline std::string emit_header(const ein::plan::program_plan& p, const options& o) {
   layout plan = make_layout(p);
   const preparation prep = make_preparation(plan);

@@ -234,8 +234,8 @@ bool check_capture(double tolerance) {
     graph_buffers.clear_outputs();
     graph.replay(streams.s[stream]);
     EIN_CUDA_CHECK(cudaDeviceSynchronize());
-    ok = outputs_match(p, graph_buffers, next_ref, tolerance, stream ? "replay, new inputs, s1" : "replay, new inputs, s0") &&
-         ok;
+    const char* what = stream ? "replay, new inputs, s1" : "replay, new inputs, s0";
+    ok = outputs_match(p, graph_buffers, next_ref, tolerance, what) && ok;
   }
   // replays on two streams at once are ordered by CUDA
   graph_buffers.clear_outputs();

@@ -88,14 +88,16 @@ void check_captured_against_interpreter(const Object& object, std::uint64_t seed
   for (auto& t : p.tensors)
     if (t.role == ein::ir::tensor_role::weight) weights.bind_input(t.name, t.type, weights_env.at(t.name));
   auto prepared = ein::prepare(object, ein::runtime::bindings(weights.items));
-  const auto first = ein::eval::evaluate(p, with_weights(seed + 1));
+  const auto first_env = with_weights(seed + 1);
+  const auto first = ein::eval::evaluate(p, first_env);
   host_buffers buffers;
   std::vector<std::string> names;  // what the bindings name, overwritten after the capture
   std::vector<const ein::ir::tensor*> inputs;
   for (auto& t : p.tensors)
     if (t.role != ein::ir::tensor_role::weight) names.push_back(t.name), inputs.push_back(&t);
   for (auto& o : p.outputs) names.push_back(o);
-  for (std::size_t i = 0; i < inputs.size(); ++i) buffers.bind_input(names[i], inputs[i]->type, first.at(inputs[i]->name));
+  for (std::size_t i = 0; i < inputs.size(); ++i)
+    buffers.bind_input(names[i], inputs[i]->type, first_env.at(inputs[i]->name));
   std::vector<std::pair<bool, std::size_t>> outputs;  // (f32, index in buffers.f32 or .f64)
   for (std::size_t i = 0; i < p.outputs.size(); ++i) {
     auto* d = p.find_definition(p.outputs[i]);
