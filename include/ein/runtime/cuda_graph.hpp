@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "ein/runtime/cuda_check.hpp"
+#include "ein/runtime/per_stream.hpp"
 
 namespace ein::runtime {
 
@@ -14,7 +15,8 @@ namespace ein::runtime {
 /// uses there (handles, cuDNN workspaces: runtime::per_stream) is the graph's alone: no ordinary
 /// run, on any stream, shares the workspaces whose addresses the graph bakes in. Replays are
 /// ordered by CUDA (each launch of one executable graph waits for the previous one, whatever its
-/// stream); the destructor waits for the last replay.
+/// stream); the destructor waits for the last replay, then releases the stream's state
+/// (release_stream_state) and the stream.
 ///
 ///     cuda_graph g([&](cudaStream_t s) { make_state(s); }, [&](cudaStream_t s) { run(s); });
 ///     g.replay(stream);
@@ -28,6 +30,7 @@ class cuda_graph {
   template <class Prepare, class Record>
   cuda_graph(Prepare&& prepare, Record&& record) {
     try {
+      EIN_CUDA_CHECK(cudaGetDevice(&device_));
       EIN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
       EIN_CUDA_CHECK(cudaEventCreateWithFlags(&replayed_, cudaEventDisableTiming));
       std::forward<Prepare>(prepare)(stream_);
@@ -63,15 +66,19 @@ class cuda_graph {
   cudaStream_t stream() const { return stream_; }
 
  private:
-  // Waits for the last replay first: the stream's state outlives the graph (per_stream keeps it
-  // until exit) and a later stream at the same address on this thread would use it.
+  // Waits for the last replay first: the graph's work uses the stream's state until it ends.
   void release() noexcept {
     if (replayed_) cudaEventSynchronize(replayed_);
     if (exec_) cudaGraphExecDestroy(exec_);
     if (replayed_) cudaEventDestroy(replayed_);
-    if (stream_) cudaStreamDestroy(stream_);
+    if (stream_) {
+      cudaStreamSynchronize(stream_);
+      release_stream_state(device_, stream_);
+      cudaStreamDestroy(stream_);
+    }
   }
 
+  int device_ = 0;
   cudaStream_t stream_ = nullptr;
   cudaEvent_t replayed_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
