@@ -92,3 +92,23 @@ TEST_CASE("release_stream_state: a stream's states go from every table and threa
   CHECK(ein::runtime::release_stream_state(0, &kept) == 1);
   CHECK(ein::runtime::release_stream_state(0, &kept) == 0);
 }
+
+TEST_CASE("release_stream_state while other threads make states and tables come and go") {
+  ein::runtime::per_stream<state> states;
+  int streams[4] = {}, released = 0;
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 4; ++t)
+    pool.emplace_back([&, t] {
+      int serial = 0;
+      while (!stop) {
+        states.get(0, &streams[t], [&] { return std::make_unique<state>(state{serial++}); });
+        ein::runtime::per_stream<state> brief;  // registers and unregisters
+        brief.get(0, &released, [] { return std::make_unique<state>(state{0}); });
+      }
+    });
+  for (int k = 0; k < 500; ++k) ein::runtime::release_stream_state(0, &released);
+  stop = true;
+  for (auto& th : pool) th.join();
+  CHECK(states.size() == 4);  // the others' states stay, one per thread and stream
+}
