@@ -1,5 +1,6 @@
 // The GPU baseline benchmark, C++ side: EinNet's five cases (paper_cases.hpp) as ein's searched
-// cuda plans (ein::prepare, weights transformed once) and as cuDNN running the original operator
+// cuda plans (ein::prepare, weights transformed once; run, and replayed as a CUDA graph:
+// prepared.capture) and as cuDNN running the original operator
 // on layouts it accepts, with the fastest algorithm cudnnFind… measures (full float: no TF32).
 // Each case gets random inputs; every result is the median of 50 runs (CUDA events) after 5
 // warm-ups; ein's outputs are compared with cuDNN's. Writes the inputs and ein's outputs as raw
@@ -15,6 +16,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -144,6 +146,17 @@ json time_cudnn(cudnnHandle_t handle, cudaStream_t s, const std::vector<library_
   return {{"layout", layouts}, {"algorithms", algorithms}, {"ms", ms}};
 }
 
+// The steps a prepared run calls, each a kernel launch or a library call (which may launch more):
+// the lines of the plan's description that name a step, less the weight transforms.
+std::size_t run_steps(std::string_view description) {
+  std::size_t n = 0;
+  for (auto at = description.find("\n  "); at != std::string_view::npos; at = description.find("\n  ", at + 1)) {
+    std::string_view line = description.substr(at + 1, description.find('\n', at + 1) - at - 1);
+    n += line.find("[weight transform]") == std::string_view::npos;
+  }
+  return n;
+}
+
 // A case: ein's program object, its tensors in ein's layouts, and the cuDNN variants that compute
 // its outputs (each a list of calls, one per output).
 template <class Program>
@@ -190,11 +203,20 @@ json run_case(const std::string& name, const Program& net, const std::string& wo
     output_files.push_back({{"name", y.name}, {"shape", y.shape}, {"file", name + "." + y.name + ".ein.bin"}});
   }
   double ein_ms = gpu::median_ms([&] { prepared.run(bound, s); }, s);
+  // The same run captured into a CUDA graph and replayed (one launch): equal to the run, timed alike.
+  auto graph = prepared.capture(bound);
+  for (auto& y : outputs) y.device->poison();
+  graph.replay(s);
+  EIN_CUDA_CHECK(cudaStreamSynchronize(s));
+  double graph_err = 0;
+  for (auto& y : outputs) graph_err = std::max(graph_err, gpu::max_rel_error(y.device->download(), y.host));
+  double graph_ms = gpu::median_ms([&] { graph.replay(s); }, s);
   using plan = ein::runtime::plan<std::remove_cvref_t<Program>>;
   json result = {{"name", name},         {"plan", std::string(plan::description)},
                  {"tensors", files},     {"outputs", output_files},
-                 {"ein_ms", ein_ms},     {"paper_a100", paper},
-                 {"ein_tolerance", plan::tolerance}};
+                 {"ein_ms", ein_ms},     {"ein_graph_ms", graph_ms},
+                 {"ein_graph_max_rel_err_vs_run", graph_err}, {"ein_run_steps", run_steps(plan::description)},
+                 {"paper_a100", paper},  {"ein_tolerance", plan::tolerance}};
   json library = json::array();
   double best = 0;
   for (auto& calls : cudnn_variants(values)) {
@@ -209,7 +231,8 @@ json run_case(const std::string& name, const Program& net, const std::string& wo
   }
   result["cudnn"] = library;
   if (best > 0) result["cudnn_best_ms"] = best;
-  std::printf("%-16s ein %9.4f ms   cuDNN %s\n", name.c_str(), ein_ms,
+  std::printf("%-16s ein %9.4f ms (graph %9.4f ms, %zu steps)   cuDNN %s\n", name.c_str(), ein_ms, graph_ms,
+              run_steps(plan::description),
               best > 0 ? (std::to_string(best) + " ms").c_str() : "n/a (no library operator)");
   std::fflush(stdout);
   return result;
@@ -322,7 +345,8 @@ int main(int argc, char** argv) {
                      {"cudnn", cudnnGetVersion()},
                      {"utc", ein::bench::utc_now()},
                      {"timing", "median of 50 runs after 5 warm-ups, CUDA events; ein: a prepared plan (weights "
-                                "transformed once); cuDNN: the fastest algorithm cudnnFind... measures, full float"},
+                                "transformed once), run (ein_ms) and replayed as a CUDA graph (ein_graph_ms); cuDNN: the "
+                                "fastest algorithm cudnnFind... measures, full float"},
                      {"cases", cases}};
     std::ofstream(work + "/manifest.json") << manifest.dump(2) << "\n";
     cudaStreamDestroy(s);

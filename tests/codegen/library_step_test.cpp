@@ -27,6 +27,14 @@ using plan_test::f32;
 
 namespace {
 
+// The text of `text` from `from` up to the next occurrence of `to` after it.
+std::string between(const std::string& text, const std::string& from, const std::string& to) {
+  auto a = text.find(from);
+  if (a == std::string::npos) return {};
+  auto b = text.find(to, a + from.size());
+  return text.substr(a, b == std::string::npos ? std::string::npos : b - a);
+}
+
 // The plan of `p` for a build of `b` that links a CBLAS (host) and, with `cudnn`, cuDNN (cuda).
 ein::plan::program_plan bound(const ir::program& p, codegen::backend b = codegen::backend::host, bool cudnn = false) {
   return ein::plan::make_plan(p, codegen::capabilities_of(b, true, cudnn));
@@ -78,7 +86,11 @@ TEST_CASE("library steps: the CUDA source calls cuBLAS on one handle, the header
                 "  static ein::runtime::per_stream<ein::runtime::cublas_handle> handles;\n"
                 "  return handles.get(ein::runtime::current_device(), s,") != std::string::npos);
   CHECK(cu.find("const cublasHandle_t ein_cublas = ein_generated::lib::cublas_handle(s);") != std::string::npos);
-  CHECK(cu.find("EIN_CUBLAS_CHECK(cublasSetStream(ein_cublas, s));") != std::string::npos);
+  // bound to its stream, with a workspace of its own, when made: no run sets its stream (which
+  // would reset the workspace), and make_state, which prepare() calls, makes it ahead of the runs
+  CHECK(cu.find("std::make_unique<ein::runtime::cublas_handle>(s); })") != std::string::npos);
+  CHECK(cu.find("cublasSetStream") == std::string::npos);
+  CHECK(between(cu, "static void make_state_cuda_", "\n}\n").find("\n  cublas_handle(s);") != std::string::npos);
   CHECK(cu.find("ein_cublas, CUBLAS_OP_T, CUBLAS_OP_T, 48, 40, 36, &ein_alpha,") != std::string::npos);
   CHECK(cu.find("__global__") == std::string::npos);
   // full float, unless the options choose TF32: in run() and run_prepared() alike
@@ -119,14 +131,6 @@ bool cudnn_calls_checked(const std::string& text) {
   return true;
 }
 
-// The text of `text` from `from` up to the next occurrence of `to` after it.
-std::string between(const std::string& text, const std::string& from, const std::string& to) {
-  auto a = text.find(from);
-  if (a == std::string::npos) return {};
-  auto b = text.find(to, a + from.size());
-  return text.substr(a, b == std::string::npos ? std::string::npos : b - a);
-}
-
 }  // namespace
 
 TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up once per stream") {
@@ -158,11 +162,18 @@ TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up on
   auto tf32 = o;
   tf32.tf32 = true;
   CHECK(codegen::emit_cuda_source(p, tf32).find(".tf32 = true});") != std::string::npos);
-  // each run: the stream, then the call on the state
+  // made ahead of the runs, by make_state, which prepare() calls for its stream
+  std::string make = between(cu, "static void make_state_cuda_", "\n}\n");
+  CHECK(make.find("  cudnn_handle(s);\n  eop_out_cudnn(s);") != std::string::npos);
+  std::string prepare = between(cu, "void prepare_cuda_", "\n}\n");
+  CHECK(prepare.find("  make_state_cuda_") != std::string::npos);
+  CHECK(cu.find("make_state_cuda_") < cu.find("void prepare_cuda_"));
+  // each run: the handle, then the call on the state
   std::string run = between(cu, "void run_cuda_", "\n}\n");
   REQUIRE(!run.empty());
   CHECK(run.find("const cudnnHandle_t ein_cudnn = ein_generated::lib::cudnn_handle(s);") != std::string::npos);
-  CHECK(run.find("EIN_CUDNN_CHECK(cudnnSetStream(ein_cudnn, s));") != std::string::npos);
+  CHECK(cu.find("cudnnSetStream") == std::string::npos);  // bound to its stream when made
+  CHECK(cu.find("std::make_unique<ein::runtime::cudnn_handle>(s); })") != std::string::npos);
   CHECK(run.find("const ein::runtime::cudnn_convolution& ein_conv = ein_generated::lib::eop_out_cudnn(s);") !=
         std::string::npos);
   CHECK(run.find("EIN_CUDNN_CHECK(cudnnConvolutionForward(ein_cudnn, &ein_alpha, ein_conv.x, t_X, ein_conv.w, t_K, "

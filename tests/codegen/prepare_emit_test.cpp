@@ -117,6 +117,46 @@ TEST_CASE("the cuda backend: the header declares the prepared entry points, the 
   CHECK(function(cu, "void run_cuda_").find("eop_Kt_kernel<<<") != std::string::npos);
 }
 
+TEST_CASE("the cuda backend: prepare() makes the stream's state; a prepared run is captured into a CUDA graph") {
+  auto o = cuda_options("prepared_relayout");
+  auto p = ein::plan::make_plan(ein::reify(ein_test::prepared_relayout), {});
+  std::string h = codegen::emit_header(p, o), cu = codegen::emit_cuda_source(p, o);
+  // every launch's resident blocks (the weight transform's too), made before prepare() needs them
+  std::string make = function(cu, "static void make_state_cuda_0000000000005678(");
+  CHECK(make.find("  eop_Kt_resident();\n") != std::string::npos);
+  CHECK(cu.find("static void make_state_cuda_") < cu.find("void prepare_cuda_"));
+  std::string prepare = function(cu, "void prepare_cuda_");
+  CHECK(prepare.find("EIN_CUDA_CHECK(cudaStreamSynchronize(s));\n  make_state_cuda_0000000000005678(s);") !=
+        std::string::npos);
+  CHECK(function(cu, "void run_prepared_cuda_").find("make_state") == std::string::npos);
+  // the graph entry points: declared by the header, defined by the source, called by the plan
+  for (auto* entry : {"void* capture_cuda_0000000000005678(const void* storage, const ein::runtime::bindings& b)",
+                      "void replay_cuda_0000000000005678(const void* graph, ein::runtime::stream s)",
+                      "void free_graph_cuda_0000000000005678(void* graph) noexcept"}) {
+    CAPTURE(entry);
+    CHECK(h.find(std::string(entry) + ";") != std::string::npos);
+    CHECK(cu.find(std::string(entry) + " {") != std::string::npos);
+  }
+  CHECK(cu.find("#include \"ein/runtime/cuda_graph.hpp\"") != std::string::npos);
+  // captured on the graph's own stream, its state made there before the capture begins
+  std::string capture = function(cu, "void* capture_cuda_");
+  CHECK(capture.find("return new ein::runtime::cuda_graph([](cudaStream_t own) { "
+                     "make_state_cuda_0000000000005678(own); },") != std::string::npos);
+  CHECK(capture.find("[&](cudaStream_t own) { run_prepared_cuda_0000000000005678(storage, b, own); });") !=
+        std::string::npos);
+  CHECK(h.find("static void* capture(const void* storage, const bindings& b) {\n"
+               "    return ein_generated::prepared_relayout::capture_cuda_0000000000005678(storage, b);") !=
+        std::string::npos);
+  CHECK(h.find("static void replay(const void* graph, stream s = nullptr) {") != std::string::npos);
+  CHECK(h.find("static void free_graph(void* graph) noexcept {") != std::string::npos);
+  // a host plan has none of it: ein::captured replays its runs
+  auto host = o;
+  host.target = codegen::backend::host;
+  std::string hh = codegen::emit_header(p, host);
+  CHECK(hh.find("capture") == std::string::npos);
+  CHECK(hh.find("graph") == std::string::npos);
+}
+
 TEST_CASE("a plan without storage marks the storage parameters of its cuda entry points unused") {
   auto o = cuda_options("elementwise");
   std::string cu = codegen::emit_cuda_source(ein::plan::make_plan(ein::reify(ein_test::elementwise), {}), o);

@@ -8,6 +8,7 @@
 #include "codegen/e2e/concurrent_harness.hpp"
 #include "codegen/e2e/harness.hpp"
 #include "codegen/e2e/hostile_bindings.hpp"
+#include "codegen/e2e/prepared_harness.hpp"
 #include "eval/hand_loops.hpp"
 #include "ein/dispatch/prepare.hpp"
 #include "ein/dispatch/run.hpp"
@@ -93,6 +94,13 @@ TEST_CASE("the generic path runs from several threads at once, directly and prep
   };
   concurrent(ein_test::hand_program<1>{});
   concurrent(ein_test::hand_program<5>{});
+}
+
+TEST_CASE("a captured run of the generic path replays on the buffers bound at the capture, as they are then") {
+  for (std::uint64_t seed : {1, 2}) {
+    ein_test::check_captured_against_interpreter(ein_test::hand_program<1>{}, seed, 1e-6);
+    ein_test::check_captured_against_interpreter(ein_test::hand_program<5>{}, seed, 1e-6);
+  }
 }
 
 TEST_CASE("has_plan is false for a program whose header is not included") {

@@ -65,3 +65,50 @@ TEST_CASE("per_stream: 8 threads on 4 streams at once each get their own state, 
   std::sort(all.begin(), all.end());
   CHECK(std::adjacent_find(all.begin(), all.end()) == all.end());  // no two threads or streams share one
 }
+
+TEST_CASE("release_stream_state: a stream's states go from every table and thread, the others stay") {
+  ein::runtime::per_stream<state> handles, workspaces;
+  int made = 0;
+  auto make = [&] { return std::make_unique<state>(state{made++}); };
+  int released = 0, kept = 0;
+  state* other_device = &handles.get(1, &released, make);
+  state* other_stream = &handles.get(0, &kept, make);
+  workspaces.get(0, &released, make);
+  std::thread([&] { handles.get(0, &released, make); }).join();  // another thread's state of it
+  handles.get(0, &released, make);
+  CHECK(handles.size() == 4);
+  {
+    ein::runtime::per_stream<state> gone;  // a table destroyed before the release is not visited
+    gone.get(0, &released, make);
+  }
+  CHECK(ein::runtime::release_stream_state(0, &released) == 3);
+  CHECK(handles.size() == 2);
+  CHECK(workspaces.size() == 0);
+  CHECK(&handles.get(1, &released, make) == other_device);
+  CHECK(&handles.get(0, &kept, make) == other_stream);
+  const int before = made;
+  handles.get(0, &released, make);  // made anew
+  CHECK(made == before + 1);
+  CHECK(ein::runtime::release_stream_state(0, &kept) == 1);
+  CHECK(ein::runtime::release_stream_state(0, &kept) == 0);
+}
+
+TEST_CASE("release_stream_state while other threads make states and tables come and go") {
+  ein::runtime::per_stream<state> states;
+  int streams[4] = {}, released = 0;
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> pool;
+  for (int t = 0; t < 4; ++t)
+    pool.emplace_back([&, t] {
+      int serial = 0;
+      while (!stop) {
+        states.get(0, &streams[t], [&] { return std::make_unique<state>(state{serial++}); });
+        ein::runtime::per_stream<state> brief;  // registers and unregisters
+        brief.get(0, &released, [] { return std::make_unique<state>(state{0}); });
+      }
+    });
+  for (int k = 0; k < 500; ++k) ein::runtime::release_stream_state(0, &released);
+  stop = true;
+  for (auto& th : pool) th.join();
+  CHECK(states.size() == 4);  // the others' states stay, one per thread and stream
+}

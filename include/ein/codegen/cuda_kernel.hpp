@@ -188,19 +188,30 @@ inline void emit_cuda_kernel(writer& w, const step& s, const layout& plan, accum
   w.close();
 }
 
+/// The name of the function giving the blocks of a step's kernel that the device keeps resident
+/// (emit_resident_blocks).
+inline std::string resident_function(const step& s) { return s.function + "_resident"; }
+
+/// `static unsigned <function>_resident()`: the device's multiprocessors times the occupancy of the
+/// step's kernel at kernel_threads per block, asked once (runtime::resident_blocks). The plan's
+/// prepare() asks it, so that no run asks it under stream capture. Nothing for an empty box.
+inline void emit_resident_blocks(writer& w, const step& s) {
+  if (empty_box(s.value->traversal)) return;
+  w.open("static unsigned " + resident_function(s) + "()");
+  w.line("static const unsigned resident = ein::runtime::resident_blocks(" + s.function + "_kernel, " +
+         int_text(kernel_threads) + ");");
+  w.line("return resident;");
+  w.close();
+}
+
 /// The launch of a step's kernel on stream `s`, checked: kernel_threads per block, blocks for
-/// the schedule's items up to what the device keeps resident at once (its multiprocessors times
-/// the kernel's occupancy, queried on the first launch).
+/// the schedule's items up to what the device keeps resident at once (emit_resident_blocks).
 inline void emit_cuda_launch(writer& w, const step& s, const layout& plan, const std::string& ns) {
   if (empty_box(s.value->traversal)) return;
   kernel_schedule k = schedule(s, plan);
-  const std::string kernel = ns + "::" + s.function + "_kernel";
-  w.open("");
-  w.line("static const unsigned resident = ein::runtime::resident_blocks(" + kernel + ", " + int_text(kernel_threads) +
-         ");");
-  w.line(kernel + "<<<ein::runtime::launch_blocks(" + int_text(k.items) + ", " + int_text(k.items_per_block) +
-         ", resident), " + int_text(kernel_threads) + ", 0, s>>>(" + arguments_text(s, plan) + ");");
-  w.close();
+  w.line(ns + "::" + s.function + "_kernel<<<ein::runtime::launch_blocks(" + int_text(k.items) + ", " +
+         int_text(k.items_per_block) + ", " + ns + "::" + resident_function(s) + "()), " +
+         int_text(kernel_threads) + ", 0, s>>>(" + arguments_text(s, plan) + ");");
   w.line("EIN_CUDA_CHECK(cudaGetLastError());");
 }
 

@@ -2,7 +2,9 @@
 // handles and cuDNN states, and the entry points the header's plan calls.
 #pragma once
 
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "ein/codegen/cuda_kernel.hpp"
 #include "ein/codegen/header.hpp"
@@ -16,9 +18,58 @@
 
 namespace ein::codegen {
 
+namespace detail {
+
+// `static void make_state_cuda_<key>(ein::runtime::stream s)`: every piece of the plan's library
+// state for stream s on this thread (cuBLAS and cuDNN handles, each convolution's cuDNN state)
+// and each launch's resident-block count, made now if not made before.
+inline void emit_make_state(writer& w, const layout& plan,
+                            const std::vector<std::optional<ein::plan::library_call>>& calls,
+                            const std::string& entry) {
+  const bool cublas = any_call(calls, ein::plan::blas), cudnn = any_call(calls, ein::plan::cudnn);
+  bool launches = false;
+  for (std::size_t k = 0; k < plan.steps.size(); ++k)
+    launches = launches || (!calls[k] && !empty_box(plan.steps[k].value->traversal));
+  w.line();
+  w.comment("The plan's state for stream s on this thread, made ahead of its runs: handle creation,\n"
+            "device allocations and occupancy queries are not allowed under stream capture.");
+  w.open("static void " + entry + "(" + (cublas || cudnn ? "" : "[[maybe_unused]] ") + "ein::runtime::stream s)");
+  if (cublas) w.line("cublas_handle(s);");
+  if (cudnn) w.line("cudnn_handle(s);");
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    auto& s = plan.steps[k];
+    if (calls[k] && calls[k]->library == ein::plan::cudnn) w.line(cudnn_state_function(s) + "(s);");
+    if (!calls[k] && !empty_box(s.value->traversal)) w.line(resident_function(s) + "();");
+  }
+  if (!cublas && !cudnn && !launches) w.comment("nothing: the plan launches nothing");
+  w.close();
+}
+
+// The capture of a prepared run into a CUDA graph on a stream of the graph's own
+// (runtime::cuda_graph, state made there first), its replay and its release.
+inline void emit_graph_entries(writer& w, const options& o) {
+  w.comment("A prepared run captured into a CUDA graph on a stream of its own, and its replays.");
+  w.open(capture_signature(o));
+  w.line("return new ein::runtime::cuda_graph([](cudaStream_t own) { " + cuda_entry(o, "make_state") + "(own); },");
+  w.line("                                    [&](cudaStream_t own) { " + cuda_entry(o, "run_prepared") +
+         "(storage, b, own); });");
+  w.close();
+  w.open(replay_signature(o));
+  w.line("static_cast<const ein::runtime::cuda_graph*>(graph)->replay(s);");
+  w.close();
+  w.open(free_graph_signature(o));
+  w.line("delete static_cast<ein::runtime::cuda_graph*>(graph);");
+  w.close();
+}
+
+}  // namespace detail
+
 /// The CUDA source of the cuda backend, for nvcc: one kernel per step and the entry points that
 /// the header's plan calls (binding checks, stream-ordered temporaries, checked launches; the
-/// prepared plan's storage, prepare and run). It includes runtime headers only.
+/// prepared plan's storage, prepare and run; the capture of a prepared run into a CUDA graph and
+/// its replay). The plan's library state for a stream (runtime::per_stream) is made by
+/// make_state_cuda_<key>(s), which prepare() calls for its stream and a capture for the graph's
+/// own stream, so that nothing is created under stream capture. It includes runtime headers only.
 /// @pre o.target == backend::cuda
 inline std::string emit_cuda_source(const ein::plan::program_plan& p, const options& o) {
   layout plan = make_layout(p);
@@ -34,6 +85,7 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
   w.line("#include \"ein/runtime/bindings.hpp\"");
   if (cublas) w.line("#include \"ein/runtime/cublas.hpp\"");
   w.line("#include \"ein/runtime/cuda.hpp\"");
+  w.line("#include \"ein/runtime/cuda_graph.hpp\"");
   if (cudnn) w.line("#include \"ein/runtime/cudnn.hpp\"");
   w.line("#include \"ein/runtime/eoperator.hpp\"");
   if (cublas || cudnn) w.line("#include \"ein/runtime/per_stream.hpp\"");
@@ -42,21 +94,22 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
   w.open_namespace(ns);
   if (cublas) {
     w.line();
-    w.comment("The plan's cuBLAS handle for stream s on this thread (runtime::per_stream): created on\n"
-              "its first run there, destroyed at exit.");
+    w.comment("The plan's cuBLAS handle for stream s on this thread (runtime::per_stream), bound to s\n"
+              "with a workspace of its own: made by make_state (or a first run there), destroyed at exit.");
     w.open("static cublasHandle_t cublas_handle(cudaStream_t s)");
     w.line("static ein::runtime::per_stream<ein::runtime::cublas_handle> handles;");
-    w.line("return handles.get(ein::runtime::current_device(), s, [] { return std::make_unique<ein::runtime::cublas_handle>(); })");
+    w.line("return handles.get(ein::runtime::current_device(), s, [s] { return std::make_unique<ein::runtime::cublas_handle>(s); })");
     w.line("    .get();");
     w.close();
   }
   if (cudnn) {
     w.line();
-    w.comment("The plan's cuDNN handle for stream s on this thread, shared by its convolution steps\n"
-              "(runtime::per_stream): created on its first run there, destroyed at exit.");
+    w.comment("The plan's cuDNN handle for stream s on this thread, bound to s and shared by its\n"
+              "convolution steps (runtime::per_stream): made by make_state (or a first run there),\n"
+              "destroyed at exit.");
     w.open("static cudnnHandle_t cudnn_handle(cudaStream_t s)");
     w.line("static ein::runtime::per_stream<ein::runtime::cudnn_handle> handles;");
-    w.line("return handles.get(ein::runtime::current_device(), s, [] { return std::make_unique<ein::runtime::cudnn_handle>(); })");
+    w.line("return handles.get(ein::runtime::current_device(), s, [s] { return std::make_unique<ein::runtime::cudnn_handle>(s); })");
     w.line("    .get();");
     w.close();
     for (std::size_t k = 0; k < plan.steps.size(); ++k) {
@@ -64,7 +117,7 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
       auto& s = plan.steps[k];
       w.line();
       w.comment(plan.buffers[s.target].name + " = " + calls[k]->str() +
-                ": descriptors, algorithm and workspace, chosen on the first run.");
+                ": descriptors, algorithm and workspace, chosen by make_state.");
       library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle(s)", o.tf32);
     }
   }
@@ -74,7 +127,9 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
     w.line();
     w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value));
     emit_cuda_kernel(w, s, plan, o.accumulate);
+    emit_resident_blocks(w, s);
   }
+  detail::emit_make_state(w, plan, calls, cuda_entry(o, "make_state"));
   const preparation prep = make_preparation(plan);
   const std::string unused = prep.bytes ? "" : "[[maybe_unused]] ";
   w.line();
@@ -83,8 +138,10 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
   w.close();
   w.line();
   w.comment("A prepared plan: the weight transforms once, into the storage; then the other steps.");
+  w.comment("It makes the plan's library state for stream s too (make_state), ahead of any capture.");
   w.open(detail::prepare_signature(o, unused));
   detail::emit_body(w, plan, prep, detail::part::weights, ns, true, calls, o.tf32);
+  w.line(cuda_entry(o, "make_state") + "(s);");
   w.close();
   w.open(detail::run_prepared_signature(o, unused));
   detail::emit_body(w, plan, prep, detail::part::rest, ns, true, calls, o.tf32);
@@ -95,6 +152,7 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
   w.open("void " + cuda_entry(o, "free_prepared") + "(void* storage) noexcept");
   w.line("ein::runtime::free_device_storage(storage);");
   w.close();
+  detail::emit_graph_entries(w, o);
   w.close_namespace(ns);
   return w.str();
 }

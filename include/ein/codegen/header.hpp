@@ -56,8 +56,9 @@ inline double tolerance(const layout& plan, const options& o) {
 }
 
 /// The name of a CUDA entry point of a plan, `<what>_cuda_<key>` (`what`: run, prepare,
-/// run_prepared, allocate_prepared, free_prepared): it carries the program key, so a header and
-/// a CUDA source generated for different programs do not link together.
+/// run_prepared, allocate_prepared, free_prepared, make_state, capture, replay, free_graph): it
+/// carries the program key, so a header and a CUDA source generated for different programs do
+/// not link together.
 inline std::string cuda_entry(const options& o, const std::string& what = "run") {
   return what + "_cuda_" + detail::hex_text(o.key).substr(2, 16);
 }
@@ -73,6 +74,17 @@ inline std::string prepare_signature(const options& o, const std::string& unused
 inline std::string run_prepared_signature(const options& o, const std::string& unused = "") {
   return "void " + cuda_entry(o, "run_prepared") + "(" + unused +
          "const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s)";
+}
+
+// The graph entry points of a cuda plan (ein::captured calls them through the plan).
+inline std::string capture_signature(const options& o) {
+  return "void* " + cuda_entry(o, "capture") + "(const void* storage, const ein::runtime::bindings& b)";
+}
+inline std::string replay_signature(const options& o) {
+  return "void " + cuda_entry(o, "replay") + "(const void* graph, ein::runtime::stream s)";
+}
+inline std::string free_graph_signature(const options& o) {
+  return "void " + cuda_entry(o, "free_graph") + "(void* graph) noexcept";
 }
 
 // The members of the plan specialization that prepare a plan (ein::prepare calls them).
@@ -99,6 +111,17 @@ inline void emit_prepared_members(writer& w, const layout& plan, const preparati
     w.close();
     w.open("static void run_prepared(const void* storage, const bindings& b, stream s = nullptr)");
     w.line(ns + "::" + cuda_entry(o, "run_prepared") + "(storage, b, s);");
+    w.close();
+    w.comment("A CUDA graph of run_prepared(storage, b) captured on a stream of its own (ein::captured),\n"
+              "replayed on stream s, released by free_graph().");
+    w.open("static void* capture(const void* storage, const bindings& b)");
+    w.line("return " + ns + "::" + cuda_entry(o, "capture") + "(storage, b);");
+    w.close();
+    w.open("static void replay(const void* graph, stream s = nullptr)");
+    w.line(ns + "::" + cuda_entry(o, "replay") + "(graph, s);");
+    w.close();
+    w.open("static void free_graph(void* graph) noexcept");
+    w.line(ns + "::" + cuda_entry(o, "free_graph") + "(graph);");
     w.close();
     return;
   }
@@ -134,10 +157,10 @@ inline void emit_prepared_members(writer& w, const layout& plan, const preparati
 /// only; a static_assert rejects it when `ein::program_key(object)` no longer equals `o.key`
 /// (the model changed); one host function per step in namespace `ein_generated::<name>`; and
 /// `ein::runtime::plan<decltype(object)>` with run(), run_host() and the members of a prepared
-/// plan (prepared_bytes, allocate_prepared(), free_prepared(), prepare(), run_prepared()). For
-/// the cuda backend run() and the prepared members call the entry points defined in the CUDA
-/// source (emit_cuda_source), so the model and the front end never go through nvcc. The same
-/// program and options give the same bytes.
+/// plan (prepared_bytes, allocate_prepared(), free_prepared(), prepare(), run_prepared(); for
+/// cuda also capture(), replay(), free_graph()). For the cuda backend run() and the prepared
+/// members call the entry points defined in the CUDA source (emit_cuda_source), so the model and
+/// the front end never go through nvcc. The same program and options give the same bytes.
 inline std::string emit_header(const ein::plan::program_plan& p, const options& o) {
   layout plan = make_layout(p);
   const preparation prep = make_preparation(plan);
@@ -191,12 +214,15 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   if (cuda) {
     w.line();
     w.comment("Defined in " + o.name + ".cu: check the bindings and launch the kernels; the\n"
-              "storage of a prepared plan.");
+              "storage of a prepared plan; the CUDA graphs of its runs.");
     w.line("void " + cuda_entry(o) + "(const ein::runtime::bindings& b, ein::runtime::stream s);");
     w.line(detail::prepare_signature(o) + ";");
     w.line(detail::run_prepared_signature(o) + ";");
     w.line("void* " + cuda_entry(o, "allocate_prepared") + "();");
     w.line("void " + cuda_entry(o, "free_prepared") + "(void* storage) noexcept;");
+    w.line(detail::capture_signature(o) + ";");
+    w.line(detail::replay_signature(o) + ";");
+    w.line(detail::free_graph_signature(o) + ";");
   }
   w.close_namespace(ns);
   w.line();

@@ -133,14 +133,11 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
   std::vector<std::optional<ein::plan::library_call>> running(calls.size());
   for (std::size_t k = 0; k < calls.size(); ++k)
     if (runs(k)) running[k] = calls[k];
-  if (cuda && any_call(running, ein::plan::blas)) {
+  // The handles are bound to stream s when made (runtime::cublas_handle, cudnn_handle).
+  if (cuda && any_call(running, ein::plan::blas))
     w.line("const cublasHandle_t ein_cublas = " + ns + "::cublas_handle(s);");
-    w.line("EIN_CUBLAS_CHECK(cublasSetStream(ein_cublas, s));");
-  }
-  if (cuda && any_call(running, ein::plan::cudnn)) {
+  if (cuda && any_call(running, ein::plan::cudnn))
     w.line("const cudnnHandle_t ein_cudnn = " + ns + "::cudnn_handle(s);");
-    w.line("EIN_CUDNN_CHECK(cudnnSetStream(ein_cudnn, s));");
-  }
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     if (!runs(k)) continue;
     auto& s = plan.steps[k];

@@ -12,6 +12,7 @@
 #include "ein/detail/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/runtime/bindings.hpp"
+#include "ein/dispatch/capture.hpp"
 #include "ein/dispatch/generic.hpp"
 #include "ein/runtime/plan.hpp"
 #include "ein/dispatch/run.hpp"
@@ -67,10 +68,26 @@ class prepared<Program, true> {
     plan::run_prepared(storage_, b, s);
   }
 
+  /// A run on `b` (as run() takes them) captured once, to replay() many times on the buffers
+  /// bound here: for a cuda plan a CUDA graph, captured on a stream of its own with library
+  /// state of its own (made before the capture), so that it races with no ordinary run; for a
+  /// host plan the kept bindings, run again on each replay.
+  /// @pre this object outlives the result and is not moved while it lives.
+  captured<prepared> capture(const runtime::bindings& b) const {
+    expect_live();
+    return captured<prepared>(*this, b);
+  }
+
   /// Bytes of storage it owns (the plan's prepared_bytes).
   static constexpr std::size_t storage_bytes() { return plan::prepared_bytes; }
 
  private:
+  friend class captured<prepared>;
+  static constexpr bool captures_graph = plan::target == runtime::backend::cuda;
+  void* capture_graph(const runtime::bindings& b) const { return plan::capture(storage_, b); }
+  static void replay_graph(const void* graph, runtime::stream s) { plan::replay(graph, s); }
+  static void free_graph(void* graph) noexcept { plan::free_graph(graph); }
+
   void release() noexcept {
     if (live_) plan::free_prepared(storage_);
     storage_ = nullptr;
@@ -141,6 +158,13 @@ class prepared<Program, false> {
     runtime::run_generic(*program_, runtime::bindings(std::move(items), b.caller()));
   }
 
+  /// The run on `b` kept for replay() (ein::captured): each replay interprets it again.
+  /// @pre this object outlives the result and is not moved while it lives.
+  captured<prepared> capture(const runtime::bindings& b) const {
+    if (!live_) throw user_error("ein::prepared::capture: this prepared plan was moved from");
+    return captured<prepared>(*this, b);
+  }
+
   /// Bytes of the weight copies it owns.
   std::size_t storage_bytes() const {
     std::size_t n = 0;
@@ -155,6 +179,9 @@ class prepared<Program, false> {
     std::vector<float> f32;
     std::vector<double> f64;
   };
+
+  friend class captured<prepared>;
+  static constexpr bool captures_graph = false;
 
   const ir::program* program_;
   std::vector<copy> copies_;

@@ -48,10 +48,14 @@ inline void cudnn_check(cudnnStatus_t status, const char* call, const char* file
 namespace ein::runtime {
 
 /// An owned cuDNN handle on the device current at construction. A plan keeps one per device,
-/// stream and thread (runtime::per_stream): created on its first run there, destroyed at exit.
+/// stream and thread (runtime::per_stream), made for that stream by the plan's prepare() (or its
+/// first run there) and destroyed at exit.
 class cudnn_handle {
  public:
   cudnn_handle() { EIN_CUDNN_CHECK(cudnnCreate(&handle_)); }
+  /// A handle bound for good to `stream`: a plan's runs then set no stream on it. (The
+  /// delegated constructor has made the object: the destructor destroys the handle on a throw.)
+  explicit cudnn_handle(cudaStream_t stream) : cudnn_handle() { EIN_CUDNN_CHECK(cudnnSetStream(handle_, stream)); }
   cudnn_handle(const cudnn_handle&) = delete;
   cudnn_handle& operator=(const cudnn_handle&) = delete;
   // At exit the device may already be gone: a failed destroy is not worth reporting then.
@@ -69,8 +73,8 @@ enum class algorithm_choice : unsigned char { heuristic, fastest };
 
 /// What one convolution step of a plan keeps between runs: its descriptors, the algorithm and
 /// the workspace, set up for a geometry on a handle. A plan keeps one per step, device, stream and
-/// thread (runtime::per_stream: set up on its first run there); the measured cost model times the
-/// same.
+/// thread (runtime::per_stream: set up by its prepare() or its first run there); the measured
+/// cost model times the same.
 class cudnn_convolution {
  public:
   cudnnTensorDescriptor_t x = nullptr, y = nullptr;

@@ -2,25 +2,66 @@
 // workspace), one per device, stream and host thread.
 #pragma once
 
+#include <algorithm>
+#include <cstddef>
 #include <map>
 #include <memory>
 #include <mutex>
 #include <thread>
 #include <tuple>
+#include <vector>
 
 namespace ein::runtime {
 
-/// One T per (device, stream, host thread), made by `make` on first use and kept until exit. A
-/// plan keeps its handles and cuDNN workspaces in these, so that runs at once never share one:
-/// runs on two streams would otherwise overwrite each other's workspace while both are in
-/// flight, and two threads would set one handle's stream under each other. Thread-safe; a T is
-/// used only by the runs of its own thread on its own stream, which that stream orders.
+namespace detail {
+
+// What release_stream_state() sees of each per_stream: the tables alive now.
+class per_stream_table {
+ public:
+  virtual std::size_t erase_stream(int device, const void* stream) = 0;
+
+ protected:
+  ~per_stream_table() = default;
+};
+
+struct per_stream_tables {
+  std::mutex mutex;
+  std::vector<per_stream_table*> tables;
+};
+
+// Made before the first table registers, so it is destroyed after the last one unregisters.
+inline per_stream_tables& tables() {
+  static per_stream_tables all;
+  return all;
+}
+
+}  // namespace detail
+
+/// One T per (device, stream, host thread), made by `make` on first use and kept until exit or
+/// release_stream_state(). A plan keeps its handles and cuDNN workspaces in these (its prepare()
+/// makes those of its own stream and thread ahead of the runs), so that runs at once never
+/// share one: runs on two streams would otherwise overwrite each other's workspace while both
+/// are in flight, and two threads would set one handle's stream under each other. Thread-safe; a
+/// T is used only by the runs of its own thread on its own stream, which that stream orders.
 ///
 ///     static per_stream<cublas_handle> handles;
-///     cublasHandle_t h = handles.get(current_device(), s, [] { return std::make_unique<cublas_handle>(); }).get();
+///     cublasHandle_t h = handles.get(current_device(), s, [s] { return std::make_unique<cublas_handle>(s); }).get();
 template <class T>
-class per_stream {
+class per_stream final : detail::per_stream_table {
  public:
+  per_stream() {
+    auto& all = detail::tables();
+    std::lock_guard lock(all.mutex);
+    all.tables.push_back(table());
+  }
+  per_stream(const per_stream&) = delete;
+  per_stream& operator=(const per_stream&) = delete;
+  ~per_stream() {
+    auto& all = detail::tables();
+    std::lock_guard lock(all.mutex);
+    all.tables.erase(std::find(all.tables.begin(), all.tables.end(), table()));
+  }
+
   /// The T of `device`, `stream` and the calling thread; `make()` gives a std::unique_ptr<T> the
   /// first time (under the lock: a T that fails to be made is tried again next time).
   template <class Make>
@@ -38,8 +79,29 @@ class per_stream {
   }
 
  private:
+  detail::per_stream_table* table() { return this; }
+  std::size_t erase_stream(int device, const void* stream) override {
+    std::lock_guard lock(mutex_);
+    return std::erase_if(states_, [&](const auto& entry) {
+      return std::get<0>(entry.first) == device && std::get<1>(entry.first) == stream;
+    });
+  }
+
   mutable std::mutex mutex_;
   std::map<std::tuple<int, const void*, std::thread::id>, std::unique_ptr<T>> states_;
 };
+
+/// Destroys the T of `device` and `stream`, of every thread, in every per_stream alive (every
+/// plan's handles and workspaces for that stream); returns how many. For a stream that no run
+/// uses any more and whose work is done (a captured graph's own stream, runtime::cuda_graph):
+/// its state would otherwise live until exit, and a later stream at the same address would
+/// find it.
+inline std::size_t release_stream_state(int device, const void* stream) {
+  auto& all = detail::tables();
+  std::lock_guard lock(all.mutex);
+  std::size_t n = 0;
+  for (auto* table : all.tables) n += table->erase_stream(device, stream);
+  return n;
+}
 
 }  // namespace ein::runtime

@@ -30,6 +30,10 @@ enum class backend : unsigned char { host, cuda };
 ///   static void free_prepared(void*) noexcept;
 ///   static void prepare(const bindings& weights, void* storage, stream = nullptr);
 ///   static void run_prepared(const void* storage, const bindings&, stream = nullptr);
+/// and, for a cuda plan only, what ein::captured runs (a CUDA graph of one run_prepared()):
+///   static void* capture(const void* storage, const bindings&);
+///   static void replay(const void* graph, stream = nullptr);
+///   static void free_graph(void*) noexcept;
 /// @post run() writes every output of the program; it checks the bindings first.
 /// prepare() binds the weights only and runs the weight transforms into the storage;
 /// run_prepared() binds inputs and outputs only and runs the other steps, reading the storage.

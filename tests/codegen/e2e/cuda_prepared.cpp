@@ -1,8 +1,13 @@
 // Prepared cuda plans (ein::prepare with device pointers; headers compiled here by the host
 // compiler, kernels by nvcc): where a device exists, each prepared plan must equal the
-// interpreter over several runs, after the device weights it was prepared from are overwritten.
+// interpreter over several runs, after the device weights it was prepared from are overwritten;
+// and a run captured into a CUDA graph (ein::prepared::capture) must run nothing until replayed,
+// then equal the interpreter and an ordinary run, on two streams, alongside an ordinary run on
+// other buffers, and after its bound inputs change in place.
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <memory>
 #include <vector>
@@ -41,6 +46,16 @@ struct device_tensor {
   ein::runtime::binding bind(const std::string& name) const {
     return f32 ? ein::runtime::binding(name, static_cast<float*>(data))
                : ein::runtime::binding(name, static_cast<double*>(data));
+  }
+  std::vector<double> values() const {
+    if (f32) {
+      std::vector<float> h(count);
+      EIN_CUDA_CHECK(cudaMemcpy(h.data(), data, count * sizeof(float), cudaMemcpyDeviceToHost));
+      return {h.begin(), h.end()};
+    }
+    std::vector<double> h(count);
+    EIN_CUDA_CHECK(cudaMemcpy(h.data(), data, count * sizeof(double), cudaMemcpyDeviceToHost));
+    return h;
   }
   double error_against(const ein::eval::dense& ref) const {
     if (f32) {
@@ -104,6 +119,133 @@ bool check(double tolerance) {
   return ok;
 }
 
+// The largest difference of `a` and `b`, relative to b's largest magnitude.
+double relative_difference(const std::vector<double>& a, const std::vector<double>& b) {
+  double most = 0, scale = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    most = std::max(most, std::abs(a[i] - b[i]));
+    scale = std::max(scale, std::abs(b[i]));
+  }
+  return scale > 0 ? most / scale : most;
+}
+
+// Device buffers for every input (values of `env`) and output (-7) of `p`, and their bindings.
+struct run_buffers {
+  std::vector<std::unique_ptr<device_tensor>> inputs, outputs;
+  std::vector<ein::runtime::binding> items;
+  run_buffers(const ein::ir::program& p, const ein::eval::bindings& env, const ein::eval::bindings& ref) {
+    for (auto& t : p.tensors)
+      if (t.role != ein::ir::tensor_role::weight) {
+        inputs.push_back(std::make_unique<device_tensor>(is_f32(t.type), env.at(t.name).data));
+        items.push_back(inputs.back()->bind(t.name));
+      }
+    for (auto& o : p.outputs) {
+      outputs.push_back(std::make_unique<device_tensor>(is_f32(p.find_definition(o)->type),
+                                                        std::vector<double>(ref.at(o).data.size(), -7.0)));
+      items.push_back(outputs.back()->bind(o));
+    }
+  }
+  void assign_inputs(const ein::ir::program& p, const ein::eval::bindings& env) {
+    std::size_t i = 0;
+    for (auto& t : p.tensors)
+      if (t.role != ein::ir::tensor_role::weight) inputs[i++]->assign(env.at(t.name).data);
+  }
+  void clear_outputs() {
+    for (auto& o : outputs) o->assign(std::vector<double>(o->count, -7.0));
+  }
+};
+
+// Whether every output of `b` is within `tolerance` of the interpreter's `ref`, printing each.
+bool outputs_match(const ein::ir::program& p, const run_buffers& b, const ein::eval::bindings& ref,
+                   double tolerance, const char* what) {
+  bool ok = true;
+  for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+    double err = b.outputs[i]->error_against(ref.at(p.outputs[i]));
+    bool pass = err < tolerance;
+    std::printf("%-18s %-26s %-5s max_rel_err=%.3g %s\n", p.name.c_str(), what, p.outputs[i].c_str(), err,
+                pass ? "ok" : "FAILED");
+    ok = ok && pass;
+  }
+  return ok;
+}
+
+// The interpreter's outputs for inputs of `seed` and the weights of `weights_env`.
+ein::eval::bindings inputs_for(const ein::ir::program& p, std::uint64_t seed,
+                                  const ein::eval::bindings& weights_env) {
+  auto env = ein::eval::random_inputs(p, seed);
+  for (auto& t : p.tensors)
+    if (t.role == ein::ir::tensor_role::weight) env[t.name] = weights_env.at(t.name);
+  return env;
+}
+
+struct stream_pair {
+  cudaStream_t s[2] = {nullptr, nullptr};
+  stream_pair() {
+    for (auto& x : s) EIN_CUDA_CHECK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+  }
+  ~stream_pair() {
+    for (auto& x : s) cudaStreamDestroy(x);
+  }
+};
+
+template <int K>
+bool check_capture(double tolerance) {
+  constexpr int id = ein_test::prepared_base + K;
+  constexpr ein_test::hand_program<id> object;
+  auto p = ein::reify(object);
+  auto weights_env = ein::eval::random_inputs(p, 41);
+  std::vector<std::unique_ptr<device_tensor>> weights;
+  std::vector<ein::runtime::binding> weight_items;
+  for (auto& t : p.tensors)
+    if (t.role == ein::ir::tensor_role::weight) {
+      weights.push_back(std::make_unique<device_tensor>(is_f32(t.type), weights_env.at(t.name).data));
+      weight_items.push_back(weights.back()->bind(t.name));
+    }
+  auto prepared = ein::prepare(object, ein::runtime::bindings(weight_items));
+  stream_pair streams;
+  auto env = inputs_for(p, 42, weights_env);
+  auto ref = ein::eval::evaluate(p, env);
+  run_buffers graph_buffers(p, env, ref), beside(p, env, ref);
+  auto graph = prepared.capture(ein::runtime::bindings(graph_buffers.items));
+  EIN_CUDA_CHECK(cudaDeviceSynchronize());
+  bool ok = true;
+  for (auto& o : graph_buffers.outputs) {  // a capture records the run, it runs nothing
+    bool untouched = o->values() == std::vector<double>(o->count, -7.0);
+    if (!untouched) std::printf("%-18s capture wrote an output: FAILED\n", p.name.c_str());
+    ok = ok && untouched;
+  }
+  graph.replay(streams.s[0]);
+  prepared.run(ein::runtime::bindings(beside.items), streams.s[1]);  // at once, its own buffers
+  EIN_CUDA_CHECK(cudaDeviceSynchronize());
+  ok = outputs_match(p, graph_buffers, ref, tolerance, "replay") && ok;
+  ok = outputs_match(p, beside, ref, tolerance, "run beside the replay") && ok;
+  for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+    double d = relative_difference(graph_buffers.outputs[i]->values(), beside.outputs[i]->values());
+    bool same = d <= 1e-6;
+    std::printf("%-18s replay against run %-5s difference=%.3g %s\n", p.name.c_str(), p.outputs[i].c_str(), d,
+                same ? "ok" : "FAILED");
+    ok = ok && same;
+  }
+  // new inputs written in place: the next replays read them, on either stream
+  auto next = inputs_for(p, 43, weights_env);
+  auto next_ref = ein::eval::evaluate(p, next);
+  graph_buffers.assign_inputs(p, next);
+  for (int stream = 0; stream < 2; ++stream) {
+    graph_buffers.clear_outputs();
+    graph.replay(streams.s[stream]);
+    EIN_CUDA_CHECK(cudaDeviceSynchronize());
+    const char* what = stream ? "replay, new inputs, s1" : "replay, new inputs, s0";
+    ok = outputs_match(p, graph_buffers, next_ref, tolerance, what) && ok;
+  }
+  // replays on two streams at once are ordered by CUDA
+  graph_buffers.clear_outputs();
+  graph.replay(streams.s[0]);
+  graph.replay(streams.s[1]);
+  EIN_CUDA_CHECK(cudaDeviceSynchronize());
+  ok = outputs_match(p, graph_buffers, next_ref, tolerance, "two replays, two streams") && ok;
+  return ok;
+}
+
 }  // namespace
 
 int main() {
@@ -117,6 +259,9 @@ int main() {
     bool ok = check<0>(1e-2);
     ok = check<1>(1e-12) && ok;
     ok = check<2>(1e-5) && ok;
+    ok = check_capture<0>(1e-2) && ok;
+    ok = check_capture<1>(1e-12) && ok;
+    ok = check_capture<2>(1e-5) && ok;
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());

@@ -104,6 +104,14 @@ TEST_CASE("prepared plans equal the interpreter over several runs on one prepara
   }
 }
 
+TEST_CASE("a captured run of a host plan replays on the buffers bound at the capture, as they are then") {
+  for (std::uint64_t seed : {1, 2}) {
+    ein_test::check_captured_against_interpreter(ein_test::prepared_relayout, seed, 1e-6);
+    ein_test::check_captured_against_interpreter(ein_test::prepared_chain, seed, 1e-13);
+    ein_test::check_captured_against_interpreter(ein_test::prepared_searched, seed, 1e-5);
+  }
+}
+
 TEST_CASE("the filter relayout is a weight transform: prepare runs it, the prepared run does not") {
   using plan = prepared_plan<0>;
   CAPTURE(plan::description);
