@@ -23,7 +23,8 @@ namespace ein::codegen {
 inline std::string emit_cuda_source(const ein::plan::program_plan& p, const options& o) {
   layout plan = make_layout(p);
   auto calls = emitted_calls(plan, o.target);
-  const bool cublas = any_call(calls, ein::plan::blas), cudnn = any_call(calls, ein::plan::cudnn);
+  const bool cublas = any_product(calls, false), cublaslt = any_product(calls, true);
+  const bool cudnn = any_call(calls, ein::plan::cudnn);
   const std::string ns = "ein_generated::" + o.name;
   writer w;
   w.comment(o.name + ".cu: the CUDA kernels of the plan of " + o.object +
@@ -32,11 +33,12 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
   w.line("#include <cstdint>");
   w.line();
   w.line("#include \"ein/runtime/bindings.hpp\"");
-  if (cublas) w.line("#include \"ein/runtime/cublas.hpp\"");
+  if (cublas || cublaslt) w.line("#include \"ein/runtime/cublas.hpp\"");
+  if (cublaslt) w.line("#include \"ein/runtime/cublaslt.hpp\"");
   w.line("#include \"ein/runtime/cuda.hpp\"");
   if (cudnn) w.line("#include \"ein/runtime/cudnn.hpp\"");
   w.line("#include \"ein/runtime/eoperator.hpp\"");
-  if (cublas || cudnn) w.line("#include \"ein/runtime/per_stream.hpp\"");
+  if (cublas || cublaslt || cudnn) w.line("#include \"ein/runtime/per_stream.hpp\"");
   w.line("#include \"ein/runtime/plan.hpp\"");
   w.line();
   w.open_namespace(ns);
@@ -49,6 +51,23 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
     w.line("return handles.get(ein::runtime::current_device(), s, [] { return std::make_unique<ein::runtime::cublas_handle>(); })");
     w.line("    .get();");
     w.close();
+  }
+  if (cublaslt) {
+    w.line();
+    w.comment("The plan's cuBLASLt handle and workspace for stream s on this thread, shared by its\n"
+              "products that end in an epilogue (runtime::per_stream): created on its first run there.");
+    w.open("static const ein::runtime::cublaslt_handle& cublaslt_handle(cudaStream_t s)");
+    w.line("static ein::runtime::per_stream<ein::runtime::cublaslt_handle> handles;");
+    w.line("return handles.get(ein::runtime::current_device(), s, [] { return std::make_unique<ein::runtime::cublaslt_handle>(); });");
+    w.close();
+    for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+      if (!calls[k] || calls[k]->library != ein::plan::blas || !calls[k]->epilogue) continue;
+      auto& s = plan.steps[k];
+      w.line();
+      w.comment(plan.buffers[s.target].name + " = " + calls[k]->str(plan.buffers) +
+                ": cuBLASLt's descriptors, set up on the first run.");
+      emit_cublaslt_state(w, s, plan, *calls[k], o.tf32);
+    }
   }
   if (cudnn) {
     w.line();
@@ -63,9 +82,10 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
       if (!calls[k] || calls[k]->library != ein::plan::cudnn) continue;
       auto& s = plan.steps[k];
       w.line();
-      w.comment(plan.buffers[s.target].name + " = " + calls[k]->str() +
+      w.comment(plan.buffers[s.target].name + " = " + calls[k]->str(plan.buffers) +
                 ": descriptors, algorithm and workspace, chosen on the first run.");
-      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle(s)", o.tf32);
+      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle(s)", o.tf32,
+                                epilogue_form_of(s, plan));
     }
   }
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
