@@ -112,9 +112,16 @@ TEST_CASE("epilogues: a product followed by any bias, residual and ReLU over its
     CHECK(e.relu == (f.relu != 0));
     if (f.bias) CHECK(e.bias_dim == 1);
     // the plan as data keeps it
-    auto back = plan::call_from_json(plan::to_json(*call->call, p), p);
+    auto json = plan::to_json(*call->call, p);
+    auto back = plan::call_from_json(json, p);
     REQUIRE(back.epilogue);
     CHECK(*back.epilogue == e);
+    if (!f.bias) continue;
+    auto nowhere = json, negative = json;
+    nowhere["epilogue"]["bias"] = "nowhere";
+    negative["epilogue"]["bias_dim"] = -1;
+    CHECK_THROWS_WITH_AS(plan::call_from_json(nowhere, p), doctest::Contains("reads `nowhere`"), user_error);
+    CHECK_THROWS_WITH_AS(plan::call_from_json(negative, p), doctest::Contains("bias_dim is no dimension"), user_error);
   }
   CHECK(fused > 30);
 }

@@ -231,8 +231,11 @@ inline nlohmann::json to_json(const library_call& c, const program_plan& p) {
   for (auto id : c.inputs) inputs.push_back(p.buffers.at(id).name);
   nlohmann::json epilogue = nullptr;
   if (auto& e = c.epilogue) {
-    auto name = [&](const std::optional<std::size_t>& id) { return id ? nlohmann::json(p.buffers.at(*id).name) : nlohmann::json(); };
-    epilogue = {{"result", e->result}, {"bias", name(e->bias)}, {"bias_dim", e->bias_dim}, {"residual", name(e->residual)}, {"relu", e->relu}};
+    auto name = [&](const std::optional<std::size_t>& id) {
+      return id ? nlohmann::json(p.buffers.at(*id).name) : nlohmann::json();
+    };
+    epilogue = {{"result", e->result}, {"bias", name(e->bias)}, {"bias_dim", e->bias_dim},
+                {"residual", name(e->residual)}, {"relu", e->relu}};
   }
   return {{"library", c.library.name}, {"inputs", inputs}, {"instance", to_json(c.op)}, {"epilogue", epilogue}};
 }
@@ -256,10 +259,13 @@ inline library_call call_from_json(const nlohmann::json& j, const program_plan& 
         auto& n = e->at(field);
         if (n.is_null()) return std::nullopt;
         auto it = p.by_name.find(n.get<std::string>());
-        if (it == p.by_name.end()) throw user_error("plan JSON: an epilogue reads `" + n.get<std::string>() + "`, no buffer of the plan");
+        if (it == p.by_name.end())
+          throw user_error("plan JSON: an epilogue reads `" + n.get<std::string>() + "`, no buffer of the plan");
         return it->second;
       };
-      c.epilogue = epilogue{e->at("result").get<std::string>(), buffer("bias"), e->at("bias_dim").get<std::size_t>(), buffer("residual"), e->at("relu").get<bool>()};
+      if (!e->at("bias_dim").is_number_unsigned()) throw user_error("plan JSON: an epilogue's bias_dim is no dimension");
+      c.epilogue = epilogue{e->at("result").get<std::string>(), buffer("bias"), e->at("bias_dim").get<std::size_t>(),
+                            buffer("residual"), e->at("relu").get<bool>()};
     }
     return c;
   });
