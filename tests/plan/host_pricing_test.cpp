@@ -15,6 +15,7 @@
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
+#include "ein/plan/evaluate.hpp"
 #include "ein/search/program.hpp"
 #include "plan/conv_programs.hpp"
 
@@ -49,8 +50,7 @@ std::string calls(const plan::program_plan& p) {
 double plan_error(const plan::program_plan& p, const ir::program& src) {
   auto values = eval::random_inputs(src, 7);
   auto want = eval::evaluate(src, values);
-  for (auto& k : p.kernels) values[p.buffers[k.target].name] = eval::evaluate(*k.value, values);
-  return eval::max_rel_error(values.at("y"), want.at("y"));
+  return eval::max_rel_error(plan::evaluate(p, values).at("y"), want.at("y"));
 }
 
 }  // namespace

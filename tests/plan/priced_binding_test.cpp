@@ -17,6 +17,7 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/match/reference.hpp"
+#include "ein/plan/evaluate.hpp"
 #include "ein/search/program.hpp"
 #include "plan/conv_programs.hpp"
 
@@ -60,6 +61,7 @@ double plan_error(const plan::program_plan& p, const ir::program& src, std::uint
       std::vector<double> out(value.data.size(), 1e300);
       match::execute(k.call->op, in, out.data());
       worst = std::max(worst, eval::max_rel_error(std::span<const double>(out), value));
+      if (k.call->epilogue) plan::apply_epilogue(value, *k.call->epilogue, p, values);
     }
     values[p.buffers[k.target].name] = value;
   }

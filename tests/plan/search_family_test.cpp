@@ -11,6 +11,7 @@
 #include "ein/codegen/backend.hpp"
 #include "ein/derive/all.hpp"
 #include "ein/match/reference.hpp"
+#include "ein/plan/evaluate.hpp"
 #include "ein/plan/json.hpp"
 #include "ein/search/program.hpp"
 #include "search/rediscover_support.hpp"
@@ -49,10 +50,12 @@ TEST_CASE("searched family: every call runs on a library of the build and comput
       for (auto& k : p.kernels) {
         auto& target = p.buffers[k.target];
         auto value = eval::evaluate(*k.value, values);
-        values[target.name] = value;
-        if (!k.call) continue;
+        if (!k.call) {
+          values[target.name] = value;
+          continue;
+        }
         ++calls;
-        CAPTURE(k.call->str());
+        CAPTURE(k.call->str(p.buffers));
         CHECK(std::find(caps.libraries.begin(), caps.libraries.end(), k.call->library) != caps.libraries.end());
         CHECK(k.call->library.runs(k.call->op));
         CHECK(k.call->op.grid.elements() == target.count());
@@ -65,12 +68,14 @@ TEST_CASE("searched family: every call runs on a library of the build and comput
         std::vector<double> out(value.data.size(), 1e300);
         match::execute(k.call->op, in, out.data());
         CHECK(eval::max_rel_error(std::span<const double>(out), value) < 1e-9);
+        if (k.call->epilogue) plan::apply_epilogue(value, *k.call->epilogue, p, values);
+        values[target.name] = value;
       }
       for (auto& o : src.outputs) CHECK(eval::max_rel_error(values.at(o), want.at(o)) < 1e-9);
       // each definition's call is the instance the search priced it as, an eOperator where it
       // priced one
       for (auto& k : p.kernels) {
-        auto& priced = r.priced.at(p.buffers[k.target].name);
+        auto& priced = r.priced.at(k.call && k.call->epilogue ? k.call->epilogue->result : p.buffers[k.target].name);
         REQUIRE(priced.has_value() == k.call.has_value());
         if (priced) CHECK(plan::to_json(*priced) == plan::to_json(k.call->op));
         agreed += priced.has_value();

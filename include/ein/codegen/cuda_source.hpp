@@ -21,27 +21,33 @@ namespace ein::codegen {
 namespace detail {
 
 // `static void make_state_cuda_<key>(ein::runtime::stream s)`: every piece of the plan's library
-// state for stream s on this thread (cuBLAS and cuDNN handles, each convolution's cuDNN state)
-// and each launch's resident-block count, made now if not made before.
+// state for stream s on this thread (cuBLAS, cuBLASLt and cuDNN handles, each product's cuBLASLt
+// descriptors, each convolution's cuDNN state) and each launch's resident-block count, made now
+// if not made before.
 inline void emit_make_state(writer& w, const layout& plan,
                             const std::vector<std::optional<ein::plan::library_call>>& calls,
                             const std::string& entry) {
-  const bool cublas = any_call(calls, ein::plan::blas), cudnn = any_call(calls, ein::plan::cudnn);
+  const bool cublas = any_product(calls, false), cublaslt = any_product(calls, true);
+  const bool cudnn = any_call(calls, ein::plan::cudnn);
   bool launches = false;
   for (std::size_t k = 0; k < plan.steps.size(); ++k)
     launches = launches || (!calls[k] && !empty_box(plan.steps[k].value->traversal));
   w.line();
   w.comment("The plan's state for stream s on this thread, made ahead of its runs: handle creation,\n"
             "device allocations and occupancy queries are not allowed under stream capture.");
-  w.open("static void " + entry + "(" + (cublas || cudnn ? "" : "[[maybe_unused]] ") + "ein::runtime::stream s)");
+  const bool library = cublas || cublaslt || cudnn;
+  w.open("static void " + entry + "(" + (library ? "" : "[[maybe_unused]] ") + "ein::runtime::stream s)");
   if (cublas) w.line("cublas_handle(s);");
+  if (cublaslt) w.line("cublaslt_handle(s);");
   if (cudnn) w.line("cudnn_handle(s);");
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     auto& s = plan.steps[k];
     if (calls[k] && calls[k]->library == ein::plan::cudnn) w.line(cudnn_state_function(s) + "(s);");
+    if (calls[k] && calls[k]->library == ein::plan::blas && calls[k]->epilogue)
+      w.line(cublaslt_state_function(s) + "(s);");
     if (!calls[k] && !empty_box(s.value->traversal)) w.line(resident_function(s) + "();");
   }
-  if (!cublas && !cudnn && !launches) w.comment("nothing: the plan launches nothing");
+  if (!library && !launches) w.comment("nothing: the plan launches nothing");
   w.close();
 }
 
@@ -74,7 +80,8 @@ inline void emit_graph_entries(writer& w, const options& o) {
 inline std::string emit_cuda_source(const ein::plan::program_plan& p, const options& o) {
   layout plan = make_layout(p);
   auto calls = emitted_calls(plan, o.target);
-  const bool cublas = any_call(calls, ein::plan::blas), cudnn = any_call(calls, ein::plan::cudnn);
+  const bool cublas = any_product(calls, false), cublaslt = any_product(calls, true);
+  const bool cudnn = any_call(calls, ein::plan::cudnn);
   const std::string ns = "ein_generated::" + o.name;
   writer w;
   w.comment(o.name + ".cu: the CUDA kernels of the plan of " + o.object +
@@ -83,12 +90,13 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
   w.line("#include <cstdint>");
   w.line();
   w.line("#include \"ein/runtime/bindings.hpp\"");
-  if (cublas) w.line("#include \"ein/runtime/cublas.hpp\"");
+  if (cublas || cublaslt) w.line("#include \"ein/runtime/cublas.hpp\"");
+  if (cublaslt) w.line("#include \"ein/runtime/cublaslt.hpp\"");
   w.line("#include \"ein/runtime/cuda.hpp\"");
   w.line("#include \"ein/runtime/cuda_graph.hpp\"");
   if (cudnn) w.line("#include \"ein/runtime/cudnn.hpp\"");
   w.line("#include \"ein/runtime/eoperator.hpp\"");
-  if (cublas || cudnn) w.line("#include \"ein/runtime/per_stream.hpp\"");
+  if (cublas || cublaslt || cudnn) w.line("#include \"ein/runtime/per_stream.hpp\"");
   w.line("#include \"ein/runtime/plan.hpp\"");
   w.line();
   w.open_namespace(ns);
@@ -101,6 +109,24 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
     w.line("return handles.get(ein::runtime::current_device(), s, [s] { return std::make_unique<ein::runtime::cublas_handle>(s); })");
     w.line("    .get();");
     w.close();
+  }
+  if (cublaslt) {
+    w.line();
+    w.comment("The plan's cuBLASLt handle and workspace for stream s on this thread, shared by its\n"
+              "products that end in an epilogue (runtime::per_stream): made by make_state (or a first\n"
+              "run there), destroyed at exit.");
+    w.open("static const ein::runtime::cublaslt_handle& cublaslt_handle(cudaStream_t s)");
+    w.line("static ein::runtime::per_stream<ein::runtime::cublaslt_handle> handles;");
+    w.line("return handles.get(ein::runtime::current_device(), s, [] { return std::make_unique<ein::runtime::cublaslt_handle>(); });");
+    w.close();
+    for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+      if (!calls[k] || calls[k]->library != ein::plan::blas || !calls[k]->epilogue) continue;
+      auto& s = plan.steps[k];
+      w.line();
+      w.comment(plan.buffers[s.target].name + " = " + calls[k]->str(plan.buffers) +
+                ": cuBLASLt's descriptors, made by make_state.");
+      emit_cublaslt_state(w, s, plan, *calls[k], o.tf32);
+    }
   }
   if (cudnn) {
     w.line();
@@ -116,9 +142,10 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
       if (!calls[k] || calls[k]->library != ein::plan::cudnn) continue;
       auto& s = plan.steps[k];
       w.line();
-      w.comment(plan.buffers[s.target].name + " = " + calls[k]->str() +
+      w.comment(plan.buffers[s.target].name + " = " + calls[k]->str(plan.buffers) +
                 ": descriptors, algorithm and workspace, chosen by make_state.");
-      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle(s)", o.tf32);
+      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle(s)", o.tf32,
+                                epilogue_form_of(s, plan));
     }
   }
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {

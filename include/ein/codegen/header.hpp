@@ -34,7 +34,7 @@ inline std::string describe(const ein::plan::program_plan& p, const options& o) 
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     auto& s = plan.steps[k];
     const buffer& b = plan.buffers[s.target];
-    r += "  " + b.name + " = " + (calls[k] ? calls[k]->str() : "eOperator " + ir::to_string(*s.value)) +
+    r += "  " + b.name + " = " + (calls[k] ? calls[k]->str(plan.buffers) : "eOperator " + ir::to_string(*s.value)) +
          (b.role == buffer::kind::output ? "  [output]" : "  [temporary]") +
          (s.weight_only ? " [weight transform]" : "") + "\n";
   }
@@ -203,7 +203,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
     auto& s = plan.steps[k];
     w.line();
     w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value) +
-              (calls[k] ? "\nas " + calls[k]->str() : ""));
+              (calls[k] ? "\nas " + calls[k]->str(plan.buffers) : ""));
     if (calls[k] && calls[k]->library == ein::plan::onednn)
       emit_onednn_function(w, s, plan, *calls[k]);
     else if (calls[k])

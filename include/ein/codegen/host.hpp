@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "ein/codegen/epilogue.hpp"
 #include "ein/codegen/eoperator.hpp"
 #include "ein/codegen/kernel_schedule.hpp"
 
@@ -50,6 +51,8 @@ inline std::size_t shared_loops(const ir::scope& sc) {
 /// share nothing), and the innermost traversal loop steps over host_lanes outputs at once where
 /// detail::lanes_of finds they pay, loading the reads along it as vectors and summing in one
 /// accumulator per output.
+/// A step that is a library call with an epilogue (a cuda plan's run_host()) applies it after the
+/// loops (emit_host_epilogue).
 /// Example (float matmul, 64×64×64): `EIN_PARALLEL_FOR(1) for (i) { o = 64 * i_i; for (first_i_j
 /// += 8) { lanes<float, 8> result; float acc[8] = {}; for (k) { lanes_0 = load_lanes<8>(t_B + 64 *
 /// i_k + first_i_j); for (lane) acc[lane] += t_A[64 * i_i + i_k] * lanes_0[lane]; } ...
@@ -100,6 +103,7 @@ inline void emit_host_function(writer& w, const step& s, const layout& plan, acc
     emit_element(w, sc, plan, box, out.variable + "[o++]", element_text(out.type), a);
   }
   for (std::size_t k = 0; k < std::max<std::size_t>(n, 1); ++k) w.close();
+  emit_host_epilogue(w, s, plan);
   w.close();
 }
 

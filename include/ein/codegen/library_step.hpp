@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "ein/codegen/epilogue.hpp"
 #include "ein/codegen/eoperator.hpp"
 #include "ein/codegen/layout.hpp"
 #include "ein/codegen/library/cblas.hpp"
@@ -39,11 +40,12 @@ inline std::vector<std::string> input_variables(const ein::plan::library_call& c
 
 }  // namespace detail
 
-/// `inline void eop_<name>_host(reads..., target)` computing the step with CBLAS: the same
-/// signature as the eOperator's host function, so run() calls either alike.
+/// `inline void eop_<name>_host(reads..., target)` computing the step with CBLAS, then its
+/// epilogue: the same signature as the eOperator's host function, so run() calls either alike.
 inline void emit_cblas_function(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call) {
   w.open("inline void " + s.function + "_host(" + parameters_text(s, plan) + ")");
   library::emit_cblas(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable);
+  emit_host_epilogue(w, s, plan);
   w.close();
 }
 
@@ -90,11 +92,59 @@ inline void emit_cublas_call(writer& w, const step& s, const layout& plan, const
 }
 
 /// The cuDNN call of a convolution step on the plan's handle `handle` (its stream already set),
-/// with the step's state from `ns`::cudnn_state_function(s).
+/// with the step's state from `ns`::cudnn_state_function(s); the fused call where the step ends
+/// in an epilogue.
 inline void emit_cudnn_call(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
                             const std::string& ns, const std::string& handle) {
+  std::optional<library::fused_operands> fused;
+  if (auto& e = call.epilogue)
+    fused = library::fused_operands{plan.buffers.at(e->bias.value()).variable,
+                                    e->residual ? plan.buffers[*e->residual].variable : ""};
   library::emit_cudnn_run(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable,
-                          ns + "::" + cudnn_state_function(s) + "(s)", handle);
+                          ns + "::" + cudnn_state_function(s) + "(s)", handle, fused);
+}
+
+/// The form of a step's epilogue, if it has one.
+inline std::optional<ein::plan::epilogue_form> epilogue_form_of(const step& s, const layout& plan) {
+  if (!s.call || !s.call->epilogue) return std::nullopt;
+  return ein::plan::epilogue_form::of(*s.call->epilogue, plan.buffers[s.target].shape);
+}
+
+/// Whether some step is a BLAS call that ends in an epilogue (`with` true: cuBLASLt runs those on
+/// cuda) or one that does not (`with` false: cuBLAS).
+inline bool any_product(const std::vector<std::optional<ein::plan::library_call>>& calls, bool with_epilogue) {
+  for (auto& c : calls)
+    if (c && c->library == ein::plan::blas && c->epilogue.has_value() == with_epilogue) return true;
+  return false;
+}
+
+/// The name of the function holding step `s`'s cuBLASLt product in the CUDA source.
+inline std::string cublaslt_state_function(const step& s) { return s.function + "_cublaslt"; }
+
+/// `static ein::runtime::cublaslt_product& <function>(cudaStream_t s)`: the cuBLASLt
+/// descriptors of a product step that ends in its epilogue, for stream `s` on the calling thread
+/// (runtime::per_stream: run() sets the bias pointer on them), made on its first call there.
+inline void emit_cublaslt_state(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+                                bool tf32) {
+  const std::string product = library::lt_product_text(call.op, *epilogue_form_of(s, plan), tf32);
+  w.open("static ein::runtime::cublaslt_product& " + cublaslt_state_function(s) + "(cudaStream_t s)");
+  w.line("static ein::runtime::per_stream<ein::runtime::cublaslt_product> states;");
+  w.open("return states.get(ein::runtime::current_device(), s, []");
+  w.line("return std::make_unique<ein::runtime::cublaslt_product>(");
+  w.line("    " + product + ");");
+  w.close(");");
+  w.close();
+}
+
+/// The cuBLASLt call of a product step that ends in its epilogue, on the plan's cuBLASLt handle
+/// `handle` and stream `s`, with the step's state from `ns`::cublaslt_state_function(s).
+inline void emit_cublaslt_call(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+                               const std::string& ns, const std::string& handle) {
+  auto& e = call.epilogue.value();
+  library::emit_cublaslt_run(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable,
+                             e.bias ? plan.buffers[*e.bias].variable : "",
+                             e.residual ? plan.buffers[*e.residual].variable : "",
+                             ns + "::" + cublaslt_state_function(s) + "(s)", handle);
 }
 
 }  // namespace ein::codegen

@@ -133,9 +133,12 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
   std::vector<std::optional<ein::plan::library_call>> running(calls.size());
   for (std::size_t k = 0; k < calls.size(); ++k)
     if (runs(k)) running[k] = calls[k];
-  // The handles are bound to stream s when made (runtime::cublas_handle, cudnn_handle).
-  if (cuda && any_call(running, ein::plan::blas))
+  // The handles are bound to stream s when made (runtime::cublas_handle, cudnn_handle); cuBLASLt
+  // takes the stream in each call.
+  if (cuda && any_product(running, false))
     w.line("const cublasHandle_t ein_cublas = " + ns + "::cublas_handle(s);");
+  if (cuda && any_product(running, true))
+    w.line("const ein::runtime::cublaslt_handle& ein_cublaslt = " + ns + "::cublaslt_handle(s);");
   if (cuda && any_call(running, ein::plan::cudnn))
     w.line("const cudnnHandle_t ein_cudnn = " + ns + "::cudnn_handle(s);");
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
@@ -150,6 +153,8 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
       emit_onednn_prepared_call(w, s, plan, *calls[k], prep.state[k]);
     else if (cuda && calls[k] && calls[k]->library == ein::plan::cudnn)
       emit_cudnn_call(w, s, plan, *calls[k], ns, "ein_cudnn");
+    else if (cuda && calls[k] && calls[k]->epilogue)
+      emit_cublaslt_call(w, s, plan, *calls[k], ns, "ein_cublaslt");
     else if (cuda && calls[k])
       emit_cublas_call(w, s, plan, *calls[k], "ein_cublas", tf32);
     else if (cuda)

@@ -12,6 +12,7 @@
 
 #include "ein/ir/reads.hpp"
 #include "ein/match/match.hpp"
+#include "ein/plan/fuse_epilogues.hpp"
 #include "ein/plan/plan.hpp"
 
 namespace ein::plan {
@@ -139,7 +140,8 @@ inline std::optional<library_call> bind_priced(const kernel& k, const std::strin
 /// program order. A definition the search priced (`how.priced`) is bound to the instance it
 /// priced, or stays an eOperator where it priced one (detail::bind_priced); every other kernel
 /// (a program taken as written, nested scopes) is a library call where bind_call finds one (its
-/// operators matched here), else an eOperator. `how` (a search's) gives the derivations and
+/// operators matched here), else an eOperator. A call whose result only a bias, residual or ReLU
+/// eOperator reads then ends in that as its epilogue where its library takes it (fuse_epilogues). `how` (a search's) gives the derivations and
 /// each definition's origin; a program taken as written has none.
 /// @pre definitions are in topological order and each names a distinct tensor.
 /// Example: `y = L_{i,j} Σ_k A[i,k]·W[k,j]` (compute-bound) for a build calling BLAS is one
@@ -196,6 +198,7 @@ inline program_plan make_plan(const ir::program& p, const capabilities& caps, pr
                    ? bind_call(k, b.out, caps, match::match(*k.value))
                    : detail::bind_priced(k, name, b.out, caps, priced->second, how.priced_for);
     }
+  fuse_epilogues(b.out);
   return b.out;
 }
 

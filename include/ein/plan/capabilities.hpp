@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "ein/match/instance.hpp"
+#include "ein/plan/epilogue.hpp"
 
 namespace ein::plan {
 
@@ -137,6 +138,23 @@ inline bool onednn_runs(const match::instance& op) {
   return a.r * a.s <= a.p * a.q && out_channels >= 8;
 }
 
+// An epilogue cuBLASLt runs after a float Matmul (CUBLASLT_EPILOGUE_{BIAS,RELU,RELU_BIAS}, the
+// residual as C with beta 1), and so the host's loop after CBLAS: one product whose output rows
+// are packed, the bias along them (the row-major n, cuBLASLt's column-major m).
+inline bool blas_takes(const match::instance& op, const epilogue_form& e) {
+  auto* g = std::get_if<match::gemm_attrs>(&op.attrs);
+  return g && op.kind == match::op_kind::matmul && op.type == ir::dtype::f32 && g->batch == 1 && g->ldc == g->n &&
+         (!e.bias || (e.bias_step == 1 && e.bias_extent == g->n)) && (e.bias || e.residual || e.relu);
+}
+
+// An epilogue cudnnConvolutionBiasActivationForward runs after a float forward convolution: a
+// bias per output channel (required), the residual as z with alpha2 1, ReLU or identity.
+inline bool cudnn_takes(const match::instance& op, const epilogue_form& e) {
+  auto* a = std::get_if<match::conv_attrs>(&op.attrs);
+  return a && !a->backward_data && op.type == ir::dtype::f32 && e.bias && e.bias_extent == a->k &&
+         e.bias_step == a->y_strides[1];
+}
+
 }  // namespace detail
 
 /// A library family a generated plan calls, and which matched instances it runs as one call, as
@@ -146,6 +164,8 @@ inline bool onednn_runs(const match::instance& op) {
 struct library {
   std::string_view name;
   bool (*runs)(const match::instance& op);
+  /// Whether a call of `op` can end in epilogue `e` (plan::fuse_epilogues); null: never.
+  bool (*takes)(const match::instance& op, const epilogue_form& e) = nullptr;
   bool operator==(const library& o) const { return name == o.name; }
 };
 
@@ -153,12 +173,12 @@ struct library {
 /// accept: CBLAS on the host backend, cuBLAS on cuda.
 /// Example: a compute-bound matmul with m = 64, k = 48, lda = 48 runs; with lda = 40 (rows
 /// overlap) it does not.
-inline constexpr library blas{"blas", &detail::blas_runs};
+inline constexpr library blas{"blas", &detail::blas_runs, &detail::blas_takes};
 
 /// Convolutions (conv2d forward, conv_transpose2d as backward data: conv_attrs) the legacy cuDNN
 /// API describes: cuda.
 /// Example: a conv2d padded (1, 1) runs; one padded 1 before and 2 after each row does not.
-inline constexpr library cudnn{"cudnn", &detail::cudnn_runs};
+inline constexpr library cudnn{"cudnn", &detail::cudnn_runs, &detail::cudnn_takes};
 
 /// Convolutions (conv2d, conv_transpose2d: conv_attrs) oneDNN's forward primitives run, whose
 /// filter has no more taps than the image it slides over (y for conv2d, the input for

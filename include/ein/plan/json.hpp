@@ -223,12 +223,21 @@ inline match::instance instance_from_json(const nlohmann::json& j) {
   });
 }
 
-/// A library call as JSON: `{"library": "blas", "inputs": ["x", "W"], "instance": <instance>}`,
-/// inputs by buffer name.
+/// A library call as JSON: `{"library": "blas", "inputs": ["x", "W"], "instance": <instance>,
+/// "epilogue": null}`, buffers by name; an epilogue is `{"result": "h", "bias": "b", "bias_dim": 1, "residual":
+/// null, "relu": true}`.
 inline nlohmann::json to_json(const library_call& c, const program_plan& p) {
   auto inputs = nlohmann::json::array();
   for (auto id : c.inputs) inputs.push_back(p.buffers.at(id).name);
-  return {{"library", c.library.name}, {"inputs", inputs}, {"instance", to_json(c.op)}};
+  nlohmann::json epilogue = nullptr;
+  if (auto& e = c.epilogue) {
+    auto name = [&](const std::optional<std::size_t>& id) {
+      return id ? nlohmann::json(p.buffers.at(*id).name) : nlohmann::json();
+    };
+    epilogue = {{"result", e->result}, {"bias", name(e->bias)}, {"bias_dim", e->bias_dim},
+                {"residual", name(e->residual)}, {"relu", e->relu}};
+  }
+  return {{"library", c.library.name}, {"inputs", inputs}, {"instance", to_json(c.op)}, {"epilogue", epilogue}};
 }
 
 /// The call `to_json` wrote for a kernel of `p`. @throws user_error on malformed JSON or a buffer
@@ -245,6 +254,19 @@ inline library_call call_from_json(const nlohmann::json& j, const program_plan& 
       c.inputs.push_back(it->second);
     }
     c.op = instance_from_json(j.at("instance"));
+    if (auto e = j.find("epilogue"); e != j.end() && !e->is_null()) {
+      auto buffer = [&](const char* field) -> std::optional<std::size_t> {
+        auto& n = e->at(field);
+        if (n.is_null()) return std::nullopt;
+        auto it = p.by_name.find(n.get<std::string>());
+        if (it == p.by_name.end())
+          throw user_error("plan JSON: an epilogue reads `" + n.get<std::string>() + "`, no buffer of the plan");
+        return it->second;
+      };
+      if (!e->at("bias_dim").is_number_unsigned()) throw user_error("plan JSON: an epilogue's bias_dim is no dimension");
+      c.epilogue = epilogue{e->at("result").get<std::string>(), buffer("bias"), e->at("bias_dim").get<std::size_t>(),
+                            buffer("residual"), e->at("relu").get<bool>()};
+    }
     return c;
   });
 }

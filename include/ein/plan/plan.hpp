@@ -15,6 +15,7 @@
 #include "ein/ir/expr.hpp"
 #include "ein/match/instance.hpp"
 #include "ein/plan/capabilities.hpp"
+#include "ein/plan/epilogue.hpp"
 
 namespace ein::plan {
 
@@ -35,16 +36,26 @@ struct buffer {
 };
 
 /// A kernel computed by one library call: the library, the instance and the buffer each of its
-/// inputs reads, in the instance's operand order (the output is the kernel's target). In a
+/// inputs reads, in the instance's operand order (the output is the kernel's target), and what
+/// the call does to its result before writing it (plan::fuse_epilogues), if anything. In a
 /// searched plan the instance is the one the search priced for the kernel's definition; in a
 /// program taken as written, the first its build's libraries run (plan::make_plan).
 struct library_call {
   plan::library library = blas;
   match::instance op;
   std::vector<std::size_t> inputs;
+  std::optional<plan::epilogue> epilogue;
 
-  /// `library matmul(A=x+0, B=W+0) batch=1 m=64 ...`: the plan's words for the call.
-  std::string str() const { return "library " + op.str(); }
+  /// `library matmul(A=x+0, B=W+0) batch=1 m=64 ... epilogue(bias=b@1, relu)`: the plan's words
+  /// for the call, naming the buffers of `buffers` (the plan's, or a layout's) it reads.
+  template <class Buffers>
+  std::string str(const Buffers& buffers) const {
+    std::string r = "library " + op.str();
+    if (epilogue)
+      r += describe(*epilogue, epilogue->bias ? buffers[*epilogue->bias].name : "",
+                    epilogue->residual ? buffers[*epilogue->residual].name : "");
+    return r;
+  }
 };
 
 /// One kernel: computes buffer `target` (its box, `value`'s traversal) from the buffers in

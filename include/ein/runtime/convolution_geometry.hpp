@@ -8,7 +8,9 @@ namespace ein::runtime {
 /// strides, a packed filter (k, c, r, s), KRSC (cuDNN's NHWC filter format) or else KCRS (NCHW),
 /// symmetric padding. `forward`: y = conv(x, w) (cudnnConvolutionForward); else
 /// x = conv_transpose(y, w) (cudnnConvolutionBackwardData). `tf32`: float data may use TF32
-/// tensor cores; otherwise the convolution runs in full float (CUDNN_FMA_MATH).
+/// tensor cores; otherwise the convolution runs in full float (CUDNN_FMA_MATH). `fused`: a
+/// forward convolution that ends in a bias per output channel, ReLU where `relu` says so, and
+/// a residual where a run passes one (cudnnConvolutionBiasActivationForward).
 struct convolution_geometry {
   bool forward = true;
   bool f64 = false;
@@ -18,6 +20,7 @@ struct convolution_geometry {
   int filter[4] = {};
   int pad[2] = {}, stride[2] = {1, 1}, dilation[2] = {1, 1};
   bool tf32 = false;
+  bool fused = false, relu = false;
 };
 
 }  // namespace ein::runtime

@@ -84,6 +84,8 @@ class cudnn_convolution {
   cudnnConvolutionBwdDataAlgo_t backward_data_algo{};
   void* workspace = nullptr;
   std::size_t workspace_size = 0;
+  cudnnTensorDescriptor_t bias = nullptr;             // a fused convolution's: 1 × k × 1 × 1
+  cudnnActivationDescriptor_t activation = nullptr;   // a fused convolution's: ReLU or identity
 
   /// Sets the descriptors and the math type, takes the first algorithm that `choice` ranks
   /// (choose()) and allocates its workspace. Throws cudnn_error (CUDNN_STATUS_NOT_SUPPORTED) when
@@ -114,7 +116,8 @@ class cudnn_convolution {
         else
           EIN_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(handle, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
                                                                &found, perf));
-        forward_algo = choose(perf, found, math);
+        // cuDNN fuses the identity activation with this algorithm only.
+        forward_algo = g.fused && !g.relu ? CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM : choose(perf, found, math);
         EIN_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, forward_algo, &bytes));
       } else {
         cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
@@ -128,6 +131,14 @@ class cudnn_convolution {
         backward_data_algo = choose(perf, found, math);
         EIN_CUDNN_CHECK(
             cudnnGetConvolutionBackwardDataWorkspaceSize(handle, w, y, conv, x, backward_data_algo, &bytes));
+      }
+      if (g.fused) {
+        const int k = g.y_dims[1], dims[4] = {1, k, 1, 1}, strides[4] = {k, 1, 1, 1};
+        EIN_CUDNN_CHECK(cudnnCreateTensorDescriptor(&bias));
+        EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(bias, data, 4, dims, strides));
+        EIN_CUDNN_CHECK(cudnnCreateActivationDescriptor(&activation));
+        EIN_CUDNN_CHECK(cudnnSetActivationDescriptor(
+            activation, g.relu ? CUDNN_ACTIVATION_RELU : CUDNN_ACTIVATION_IDENTITY, CUDNN_NOT_PROPAGATE_NAN, 0.0));
       }
       if (bytes > 0) EIN_CUDA_CHECK(cudaMalloc(&workspace, bytes));
       workspace_size = bytes;
@@ -163,6 +174,8 @@ class cudnn_convolution {
   // At exit the device may already be gone: failed frees are not worth reporting then.
   void release() {
     if (workspace) cudaFree(workspace);
+    if (activation) cudnnDestroyActivationDescriptor(activation);
+    if (bias) cudnnDestroyTensorDescriptor(bias);
     if (conv) cudnnDestroyConvolutionDescriptor(conv);
     if (w) cudnnDestroyFilterDescriptor(w);
     if (y) cudnnDestroyTensorDescriptor(y);

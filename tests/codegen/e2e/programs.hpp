@@ -245,7 +245,66 @@ inline ir::program build<15>() {
                                        ir::reduction::min));
 }
 
-inline constexpr int program_count = 16;
+/// A product ending in a bias along its columns, a residual and a ReLU (one library call with
+/// its epilogue where the build calls BLAS): t[i, j] = Σ_k A[i, k] · W[k, j];
+/// out[i, j] = max(t[i, j] + b[j] + R[i, j], 0)
+template <>
+inline ir::program build<16>() {
+  auto A = f32("A", {48, 64}), W = f32("W", {64, 40}, ir::tensor_role::weight), b = f32("b", {40}, ir::tensor_role::weight);
+  auto R = f32("R", {48, 40});
+  ir::tensor t{"t", ir::dtype::f32, {48, 40}, ir::tensor_role::definition};
+  auto product = ir::make_scope({{"i", 0, 48}, {"j", 0, 40}}, {{"k", 0, 64}},
+                                read(A, {idx("i"), idx("k")}) * read(W, {idx("k"), idx("j")}));
+  auto out = ir::make_scope({{"i", 0, 48}, {"j", 0, 40}}, {},
+                            ir::max(read(t, {idx("i"), idx("j")}) + read(b, {idx("j")}) + read(R, {idx("i"), idx("j")}),
+                                    ir::make_constant(0)));
+  return {"gemm_epilogue", {A, W, b, R}, {{"t", product, ir::dtype::f32}, {"out", out, ir::dtype::f32}}, {"out"}};
+}
+
+/// 40 layers of a 32-wide perceptron: h_l[i, j] = relu(Σ_k h_{l-1}[i, k] · W_l[k, j] + b_l[j]),
+/// each layer a product and an elementwise definition (80 kernels as eOperators; 40 calls with
+/// their epilogues where the build calls BLAS).
+template <>
+inline ir::program build<17>() {
+  constexpr int layers = 40;
+  ir::program p{"relu_chain", {f32("X", {32, 32})}, {}, {}};
+  ir::tensor in = p.tensors[0];
+  for (int l = 0; l < layers; ++l) {
+    const std::string n = std::to_string(l);
+    auto W = f32("W" + n, {32, 32}, ir::tensor_role::weight), b = f32("b" + n, {32}, ir::tensor_role::weight);
+    p.tensors.push_back(W);
+    p.tensors.push_back(b);
+    ir::tensor z{"z" + n, ir::dtype::f32, {32, 32}, ir::tensor_role::definition};
+    p.definitions.push_back({z.name, ir::make_scope({{"i", 0, 32}, {"j", 0, 32}}, {{"k", 0, 32}},
+                                                    read(in, {idx("i"), idx("k")}) * read(W, {idx("k"), idx("j")}))});
+    ir::tensor h{"h" + n, ir::dtype::f32, {32, 32}, ir::tensor_role::definition};
+    p.definitions.push_back(
+        {h.name, ir::make_scope({{"i", 0, 32}, {"j", 0, 32}}, {},
+                                ir::make_unary(ir::unary_fn::relu, read(z, {idx("i"), idx("j")}) + read(b, {idx("j")})))});
+    in = h;
+  }
+  p.outputs = {in.name};
+  return p;
+}
+
+/// A convolution ending in a bias per output channel and a ReLU (one cuDNN call with its
+/// epilogue on cuda): c[n, h, w, f] = Σ_{r,s,c} X[n, h+r-1, w+s-1, c] · K[f, r, s, c];
+/// out[n, h, w, f] = relu(c[n, h, w, f] + b[f])
+template <>
+inline ir::program build<18>() {
+  auto X = f32("X", {2, 8, 8, 16}), K = f32("K", {16, 3, 3, 16}, ir::tensor_role::weight);
+  auto b = f32("b", {16}, ir::tensor_role::weight);
+  ir::tensor c{"c", ir::dtype::f32, {2, 8, 8, 16}, ir::tensor_role::definition};
+  auto conv = ir::make_scope({{"n", 0, 2}, {"h", 0, 8}, {"w", 0, 8}, {"f", 0, 16}}, {{"r", 0, 3}, {"s", 0, 3}, {"c", 0, 16}},
+                             read(X, {idx("n"), idx("h") + idx("r") - 1, idx("w") + idx("s") - 1, idx("c")}) *
+                                 read(K, {idx("f"), idx("r"), idx("s"), idx("c")}));
+  std::vector<ir::affine> at{idx("n"), idx("h"), idx("w"), idx("f")};
+  auto out = ir::make_scope({{"n", 0, 2}, {"h", 0, 8}, {"w", 0, 8}, {"f", 0, 16}}, {},
+                            ir::make_unary(ir::unary_fn::relu, read(c, at) + read(b, {idx("f")})));
+  return {"conv_epilogue", {X, K, b}, {{"c", conv, ir::dtype::f32}, {"out", out, ir::dtype::f32}}, {"out"}};
+}
+
+inline constexpr int program_count = 19;
 inline constexpr hand_program<0> matmul;
 inline constexpr hand_program<1> conv_nhwc;
 inline constexpr hand_program<2> elementwise;
@@ -262,6 +321,9 @@ inline constexpr hand_program<12> conv_transpose_cudnn;
 inline constexpr hand_program<13> max_pool;
 inline constexpr hand_program<14> softmax;
 inline constexpr hand_program<15> min_window;
+inline constexpr hand_program<16> gemm_epilogue;
+inline constexpr hand_program<17> relu_chain;
+inline constexpr hand_program<18> conv_epilogue;
 
 /// The generated programs: `fuzz<k>` is hand_program<fuzz_base + k>.
 template <int K>
@@ -271,7 +333,7 @@ inline constexpr hand_program<fuzz_base + K> fuzz;
 inline constexpr const char* object_names[program_count] = {
     "matmul", "conv_nhwc", "elementwise", "g2bmm", "two_definitions", "nested", "floordiv_mod", "scalar_f64",
     "gemm_chain", "batch_gemm", "gemm_f64", "conv_cudnn", "conv_transpose_cudnn", "max_pool", "softmax",
-    "min_window"};
+    "min_window", "gemm_epilogue", "relu_chain", "conv_epilogue"};
 
 }  // namespace ein_test
 

@@ -13,6 +13,7 @@
 #include "ein/codegen/header.hpp"
 #include "ein_generated/hand_batch_gemm.hpp"
 #include "ein_generated/hand_conv_cudnn.hpp"
+#include "ein_generated/hand_conv_epilogue.hpp"
 #include "ein_generated/hand_conv_nhwc.hpp"
 #include "ein_generated/hand_conv_transpose_cudnn.hpp"
 #include "ein_generated/hand_elementwise.hpp"
@@ -20,11 +21,13 @@
 #include "ein_generated/hand_fuzz_all.hpp"
 #include "ein_generated/hand_g2bmm.hpp"
 #include "ein_generated/hand_gemm_chain.hpp"
+#include "ein_generated/hand_gemm_epilogue.hpp"
 #include "ein_generated/hand_gemm_f64.hpp"
 #include "ein_generated/hand_matmul.hpp"
 #include "ein_generated/hand_max_pool.hpp"
 #include "ein_generated/hand_min_window.hpp"
 #include "ein_generated/hand_nested.hpp"
+#include "ein_generated/hand_relu_chain.hpp"
 #include "ein_generated/hand_scalar_f64.hpp"
 #include "ein_generated/hand_softmax.hpp"
 #include "ein_generated/hand_two_definitions.hpp"
@@ -92,6 +95,34 @@ TEST_CASE("generated host plan equals the interpreter: stable softmax (max, exp,
 }
 TEST_CASE("generated host plan equals the interpreter: min window with +inf ends, max/min nodes") {
   check_generated<15>();
+}
+
+TEST_CASE("generated host plan equals the interpreter: a product ending in bias, residual and ReLU") {
+  check_generated<16>();
+}
+TEST_CASE("generated host plan equals the interpreter: 40 layers of product, bias and ReLU") { check_generated<17>(); }
+TEST_CASE("generated host plan equals the interpreter: a convolution ending in bias and ReLU") {
+  check_generated<18>();
+}
+
+TEST_CASE("a BLAS call ends in the bias, residual and ReLU after it: 40 layers are 40 steps, not 80") {
+  using one = ein::runtime::plan<ein_test::hand_program<16>>;
+  using chain = ein::runtime::plan<ein_test::hand_program<17>>;
+  CAPTURE(one::description);
+  auto steps = [](std::string_view d) {
+    std::size_t n = 0;
+    for (auto at = d.find("\n  "); at != std::string_view::npos; at = d.find("\n  ", at + 1)) ++n;
+    return n;
+  };
+  if (ein_test::have_cblas) {
+    CHECK(one::description.find("out = library matmul(A=A+0, B=W+0) batch=1 m=48 n=40 k=64 lda=64 ldb=40 ldc=40 "
+                                "strides=0,0,0 epilogue(bias=b@1, residual=R, relu)  [output]") != std::string_view::npos);
+    CHECK(steps(chain::description) == 40);
+    CHECK(chain::description.find("h39 = library matmul(A=h38+0, B=W39+0) batch=1 m=32 n=32 k=32 lda=32 ldb=32 ldc=32 "
+                                  "strides=0,0,0 epilogue(bias=b39@1, relu)  [output]") != std::string_view::npos);
+  } else {
+    CHECK(steps(chain::description) == 80);
+  }
 }
 
 TEST_CASE("compute-bound matrix products are library calls in the plan, small ones eOperators") {

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -16,9 +17,11 @@
 
 namespace ein::codegen::library {
 
-/// The geometry cuDNN gets for the instance (runtime::convolution_geometry), `tf32` as given.
-/// @pre ein::plan::cudnn_accepts(op).
-inline runtime::convolution_geometry geometry(const match::instance& op, bool tf32) {
+/// The geometry cuDNN gets for the instance (runtime::convolution_geometry), `tf32` as given,
+/// fused with the epilogue of form `e` where one is given.
+/// @pre ein::plan::cudnn_accepts(op); with `e`, ein::plan::cudnn.takes(op, *e).
+inline runtime::convolution_geometry geometry(const match::instance& op, bool tf32,
+                                              const std::optional<ein::plan::epilogue_form>& e = std::nullopt) {
   if (!ein::plan::cudnn_accepts(op)) throw internal_error(std::string("geometry: the legacy cuDNN API cannot run ") + op.str());
   auto& a = op.conv();
   auto i = [](std::int64_t v) { return static_cast<int>(v); };
@@ -38,6 +41,11 @@ inline runtime::convolution_geometry geometry(const match::instance& op, bool tf
   g.stride[0] = i(a.stride_h), g.stride[1] = i(a.stride_w);
   g.dilation[0] = i(a.dilation_h), g.dilation[1] = i(a.dilation_w);
   g.tf32 = tf32 && !g.f64;
+  if (e) {
+    if (!ein::plan::cudnn.takes(op, *e)) throw internal_error("geometry: cuDNN fuses no such epilogue after " + op.str());
+    g.fused = true;
+    g.relu = e->relu;
+  }
   return g;
 }
 
@@ -62,7 +70,7 @@ inline std::string geometry_text(const runtime::convolution_geometry& g) {
          int_list(g.x_strides, 4) + ", .y_dims = " + int_list(g.y_dims, 4) + ", .y_strides = " +
          int_list(g.y_strides, 4) + ", .filter = " + int_list(g.filter, 4) + ", .pad = " + int_list(g.pad, 2) +
          ", .stride = " + int_list(g.stride, 2) + ", .dilation = " + int_list(g.dilation, 2) + ", .tf32 = " +
-         flag(g.tf32) + "}";
+         flag(g.tf32) + (g.fused ? ", .fused = true, .relu = " + flag(g.relu) : std::string()) + "}";
 }
 
 /// Writes `static const ein::runtime::cudnn_convolution& <function>(cudaStream_t s)`:
@@ -73,8 +81,9 @@ inline std::string geometry_text(const runtime::convolution_geometry& g) {
 /// expression of `s` giving the plan's cudnnHandle_t), and kept until exit.
 /// @pre ein::plan::cudnn_accepts(op).
 inline void emit_cudnn_state(writer& w, const match::instance& op, const std::string& function,
-                             const std::string& handle, bool tf32) {
-  const std::string g = geometry_text(geometry(op, tf32));  // first: an op cuDNN refuses writes nothing
+                             const std::string& handle, bool tf32,
+                             const std::optional<ein::plan::epilogue_form>& e = std::nullopt) {
+  const std::string g = geometry_text(geometry(op, tf32, e));  // first: an op cuDNN refuses writes nothing
   w.open("static const ein::runtime::cudnn_convolution& " + function + "(cudaStream_t s)");
   w.line("static ein::runtime::per_stream<ein::runtime::cudnn_convolution> states;");
   w.open("return states.get(ein::runtime::current_device(), s, [&]");
@@ -84,17 +93,25 @@ inline void emit_cudnn_state(writer& w, const match::instance& op, const std::st
   w.close();
 }
 
+/// The names a fused convolution's run reads besides its operands: its bias, and its residual
+/// (empty: none).
+struct fused_operands {
+  std::string bias, residual;
+};
+
 /// Writes the run-time call of a convolution step whose state `state` (an expression giving the
 /// step's ein::runtime::cudnn_convolution, emit_cudnn_state) is set up, on `handle` (its stream
 /// already set): cudnnConvolutionForward or cudnnConvolutionBackwardData with alpha from the
 /// instance and beta 0. `inputs`/`output` name device pointers to each operand's buffer.
 /// Example (3×3, NHWC): `cudnnConvolutionForward(handle, &ein_alpha, ein_conv.x, x, ein_conv.w, k,
 /// ein_conv.conv, ein_conv.forward_algo, ein_conv.workspace, ein_conv.workspace_size, &ein_beta,
-/// ein_conv.y, y)`.
+/// ein_conv.y, y)`. With `fused` (a step that ends in its epilogue, its state made from a fused
+/// geometry): cudnnConvolutionBiasActivationForward, the residual as z with alpha2 1 (else y
+/// with alpha2 0).
 /// @pre ein::plan::cudnn_accepts(op).
 inline void emit_cudnn_run(writer& w, const match::instance& op, const std::vector<std::string>& inputs,
-                           const std::string& output, const std::string& state,
-                           const std::string& handle) {
+                           const std::string& output, const std::string& state, const std::string& handle,
+                           const std::optional<fused_operands>& fused = std::nullopt) {
   if (!ein::plan::cudnn_accepts(op))
     throw internal_error(std::string("emit_cudnn_run: the legacy cuDNN API cannot run ") + op.str());
   if (inputs.size() != 2) throw internal_error("emit_cudnn_run: a convolution has two inputs");
@@ -103,9 +120,17 @@ inline void emit_cudnn_run(writer& w, const match::instance& op, const std::vect
   std::string in = advanced(inputs[0], op.inputs[0].offset), wt = advanced(inputs[1], op.inputs[1].offset);
   w.open("");
   w.line("const ein::runtime::cudnn_convolution& ein_conv = " + state + ";");
-  w.line("const " + scalar + " ein_alpha = " + literal(op.conv().alpha, op.type) +
-         ", ein_beta = " + literal(0.0, op.type) + ";");
-  if (forward)
+  // beta for cuDNN's plain calls; alpha2, the residual's scale, for the fused one
+  const bool residual = fused && !fused->residual.empty();
+  w.line("const " + scalar + " ein_alpha = " + literal(op.conv().alpha, op.type) + ", " +
+         (fused ? "ein_alpha2 = " + literal(residual ? 1.0 : 0.0, op.type) : "ein_beta = " + literal(0.0, op.type)) +
+         ";");
+  if (fused) {
+    w.line("EIN_CUDNN_CHECK(cudnnConvolutionBiasActivationForward(" + handle + ", &ein_alpha, ein_conv.x, " + in +
+           ", ein_conv.w, " + wt + ", ein_conv.conv, ein_conv.forward_algo, ein_conv.workspace, "
+           "ein_conv.workspace_size, &ein_alpha2, ein_conv.y, " + (residual ? fused->residual : output) +
+           ", ein_conv.bias, " + fused->bias + ", ein_conv.activation, ein_conv.y, " + output + "));");
+  } else if (forward)
     w.line("EIN_CUDNN_CHECK(cudnnConvolutionForward(" + handle + ", &ein_alpha, ein_conv.x, " + in +
            ", ein_conv.w, " + wt + ", ein_conv.conv, ein_conv.forward_algo, ein_conv.workspace, "
            "ein_conv.workspace_size, &ein_beta, ein_conv.y, " + output + "));");

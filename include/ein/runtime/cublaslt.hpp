@@ -1,0 +1,116 @@
+// cuBLASLt support of generated CUDA plans: a float product that ends in its epilogue (a bias
+// along its rows, a residual added as C, ReLU), in one call instead of a product and a kernel.
+#pragma once
+
+#include <cublasLt.h>
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "ein/runtime/cublas.hpp"
+#include "ein/runtime/cuda_check.hpp"
+
+namespace ein::runtime {
+
+/// An owned cuBLASLt handle and the workspace its products share, on the device current at
+/// construction. A plan keeps one per device, stream and thread (runtime::per_stream), so the
+/// products that share a workspace run in one stream's order.
+class cublaslt_handle {
+ public:
+  /// cuBLASLt picks among more algorithms with a workspace; 8 MiB covers its heuristics' choices
+  /// for the products of ein's models.
+  static constexpr std::size_t workspace_bytes = std::size_t{8} << 20;
+
+  cublaslt_handle() {
+    EIN_CUBLAS_CHECK(cublasLtCreate(&handle_));
+    try {
+      EIN_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes));
+    } catch (...) {
+      cublasLtDestroy(handle_);
+      throw;
+    }
+  }
+  cublaslt_handle(const cublaslt_handle&) = delete;
+  cublaslt_handle& operator=(const cublaslt_handle&) = delete;
+  // At exit the device may already be gone: failed frees are not worth reporting then.
+  ~cublaslt_handle() {
+    cudaFree(workspace_);
+    cublasLtDestroy(handle_);
+  }
+  cublasLtHandle_t get() const { return handle_; }
+  void* workspace() const { return workspace_; }
+
+ private:
+  cublasLtHandle_t handle_ = nullptr;
+  void* workspace_ = nullptr;
+};
+
+/// A row-major float product C[m, n] = alpha · op(A) · op(B) (ein's gemm attributes) and its
+/// epilogue, as generated code hands it over: `bias` along n, `residual` of C's shape and
+/// layout, `relu`; `tf32` lets cuBLASLt round the operands to TF32.
+struct lt_product {
+  bool trans_a = false, trans_b = false;
+  std::int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
+  bool bias = false, residual = false, relu = false, tf32 = false;
+};
+
+/// What one product step with an epilogue keeps between runs: cuBLASLt's descriptors of the
+/// product. Row-major C is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ, so cuBLASLt's A is ein's B, its m is
+/// ein's n, and the bias runs along its rows (CUBLASLT_EPILOGUE_BIAS adds a vector of m).
+/// A plan keeps one per step, device, stream and thread: run() sets the bias pointer on it.
+class cublaslt_product {
+ public:
+  explicit cublaslt_product(const lt_product& p) : residual_(p.residual) {
+    try {
+      EIN_CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc_, p.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
+                                                CUDA_R_32F));
+      const cublasOperation_t ta = p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, tb = p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+      EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+      EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+      const cublasLtEpilogue_t epilogue = p.bias ? (p.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
+                                                 : (p.relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT);
+      EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+      // cuBLASLt's A: ein's B, (n × k) or its transpose, column-major; its B: ein's A.
+      const auto rows = [](bool t, std::int64_t r, std::int64_t c) { return static_cast<std::uint64_t>(t ? c : r); };
+      const auto cols = [](bool t, std::int64_t r, std::int64_t c) { return static_cast<std::uint64_t>(t ? r : c); };
+      EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_, CUDA_R_32F, rows(p.trans_b, p.n, p.k), cols(p.trans_b, p.n, p.k),
+                                                  p.ldb));
+      EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_, CUDA_R_32F, rows(p.trans_a, p.k, p.m), cols(p.trans_a, p.k, p.m),
+                                                  p.lda));
+      EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_, CUDA_R_32F, static_cast<std::uint64_t>(p.n),
+                                                  static_cast<std::uint64_t>(p.m), p.ldc));
+    } catch (...) {
+      release();
+      throw;
+    }
+  }
+  cublaslt_product(const cublaslt_product&) = delete;
+  cublaslt_product& operator=(const cublaslt_product&) = delete;
+  ~cublaslt_product() { release(); }
+
+  /// C = epilogue(alpha · op(A) · op(B)) on stream `s`: `bias` (n floats) when the product has
+  /// one, `residual` (C's shape and layout) added with beta 1 when it has one, else ignored.
+  void run(const cublaslt_handle& h, float alpha, const float* a, const float* b, const float* bias,
+           const float* residual, float* c, cudaStream_t s) {
+    if (bias) EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
+    const float beta = residual_ ? 1.0f : 0.0f;
+    EIN_CUBLAS_CHECK(cublasLtMatmul(h.get(), desc_, &alpha, b, a_, a, b_, &beta, residual_ ? residual : c, c_, c, c_,
+                                    nullptr, h.workspace(), cublaslt_handle::workspace_bytes, s));
+  }
+
+ private:
+  // At exit the device may already be gone: failed destroys are not worth reporting then.
+  void release() {
+    if (c_) cublasLtMatrixLayoutDestroy(c_);
+    if (b_) cublasLtMatrixLayoutDestroy(b_);
+    if (a_) cublasLtMatrixLayoutDestroy(a_);
+    if (desc_) cublasLtMatmulDescDestroy(desc_);
+  }
+
+  bool residual_ = false;
+  cublasLtMatmulDesc_t desc_ = nullptr;
+  cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
+};
+
+}  // namespace ein::runtime
