@@ -97,16 +97,23 @@ TEST_CASE("release_stream_state while other threads make states and tables come 
   ein::runtime::per_stream<state> states;
   int streams[4] = {}, released = 0;
   std::atomic<bool> stop{false};
+  std::atomic<int> started{0};
   std::vector<std::thread> pool;
   for (int t = 0; t < 4; ++t)
     pool.emplace_back([&, t] {
       int serial = 0;
+      auto mine = [&] { states.get(0, &streams[t], [&] { return std::make_unique<state>(state{serial++}); }); };
+      mine();
+      ++started;
       while (!stop) {
-        states.get(0, &streams[t], [&] { return std::make_unique<state>(state{serial++}); });
+        mine();
         ein::runtime::per_stream<state> brief;  // registers and unregisters
         brief.get(0, &released, [] { return std::make_unique<state>(state{0}); });
       }
     });
+  // every thread has its state before the releases start (a slow thread start, as under a
+  // sanitizer, would otherwise leave a thread with none when the releases end)
+  while (started < 4) std::this_thread::yield();
   for (int k = 0; k < 500; ++k) ein::runtime::release_stream_state(0, &released);
   stop = true;
   for (auto& th : pool) th.join();
