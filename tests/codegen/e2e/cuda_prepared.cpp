@@ -71,22 +71,32 @@ struct device_tensor {
 
 bool is_f32(ein::ir::dtype t) { return t == ein::ir::dtype::f32; }
 
+// The weights of a program on the device, random values from `seed` (kept in `env`, by name),
+// with their bindings.
+struct device_weights {
+  ein::eval::bindings env;
+  std::vector<std::unique_ptr<device_tensor>> tensors;
+  std::vector<ein::runtime::binding> items;
+
+  device_weights(const ein::ir::program& p, std::uint64_t seed) : env(ein::eval::random_inputs(p, seed)) {
+    for (auto& t : p.tensors)
+      if (t.role == ein::ir::tensor_role::weight) {
+        tensors.push_back(std::make_unique<device_tensor>(is_f32(t.type), env.at(t.name).data));
+        items.push_back(tensors.back()->bind(t.name));
+      }
+  }
+};
+
 template <int K>
 bool check(double tolerance) {
   constexpr int id = ein_test::prepared_base + K;
   static_assert(ein::runtime::plan<ein_test::hand_program<id>>::target == ein::runtime::backend::cuda);
   constexpr ein_test::hand_program<id> object;
   auto p = ein::reify(object);
-  auto weights_env = ein::eval::random_inputs(p, 21);
-  std::vector<std::unique_ptr<device_tensor>> weights;
-  std::vector<ein::runtime::binding> weight_items;
-  for (auto& t : p.tensors)
-    if (t.role == ein::ir::tensor_role::weight) {
-      weights.push_back(std::make_unique<device_tensor>(is_f32(t.type), weights_env.at(t.name).data));
-      weight_items.push_back(weights.back()->bind(t.name));
-    }
-  auto prepared = ein::prepare(object, ein::runtime::bindings(weight_items));
-  for (auto& w : weights) w->assign(std::vector<double>(w->count, 0.75));  // not read again
+  device_weights weights(p, 21);
+  const auto& weights_env = weights.env;
+  auto prepared = ein::prepare(object, ein::runtime::bindings(weights.items));
+  for (auto& w : weights.tensors) w->assign(std::vector<double>(w->count, 0.75));  // not read again
   bool ok = true;
   for (std::uint64_t run = 1; run <= 3; ++run) {
     auto env = ein::eval::random_inputs(p, 21 + run);
@@ -193,15 +203,9 @@ bool check_capture(double tolerance) {
   constexpr int id = ein_test::prepared_base + K;
   constexpr ein_test::hand_program<id> object;
   auto p = ein::reify(object);
-  auto weights_env = ein::eval::random_inputs(p, 41);
-  std::vector<std::unique_ptr<device_tensor>> weights;
-  std::vector<ein::runtime::binding> weight_items;
-  for (auto& t : p.tensors)
-    if (t.role == ein::ir::tensor_role::weight) {
-      weights.push_back(std::make_unique<device_tensor>(is_f32(t.type), weights_env.at(t.name).data));
-      weight_items.push_back(weights.back()->bind(t.name));
-    }
-  auto prepared = ein::prepare(object, ein::runtime::bindings(weight_items));
+  device_weights weights(p, 41);
+  const auto& weights_env = weights.env;
+  auto prepared = ein::prepare(object, ein::runtime::bindings(weights.items));
   stream_pair streams;
   auto env = inputs_for(p, 42, weights_env);
   auto ref = ein::eval::evaluate(p, env);
