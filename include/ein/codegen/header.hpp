@@ -98,31 +98,25 @@ inline void emit_prepared_members(writer& w, const layout& plan, const preparati
             "what the other steps read; run_prepared() binds inputs and outputs and runs the other steps.");
   w.line("static constexpr std::size_t prepared_bytes = " + int_text(prep.bytes) + ";");
   if (cuda) {
-    w.open("static void* allocate_prepared()");
-    w.line("return " + ns + "::" + cuda_entry(o, "allocate_prepared") + "();");
-    w.close();
-    w.open("static void free_prepared(void* storage) noexcept");
-    w.line(ns + "::" + cuda_entry(o, "free_prepared") + "(storage);");
-    w.close();
+    // `signature { [return] <ns>::<entry of o>(arguments); }`: a member that calls the CUDA source.
+    auto forward = [&](const std::string& signature, const char* entry, const std::string& arguments) {
+      w.open(signature);
+      w.line((signature.rfind("static void ", 0) == 0 ? "" : "return ") + ns + "::" + cuda_entry(o, entry) + "(" +
+             arguments + ");");
+      w.close();
+    };
+    forward("static void* allocate_prepared()", "allocate_prepared", "");
+    forward("static void free_prepared(void* storage) noexcept", "free_prepared", "storage");
     w.comment("Device pointers; prepare() returns when the storage is ready, run_prepared() is\n"
               "asynchronous on stream s.");
-    w.open("static void prepare(const bindings& b, void* storage, stream s = nullptr)");
-    w.line(ns + "::" + cuda_entry(o, "prepare") + "(b, storage, s);");
-    w.close();
-    w.open("static void run_prepared(const void* storage, const bindings& b, stream s = nullptr)");
-    w.line(ns + "::" + cuda_entry(o, "run_prepared") + "(storage, b, s);");
-    w.close();
+    forward("static void prepare(const bindings& b, void* storage, stream s = nullptr)", "prepare", "b, storage, s");
+    forward("static void run_prepared(const void* storage, const bindings& b, stream s = nullptr)", "run_prepared",
+            "storage, b, s");
     w.comment("A CUDA graph of run_prepared(storage, b) captured on a stream of its own (ein::captured),\n"
               "replayed on stream s, released by free_graph().");
-    w.open("static void* capture(const void* storage, const bindings& b)");
-    w.line("return " + ns + "::" + cuda_entry(o, "capture") + "(storage, b);");
-    w.close();
-    w.open("static void replay(const void* graph, stream s = nullptr)");
-    w.line(ns + "::" + cuda_entry(o, "replay") + "(graph, s);");
-    w.close();
-    w.open("static void free_graph(void* graph) noexcept");
-    w.line(ns + "::" + cuda_entry(o, "free_graph") + "(graph);");
-    w.close();
+    forward("static void* capture(const void* storage, const bindings& b)", "capture", "storage, b");
+    forward("static void replay(const void* graph, stream s = nullptr)", "replay", "graph, s");
+    forward("static void free_graph(void* graph) noexcept", "free_graph", "graph");
     return;
   }
   w.open("static void* allocate_prepared()");

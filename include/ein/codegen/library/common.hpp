@@ -27,4 +27,7 @@ inline std::string advanced(const std::string& name, std::int64_t offset) {
 
 inline std::string number(std::int64_t v) { return std::to_string(v); }
 
+/// `true` or `false`: a C++ bool literal.
+inline std::string flag(bool b) { return b ? "true" : "false"; }
+
 }  // namespace ein::codegen::library

@@ -64,8 +64,7 @@ inline void emit_cublas(writer& w, const match::instance& op,
 inline std::string lt_product_text(const match::instance& op, const ein::plan::epilogue_form& e, bool tf32) {
   if (!ein::plan::blas.takes(op, e)) throw internal_error("lt_product_text: cuBLASLt takes no such epilogue after " + op.str());
   auto& g = op.gemm();
-  auto flag = [](bool b) { return b ? "true" : "false"; };
-  return std::string("ein::runtime::lt_product{.trans_a = ") + flag(g.trans_a) + ", .trans_b = " + flag(g.trans_b) +
+  return "ein::runtime::lt_product{.trans_a = " + flag(g.trans_a) + ", .trans_b = " + flag(g.trans_b) +
          ", .m = " + number(g.m) + ", .n = " + number(g.n) + ", .k = " + number(g.k) + ", .lda = " + number(g.lda) +
          ", .ldb = " + number(g.ldb) + ", .ldc = " + number(g.ldc) + ", .bias = " + flag(e.bias) +
          ", .residual = " + flag(e.residual) + ", .relu = " + flag(e.relu) + ", .tf32 = " + flag(tf32) + "}";

@@ -57,13 +57,10 @@ inline std::string int_list(const int* v, int n) {
   return "{" + s + "}";
 }
 
-inline std::string flag(bool b) { return b ? "true" : "false"; }
-
 }  // namespace detail
 
 /// The C++ initializer of a geometry: `ein::runtime::convolution_geometry{.forward = true, ...}`.
 inline std::string geometry_text(const runtime::convolution_geometry& g) {
-  using detail::flag;
   using detail::int_list;
   return "ein::runtime::convolution_geometry{.forward = " + flag(g.forward) + ", .f64 = " + flag(g.f64) +
          ", .krsc = " + flag(g.krsc) + ", .x_dims = " + int_list(g.x_dims, 4) + ", .x_strides = " +
