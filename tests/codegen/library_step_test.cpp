@@ -83,7 +83,7 @@ TEST_CASE("library steps: the CUDA source calls cuBLAS on one handle, the header
   // one handle per device, stream and thread (runtime::per_stream)
   CHECK(cu.find("#include \"ein/runtime/per_stream.hpp\"") != std::string::npos);
   CHECK(cu.find("static cublasHandle_t cublas_handle(cudaStream_t s) {\n"
-                "  static ein::runtime::per_stream<ein::runtime::cublas_handle> handles;\n"
+                "  static auto& handles = *new ein::runtime::per_stream<ein::runtime::cublas_handle>;\n"
                 "  return handles.get(ein::runtime::current_device(), s,") != std::string::npos);
   CHECK(cu.find("const cublasHandle_t ein_cublas = ein_generated::lib::cublas_handle(s);") != std::string::npos);
   // bound to its stream, with a workspace of its own, when made: no run sets its stream (which
@@ -142,13 +142,13 @@ TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up on
   CHECK(cu.find("cublas") == std::string::npos);
   CHECK(cu.find("__global__") == std::string::npos);
   CHECK(cu.find("static cudnnHandle_t cudnn_handle(cudaStream_t s) {\n"
-                "  static ein::runtime::per_stream<ein::runtime::cudnn_handle> handles;") != std::string::npos);
+                "  static auto& handles = *new ein::runtime::per_stream<ein::runtime::cudnn_handle>;") != std::string::npos);
   // the state: one per device, stream and thread (its own workspace), made on its first use there
   // from the inferred geometry, in full float
   std::string state =
       between(cu, "static const ein::runtime::cudnn_convolution& eop_out_cudnn(cudaStream_t s) {", "\n}\n");
   REQUIRE(!state.empty());
-  CHECK(state.find("static ein::runtime::per_stream<ein::runtime::cudnn_convolution> states;") != std::string::npos);
+  CHECK(state.find("static auto& states = *new ein::runtime::per_stream<ein::runtime::cudnn_convolution>;") != std::string::npos);
   CHECK(state.find("return std::make_unique<ein::runtime::cudnn_convolution>(\n        cudnn_handle(s), "
                    "ein::runtime::convolution_geometry{.forward = true, .f64 = false, .krsc = true, "
                    ".x_dims = {2, 8, 16, 16}, .x_strides = {2048, 1, 128, 8}, .y_dims = {2, 16, 16, 16}, "

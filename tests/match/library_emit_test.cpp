@@ -87,7 +87,7 @@ TEST_CASE("library emitters: cuDNN descriptors, and what they refuse") {
   codegen::library::emit_cudnn_run(w, nhwc, {"x", "k"}, "y", "conv_state(s)", "handle");
   // the state of one stream (and device and thread): runtime::per_stream
   CHECK(w.str().find("static const ein::runtime::cudnn_convolution& conv_state(cudaStream_t s) {\n"
-                     "  static ein::runtime::per_stream<ein::runtime::cudnn_convolution> states;") != std::string::npos);
+                     "  static auto& states = *new ein::runtime::per_stream<ein::runtime::cudnn_convolution>;") != std::string::npos);
   CHECK(w.str().find("handle(s), ein::runtime::convolution_geometry{.forward = true, .f64 = false, .krsc = true, "
                      ".x_dims = {2, 3, 6, 5}, .x_strides = {90, 1, 15, 3}, .y_dims = {2, 4, 6, 5}, "
                      ".y_strides = {120, 1, 20, 4}, .filter = {4, 3, 3, 3}, .pad = {1, 1}, .stride = {1, 1}, "

@@ -4,6 +4,9 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
 #include <stdexcept>
 #include <thread>
@@ -118,4 +121,35 @@ TEST_CASE("release_stream_state while other threads make states and tables come 
   stop = true;
   for (auto& th : pool) th.join();
   CHECK(states.size() == 4);  // the others' states stay, one per thread and stream
+}
+
+TEST_CASE("a make() that uses another table, while another thread releases states: no deadlock") {
+  // A convolution's state is made on the plan's cuDNN handle, whose table may be made (and so
+  // registered) inside that make(); release_stream_state holds the registry while it takes each
+  // table. make() running under its table's lock would deadlock with it.
+  ein::runtime::per_stream<state> states;
+  int mine = 0, other = 0;
+  std::atomic<bool> done{false};
+  std::thread maker([&] {
+    for (int k = 0; k < 2000; ++k) {
+      states.get(0, &mine, [] {
+        std::this_thread::yield();               // a make() takes its time (cuDNN's heuristics)
+        ein::runtime::per_stream<state> handle;  // first use of another table: it registers
+        return std::make_unique<state>(state{handle.get(0, nullptr, [] { return std::make_unique<state>(); }).serial});
+      });
+      ein::runtime::release_stream_state(0, &mine);  // so that the next get makes again
+    }
+    done = true;
+  });
+  std::thread releaser([&] {
+    while (!done) ein::runtime::release_stream_state(0, &other);
+  });
+  for (int waited = 0; !done && waited < 600; ++waited) std::this_thread::sleep_for(std::chrono::milliseconds(100));
+  if (!done) {
+    std::fprintf(stderr, "per_stream: make() and release_stream_state deadlocked\n");
+    std::_Exit(1);  // the two threads wait for each other for good: nothing to join
+  }
+  maker.join();
+  releaser.join();
+  CHECK(states.size() == 0);
 }

@@ -103,9 +103,9 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
   if (cublas) {
     w.line();
     w.comment("The plan's cuBLAS handle for stream s on this thread (runtime::per_stream), bound to s\n"
-              "with a workspace of its own: made by make_state (or a first run there), destroyed at exit.");
+              "with a workspace of its own: made by make_state (or a first run there), kept for the process.");
     w.open("static cublasHandle_t cublas_handle(cudaStream_t s)");
-    w.line("static ein::runtime::per_stream<ein::runtime::cublas_handle> handles;");
+    w.line(library::state_table("cublas_handle", "handles"));
     w.line("return handles.get(ein::runtime::current_device(), s, [s] { return std::make_unique<ein::runtime::cublas_handle>(s); })");
     w.line("    .get();");
     w.close();
@@ -114,9 +114,9 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
     w.line();
     w.comment("The plan's cuBLASLt handle and workspace for stream s on this thread, shared by its\n"
               "products that end in an epilogue (runtime::per_stream): made by make_state (or a first\n"
-              "run there), destroyed at exit.");
+              "run there), kept for the process.");
     w.open("static const ein::runtime::cublaslt_handle& cublaslt_handle(cudaStream_t s)");
-    w.line("static ein::runtime::per_stream<ein::runtime::cublaslt_handle> handles;");
+    w.line(library::state_table("cublaslt_handle", "handles"));
     w.line("return handles.get(ein::runtime::current_device(), s, [] { return std::make_unique<ein::runtime::cublaslt_handle>(); });");
     w.close();
     for (std::size_t k = 0; k < plan.steps.size(); ++k) {
@@ -132,9 +132,9 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
     w.line();
     w.comment("The plan's cuDNN handle for stream s on this thread, bound to s and shared by its\n"
               "convolution steps (runtime::per_stream): made by make_state (or a first run there),\n"
-              "destroyed at exit.");
+              "kept for the process.");
     w.open("static cudnnHandle_t cudnn_handle(cudaStream_t s)");
-    w.line("static ein::runtime::per_stream<ein::runtime::cudnn_handle> handles;");
+    w.line(library::state_table("cudnn_handle", "handles"));
     w.line("return handles.get(ein::runtime::current_device(), s, [s] { return std::make_unique<ein::runtime::cudnn_handle>(s); })");
     w.line("    .get();");
     w.close();

@@ -128,7 +128,7 @@ inline void emit_cublaslt_state(writer& w, const step& s, const layout& plan, co
                                 bool tf32) {
   const std::string product = library::lt_product_text(call.op, *epilogue_form_of(s, plan), tf32);
   w.open("static ein::runtime::cublaslt_product& " + cublaslt_state_function(s) + "(cudaStream_t s)");
-  w.line("static ein::runtime::per_stream<ein::runtime::cublaslt_product> states;");
+  w.line(library::state_table("cublaslt_product", "states"));
   w.open("return states.get(ein::runtime::current_device(), s, []");
   w.line("return std::make_unique<ein::runtime::cublaslt_product>(");
   w.line("    " + product + ");");

@@ -32,7 +32,7 @@ inline void cublas_check(cublasStatus_t status, const char* call, const char* fi
 
 /// An owned cuBLAS handle on the device current at construction. A plan keeps one per device,
 /// stream and thread (runtime::per_stream), made for that stream by the plan's prepare() (or its
-/// first run there) and destroyed at exit.
+/// first run there) and kept for the process (or until its stream's state is released).
 class cublas_handle {
  public:
   cublas_handle() { create(); }
@@ -71,7 +71,7 @@ class cublas_handle {
   // At exit the device may already be gone: a failed destroy is not worth reporting then.
   void release() noexcept {
     cublasDestroy(handle_);
-    if (workspace_) cudaFree(workspace_);
+    if (workspace_) ignore_status(cudaFree(workspace_));
   }
 
   cublasHandle_t handle_ = nullptr;

@@ -5,8 +5,11 @@
 #include <cublasLt.h>
 #include <cuda_runtime.h>
 
+#include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 
 #include "ein/runtime/cublas.hpp"
 #include "ein/runtime/cuda_check.hpp"
@@ -35,7 +38,7 @@ class cublaslt_handle {
   cublaslt_handle& operator=(const cublaslt_handle&) = delete;
   // At exit the device may already be gone: failed frees are not worth reporting then.
   ~cublaslt_handle() {
-    cudaFree(workspace_);
+    ignore_status(cudaFree(workspace_));
     cublasLtDestroy(handle_);
   }
   cublasLtHandle_t get() const { return handle_; }
@@ -58,7 +61,8 @@ struct lt_product {
 /// What one product step with an epilogue keeps between runs: cuBLASLt's descriptors of the
 /// product. Row-major C is column-major Cᵀ = op(B)ᵀ·op(A)ᵀ, so cuBLASLt's A is ein's B, its m is
 /// ein's n, and the bias runs along its rows (CUBLASLT_EPILOGUE_BIAS adds a vector of m).
-/// A plan keeps one per step, device, stream and thread: run() sets the bias pointer on it.
+/// A plan keeps one per step, device, stream and thread: run() sets the bias pointer on it and
+/// asks cuBLASLt's heuristic for an algorithm once per alignment of the operands (algorithm()).
 class cublaslt_product {
  public:
   explicit cublaslt_product(const lt_product& p) : residual_(p.residual) {
@@ -95,11 +99,54 @@ class cublaslt_product {
            const float* residual, float* c, cudaStream_t s) {
     if (bias) EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
     const float beta = residual_ ? 1.0f : 0.0f;
-    EIN_CUBLAS_CHECK(cublasLtMatmul(h.get(), desc_, &alpha, b, a_, a, b_, &beta, residual_ ? residual : c, c_, c, c_,
-                                    nullptr, h.workspace(), cublaslt_handle::workspace_bytes, s));
+    const float* in_c = residual_ ? residual : c;
+    const cublasLtMatmulAlgo_t& algo = algorithm(h, alignment({a, b, bias, in_c, c}));
+    EIN_CUBLAS_CHECK(cublasLtMatmul(h.get(), desc_, &alpha, b, a_, a, b_, &beta, in_c, c_, c, c_, &algo, h.workspace(),
+                                    cublaslt_handle::workspace_bytes, s));
+  }
+
+  /// The largest power of two, at most 256, that divides every address of `pointers` (nulls left
+  /// out): the alignment cuBLASLt may assume of the operands.
+  static unsigned alignment(std::initializer_list<const void*> pointers) {
+    std::uintptr_t bits = 256;
+    for (const void* p : pointers) bits |= reinterpret_cast<std::uintptr_t>(p);
+    return static_cast<unsigned>(bits & (~bits + 1));
   }
 
  private:
+  // cuBLASLt's first algorithm for operands aligned to `bytes`, asked once per alignment. A null
+  // algorithm would ask on every call, under the default preference: no workspace, and operands
+  // aligned to 256 bytes, which an operand at an offset into a buffer is not.
+  const cublasLtMatmulAlgo_t& algorithm(const cublaslt_handle& h, unsigned bytes) {
+    const auto slot = static_cast<std::size_t>(std::countr_zero(bytes));
+    if (known_ >> slot & 1u) return algorithms_[slot];
+    struct owned_preference {
+      cublasLtMatmulPreference_t p = nullptr;
+      ~owned_preference() {
+        if (p) cublasLtMatmulPreferenceDestroy(p);
+      }
+    } preference;
+    EIN_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&preference.p));
+    const std::uint64_t workspace = cublaslt_handle::workspace_bytes;
+    EIN_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference.p, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES,
+                                                          &workspace, sizeof workspace));
+    const std::uint32_t aligned = bytes;
+    for (auto attribute : {CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_A_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_B_BYTES,
+                           CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_C_BYTES, CUBLASLT_MATMUL_PREF_MIN_ALIGNMENT_D_BYTES})
+      EIN_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(preference.p, attribute, &aligned, sizeof aligned));
+    cublasLtMatmulHeuristicResult_t result{};
+    int found = 0;
+    EIN_CUBLAS_CHECK(
+        cublasLtMatmulAlgoGetHeuristic(h.get(), desc_, a_, b_, c_, c_, preference.p, 1, &result, &found));
+    if (found == 0 || result.state != CUBLAS_STATUS_SUCCESS)
+      throw cublas_error(CUBLAS_STATUS_NOT_SUPPORTED,
+                         "cublasLtMatmulAlgoGetHeuristic: no algorithm for this product and its epilogue", __FILE__,
+                         __LINE__);
+    algorithms_[slot] = result.algo;
+    known_ |= 1u << slot;
+    return algorithms_[slot];
+  }
+
   // At exit the device may already be gone: failed destroys are not worth reporting then.
   void release() {
     if (c_) cublasLtMatrixLayoutDestroy(c_);
@@ -109,6 +156,10 @@ class cublaslt_product {
   }
 
   bool residual_ = false;
+  // By log2 of the alignment, those whose bit in known_ is set. (Not std::optional: nvcc 13.0's
+  // front end fails on an array of optional algorithms.)
+  std::array<cublasLtMatmulAlgo_t, 9> algorithms_{};
+  unsigned known_ = 0;
   cublasLtMatmulDesc_t desc_ = nullptr;
   cublasLtMatrixLayout_t a_ = nullptr, b_ = nullptr, c_ = nullptr;
 };

@@ -27,7 +27,7 @@ class device_buffer {
   }
   device_buffer(const device_buffer&) = delete;
   device_buffer& operator=(const device_buffer&) = delete;
-  ~device_buffer() { cudaFreeAsync(data_, stream_); }
+  ~device_buffer() { ignore_status(cudaFreeAsync(data_, stream_)); }
   T* data() const { return data_; }
 
  private:
@@ -44,7 +44,7 @@ inline void* allocate_device_storage(std::size_t bytes) {
   return p;
 }
 inline void free_device_storage(void* p) noexcept {
-  if (p) cudaFree(p);
+  if (p) ignore_status(cudaFree(p));
 }
 
 /// Rejects plain host memory bound to a cuda plan, which would otherwise fault inside a kernel

@@ -3,6 +3,7 @@
 
 #include <cuda_runtime.h>
 
+#include <mutex>
 #include <utility>
 
 #include "ein/runtime/cuda_check.hpp"
@@ -16,7 +17,9 @@ namespace ein::runtime {
 /// run, on any stream, shares the workspaces whose addresses the graph bakes in. Replays are
 /// ordered by CUDA (each launch of one executable graph waits for the previous one, whatever its
 /// stream); the destructor waits for the last replay, then releases the stream's state
-/// (release_stream_state) and the stream.
+/// (release_stream_state, whose cublasDestroy waits for the whole device) and the stream.
+/// replay() may be called from several threads at once: CUDA does not synchronize an executable
+/// graph's launches from several threads, so replays take a lock.
 ///
 ///     cuda_graph g([&](cudaStream_t s) { make_state(s); }, [&](cudaStream_t s) { run(s); });
 ///     g.replay(stream);
@@ -39,13 +42,13 @@ class cuda_graph {
       try {
         std::forward<Record>(record)(stream_);
       } catch (...) {
-        cudaStreamEndCapture(stream_, &graph);
-        if (graph) cudaGraphDestroy(graph);
+        ignore_status(cudaStreamEndCapture(stream_, &graph));
+        if (graph) ignore_status(cudaGraphDestroy(graph));
         throw;
       }
       EIN_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
       const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
-      cudaGraphDestroy(graph);
+      ignore_status(cudaGraphDestroy(graph));
       EIN_CUDA_CHECK(instantiated);
     } catch (...) {
       release();
@@ -56,8 +59,10 @@ class cuda_graph {
   cuda_graph& operator=(const cuda_graph&) = delete;
   ~cuda_graph() { release(); }
 
-  /// Launches the graph on `s`, after the work already there; asynchronous.
+  /// Launches the graph on `s`, after the work already there; asynchronous. Under the lock, so
+  /// that the event marks the last launch.
   void replay(cudaStream_t s) const {
+    std::lock_guard lock(replaying_);
     EIN_CUDA_CHECK(cudaGraphLaunch(exec_, s));
     EIN_CUDA_CHECK(cudaEventRecord(replayed_, s));
   }
@@ -68,13 +73,13 @@ class cuda_graph {
  private:
   // Waits for the last replay first: the graph's work uses the stream's state until it ends.
   void release() noexcept {
-    if (replayed_) cudaEventSynchronize(replayed_);
-    if (exec_) cudaGraphExecDestroy(exec_);
-    if (replayed_) cudaEventDestroy(replayed_);
+    if (replayed_) ignore_status(cudaEventSynchronize(replayed_));
+    if (exec_) ignore_status(cudaGraphExecDestroy(exec_));
+    if (replayed_) ignore_status(cudaEventDestroy(replayed_));
     if (stream_) {
-      cudaStreamSynchronize(stream_);
+      ignore_status(cudaStreamSynchronize(stream_));
       release_stream_state(device_, stream_);
-      cudaStreamDestroy(stream_);
+      ignore_status(cudaStreamDestroy(stream_));
     }
   }
 
@@ -82,6 +87,7 @@ class cuda_graph {
   cudaStream_t stream_ = nullptr;
   cudaEvent_t replayed_ = nullptr;
   cudaGraphExec_t exec_ = nullptr;
+  mutable std::mutex replaying_;
 };
 
 }  // namespace ein::runtime

@@ -49,7 +49,7 @@ namespace ein::runtime {
 
 /// An owned cuDNN handle on the device current at construction. A plan keeps one per device,
 /// stream and thread (runtime::per_stream), made for that stream by the plan's prepare() (or its
-/// first run there) and destroyed at exit.
+/// first run there) and kept for the process (or until its stream's state is released).
 class cudnn_handle {
  public:
   cudnn_handle() { EIN_CUDNN_CHECK(cudnnCreate(&handle_)); }
@@ -116,8 +116,7 @@ class cudnn_convolution {
         else
           EIN_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(handle, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
                                                                &found, perf));
-        // cuDNN fuses the identity activation with this algorithm only.
-        forward_algo = g.fused && !g.relu ? CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM : choose(perf, found, math);
+        forward_algo = g.fused && !g.relu ? fused_identity_algorithm(perf, found) : choose(perf, found, math);
         EIN_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, forward_algo, &bytes));
       } else {
         cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
@@ -170,10 +169,24 @@ class cudnn_convolution {
                       __LINE__);
   }
 
+  /// IMPLICIT_PRECOMP_GEMM, the one algorithm cuDNN fuses the identity activation with (a fused
+  /// convolution without ReLU), unless `perf[0, found)` says it cannot run this convolution:
+  /// then a cudnn_error with its status, at prepare rather than at the first run.
+  static cudnnConvolutionFwdAlgo_t fused_identity_algorithm(const cudnnConvolutionFwdAlgoPerf_t* perf, int found) {
+    constexpr auto precomp = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM;
+    for (int i = 0; i < found; ++i)
+      if (perf[i].algo == precomp && perf[i].status != CUDNN_STATUS_SUCCESS)
+        throw cudnn_error(perf[i].status,
+                          "fused_identity_algorithm: IMPLICIT_PRECOMP_GEMM, which a convolution with a bias "
+                          "and no activation needs, cannot run this convolution",
+                          __FILE__, __LINE__);
+    return precomp;
+  }
+
  private:
   // At exit the device may already be gone: failed frees are not worth reporting then.
   void release() {
-    if (workspace) cudaFree(workspace);
+    if (workspace) ignore_status(cudaFree(workspace));
     if (activation) cudnnDestroyActivationDescriptor(activation);
     if (bias) cudnnDestroyTensorDescriptor(bias);
     if (conv) cudnnDestroyConvolutionDescriptor(conv);

@@ -44,7 +44,12 @@ inline per_stream_tables& tables() {
 /// are in flight, and two threads would set one handle's stream under each other. Thread-safe; a
 /// T is used only by the runs of its own thread on its own stream, which that stream orders.
 ///
-///     static per_stream<cublas_handle> handles;
+/// A generated plan's tables are made on first use and never destroyed (the process's end frees
+/// what they hold): their T hold cuBLAS and cuDNN handles, and destroying those at exit would call
+/// into libraries whose own static state may already be gone (cuDNN loads its sub-libraries on
+/// first use, after the table is made, so their statics are destroyed before it).
+///
+///     static auto& handles = *new per_stream<cublas_handle>;
 ///     cublasHandle_t h = handles.get(current_device(), s, [s] { return std::make_unique<cublas_handle>(s); }).get();
 template <class T>
 class per_stream final : detail::per_stream_table {
@@ -63,13 +68,20 @@ class per_stream final : detail::per_stream_table {
   }
 
   /// The T of `device`, `stream` and the calling thread; `make()` gives a std::unique_ptr<T> the
-  /// first time (under the lock: a T that fails to be made is tried again next time).
+  /// first time (a T that fails to be made is tried again next time). `make` runs outside the
+  /// lock, since it may use other tables (a convolution's state is made on the plan's handle),
+  /// whose first use registers them under the lock release_stream_state holds while it takes
+  /// this one; no other thread makes the same key.
   template <class Make>
   T& get(int device, const void* stream, Make&& make) {
+    const key k{device, stream, std::this_thread::get_id()};
+    {
+      std::lock_guard lock(mutex_);
+      if (auto found = states_.find(k); found != states_.end()) return *found->second;
+    }
+    std::unique_ptr<T> made = make();
     std::lock_guard lock(mutex_);
-    auto& slot = states_[{device, stream, std::this_thread::get_id()}];
-    if (!slot) slot = make();
-    return *slot;
+    return *states_.emplace(k, std::move(made)).first->second;
   }
 
   /// How many T have been made.
@@ -87,8 +99,9 @@ class per_stream final : detail::per_stream_table {
     });
   }
 
+  using key = std::tuple<int, const void*, std::thread::id>;
   mutable std::mutex mutex_;
-  std::map<std::tuple<int, const void*, std::thread::id>, std::unique_ptr<T>> states_;
+  std::map<key, std::unique_ptr<T>> states_;
 };
 
 /// Destroys the T of `device` and `stream`, of every thread, in every per_stream alive (every

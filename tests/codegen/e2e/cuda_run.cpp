@@ -1,11 +1,14 @@
 // The cuda-backend plans of the hand-built programs (headers compiled here by the host compiler,
 // kernels by nvcc in codegen_hand_cuda_kernels): where a device exists, each must equal the
 // interpreter within the plan's tolerance, also when four threads run it at once, each on a
-// stream of its own.
+// stream of its own, and when prepared and captured into a CUDA graph (the library calls with
+// their epilogues among them), replayed from two threads at once.
 #include <cuda_runtime.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -14,7 +17,9 @@
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
+#include "ein/runtime/cublaslt.hpp"
 #include "ein/runtime/cuda_check.hpp"
+#include "ein/dispatch/prepare.hpp"
 #include "ein/dispatch/run.hpp"
 #include "ein_generated/hand_batch_gemm_cuda.hpp"
 #include "ein_generated/hand_conv_cudnn_cuda.hpp"
@@ -54,6 +59,25 @@ struct device_tensor {
   }
   device_tensor(const device_tensor&) = delete;
   ~device_tensor() { cudaFree(data); }
+  void fill(double v) {
+    if (f32) {
+      std::vector<float> h(count, static_cast<float>(v));
+      EIN_CUDA_CHECK(cudaMemcpy(data, h.data(), count * sizeof(float), cudaMemcpyHostToDevice));
+    } else {
+      std::vector<double> h(count, v);
+      EIN_CUDA_CHECK(cudaMemcpy(data, h.data(), count * sizeof(double), cudaMemcpyHostToDevice));
+    }
+  }
+  bool all_equal(double v) const {
+    if (f32) {
+      std::vector<float> h(count);
+      EIN_CUDA_CHECK(cudaMemcpy(h.data(), data, count * sizeof(float), cudaMemcpyDeviceToHost));
+      return h == std::vector<float>(count, static_cast<float>(v));
+    }
+    std::vector<double> h(count);
+    EIN_CUDA_CHECK(cudaMemcpy(h.data(), data, count * sizeof(double), cudaMemcpyDeviceToHost));
+    return h == std::vector<double>(count, v);
+  }
   ein::runtime::binding bind(const std::string& name) const {
     return f32 ? ein::runtime::binding(name, static_cast<float*>(data))
                : ein::runtime::binding(name, static_cast<double*>(data));
@@ -70,10 +94,17 @@ struct device_tensor {
   }
 };
 
-// p's tensors on the device with their values in `env`, kept in `keep` and bound in `items`.
+bool is_weight(const ein::ir::tensor& t) { return t.role == ein::ir::tensor_role::weight; }
+bool any_tensor(const ein::ir::tensor&) { return true; }
+
+// p's tensors (those `wanted`) on the device with their values in `env`, kept in `keep` and
+// bound in `items`.
+template <class Wanted = bool (*)(const ein::ir::tensor&)>
 void upload_tensors(const ein::ir::program& p, const ein::eval::bindings& env,
-                    std::vector<std::unique_ptr<device_tensor>>& keep, std::vector<ein::runtime::binding>& items) {
+                    std::vector<std::unique_ptr<device_tensor>>& keep, std::vector<ein::runtime::binding>& items,
+                    Wanted wanted = any_tensor) {
   for (auto& t : p.tensors) {
+    if (!wanted(t)) continue;
     keep.push_back(std::make_unique<device_tensor>(t.type == ein::ir::dtype::f32, env.at(t.name).data));
     items.push_back(keep.back()->bind(t.name));
   }
@@ -171,6 +202,89 @@ bool check_all_streams(std::integer_sequence<int, Id...>) {
   return (check_streams<Id>() & ...);
 }
 
+// A prepared run captured into a CUDA graph (ein::prepared::capture) writes nothing until it is
+// replayed; a replay equals the interpreter; and so do two replays from two threads at once, on
+// streams of their own (replays of one graph take its lock, so that its destructor waits for the
+// last one).
+template <int Id>
+bool check_capture() {
+  constexpr ein_test::hand_program<Id> object;
+  const double tolerance = ein::runtime::plan<ein_test::hand_program<Id>>::tolerance;
+  auto p = ein::reify(object);
+  auto env = ein::eval::random_inputs(p, 14);
+  auto ref = ein::eval::evaluate(p, env);
+  std::vector<std::unique_ptr<device_tensor>> weights, others;
+  std::vector<ein::runtime::binding> weight_items, items;
+  upload_tensors(p, env, weights, weight_items, is_weight);
+  upload_tensors(p, env, others, items, std::not_fn(is_weight));
+  std::vector<std::unique_ptr<device_tensor>> outputs;
+  for (auto& o : p.outputs) {
+    outputs.push_back(output_tensor(p, o, ref.at(o).data.size()));
+    items.push_back(outputs.back()->bind(o));
+  }
+  auto prepared = ein::prepare(object, ein::runtime::bindings(weight_items));
+  bool ok = true;
+  const auto expect_outputs = [&](const char* what) {
+    for (std::size_t i = 0; i < p.outputs.size(); ++i) {
+      double err = outputs[i]->error_against(ref.at(p.outputs[i]));
+      if (!(err <= tolerance)) {
+        std::printf("%s %s, %s: max_rel_err=%.3g FAILED\n", p.name.c_str(), p.outputs[i].c_str(), what, err);
+        ok = false;
+      }
+    }
+  };
+  {
+    auto graph = prepared.capture(ein::runtime::bindings(items));
+    EIN_CUDA_CHECK(cudaDeviceSynchronize());
+    for (std::size_t i = 0; i < p.outputs.size(); ++i)
+      if (!outputs[i]->all_equal(-7.0)) {
+        std::printf("%s %s: the capture wrote it FAILED\n", p.name.c_str(), p.outputs[i].c_str());
+        ok = false;
+      }
+    graph.replay();
+    EIN_CUDA_CHECK(cudaDeviceSynchronize());
+    expect_outputs("replayed");
+    for (auto& o : outputs) o->fill(-7.0);
+    std::atomic<bool> failed{false};
+    std::vector<std::thread> pool;
+    for (int t = 0; t < 2; ++t)
+      pool.emplace_back([&] {
+        try {
+          cudaStream_t s = nullptr;
+          EIN_CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+          graph.replay(s);
+          EIN_CUDA_CHECK(cudaStreamSynchronize(s));
+          EIN_CUDA_CHECK(cudaStreamDestroy(s));
+        } catch (const std::exception& e) {
+          std::fprintf(stderr, "%s, a replay: %s\n", p.name.c_str(), e.what());
+          failed = true;
+        }
+      });
+    for (auto& th : pool) th.join();
+    ok = ok && !failed;
+    expect_outputs("replayed from two threads at once");
+  }  // the graph goes before the prepared plan whose storage it reads
+  return ok;
+}
+
+template <int... Id>
+bool check_all_captures(std::integer_sequence<int, Id...>) {
+  return (check_capture<Id>() & ...);
+}
+
+// cuBLASLt's algorithms are chosen per alignment of a product's operands: the largest power of
+// two up to 256 dividing every non-null address.
+bool check_alignment() {
+  using ein::runtime::cublaslt_product;
+  const auto at = [](std::uintptr_t a) { return reinterpret_cast<const void*>(a); };
+  bool ok = cublaslt_product::alignment({at(0x1000), at(0x2000), nullptr}) == 256 &&
+            cublaslt_product::alignment({at(0x1000), at(0x1004)}) == 4 &&
+            cublaslt_product::alignment({at(0x1010), nullptr, at(0x1040)}) == 16 &&
+            cublaslt_product::alignment({at(0x1080)}) == 128 && cublaslt_product::alignment({nullptr}) == 256;
+  if (!ok) std::printf("cublaslt_product::alignment: FAILED\n");
+  return ok;
+}
+
 // The host loops of a cuda-backend header (run_host) equal the interpreter too.
 template <int Id>
 bool check_host() {
@@ -221,7 +335,7 @@ bool check_all_host(std::integer_sequence<int, Id...>) {
 
 int main() {
   try {
-    if (!check_all_host(std::make_integer_sequence<int, ein_test::program_count>{})) return 1;
+    if (!check_alignment() || !check_all_host(std::make_integer_sequence<int, ein_test::program_count>{})) return 1;
     int devices = 0;
     if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
       std::printf("no CUDA device: the CUDA plans compiled (their host loops pass) but cannot run here\n");
@@ -229,7 +343,11 @@ int main() {
     }
     bool ok = check_all(std::make_integer_sequence<int, ein_test::program_count>{});
     ok = check_all_streams(std::make_integer_sequence<int, ein_test::program_count>{}) && ok;
-    if (ok) std::printf("every plan, run by %d threads at once on streams of their own, equals the interpreter\n", 4);
+    ok = check_all_captures(std::make_integer_sequence<int, ein_test::program_count>{}) && ok;
+    if (ok)
+      std::printf("every plan, run by %d threads at once on streams of their own, and captured and replayed "
+                  "from two, equals the interpreter\n",
+                  4);
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());

@@ -30,4 +30,10 @@ inline std::string number(std::int64_t v) { return std::to_string(v); }
 /// `true` or `false`: a C++ bool literal.
 inline std::string flag(bool b) { return b ? "true" : "false"; }
 
+/// The declaration of a generated plan's table `name` of per-stream state of ein::runtime::`type`
+/// (runtime::per_stream), made on first use and never destroyed (per_stream says why).
+inline std::string state_table(const std::string& type, const std::string& name) {
+  return "static auto& " + name + " = *new ein::runtime::per_stream<ein::runtime::" + type + ">;";
+}
+
 }  // namespace ein::codegen::library

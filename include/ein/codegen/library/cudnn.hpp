@@ -75,14 +75,14 @@ inline std::string geometry_text(const runtime::convolution_geometry& g) {
 /// the calling thread (runtime::per_stream: its own workspace), set up on its first call there
 /// from the instance's geometry (descriptors, CUDNN_FMA_MATH unless `tf32`, the first runnable
 /// algorithm of cuDNN's heuristics, its workspace; runtime::cudnn_convolution) on `handle` (an
-/// expression of `s` giving the plan's cudnnHandle_t), and kept until exit.
+/// expression of `s` giving the plan's cudnnHandle_t), and kept for the process.
 /// @pre ein::plan::cudnn_accepts(op).
 inline void emit_cudnn_state(writer& w, const match::instance& op, const std::string& function,
                              const std::string& handle, bool tf32,
                              const std::optional<ein::plan::epilogue_form>& e = std::nullopt) {
   const std::string g = geometry_text(geometry(op, tf32, e));  // first: an op cuDNN refuses writes nothing
   w.open("static const ein::runtime::cudnn_convolution& " + function + "(cudaStream_t s)");
-  w.line("static ein::runtime::per_stream<ein::runtime::cudnn_convolution> states;");
+  w.line(state_table("cudnn_convolution", "states"));
   w.open("return states.get(ein::runtime::current_device(), s, [&]");
   w.line("return std::make_unique<ein::runtime::cudnn_convolution>(");
   w.line("    " + handle + ", " + g + ");");
