@@ -87,19 +87,19 @@ inline ein::eval::bindings hand_loops(int id, const ein::eval::bindings& in) {
             for (int k = 0; k < 4; ++k) out.data[at] += A({b, m, k}) * B({b, m + 3 * (w - 2), k});
       return {{"out", out}};
     }
-    case 4: {  // h[i, j] = relu(Σ_k A[i, k] · B[k, j]) on i in [-1, 5); out = h[i-1, j] + h[i+1, j] + C[j]
+    case 4: {  // h[i, j] = relu(Σ_k A[i - 1, k] · B[k, j]) on i in [0, 6); out = h[i, j] + h[i + 2, j] + C[j]
       view A{in.at("A")}, B{in.at("B")}, C{in.at("C")};
-      dense h({6, 4}, {-1, 0});
-      for (int i = -1; i < 5; ++i)
+      dense h({6, 4});
+      for (int i = 0; i < 6; ++i)
         for (int j = 0; j < 4; ++j) {
           double sum = 0;
-          for (int k = 0; k < 3; ++k) sum += A({i, k}) * B({k, j});
-          h.data[(i + 1) * 4 + j] = detail::relu(sum);
+          for (int k = 0; k < 3; ++k) sum += A({i - 1, k}) * B({k, j});
+          h.data[i * 4 + j] = detail::relu(sum);
         }
-      auto h_at = [&](int i, int j) { return i < -1 || i >= 5 ? 0.0 : h.data[(i + 1) * 4 + j]; };
+      auto h_at = [&](int i, int j) { return i >= 6 ? 0.0 : h.data[i * 4 + j]; };
       dense out({5, 4});
       for (int i = 0; i < 5; ++i)
-        for (int j = 0; j < 4; ++j) out.data[i * 4 + j] = h_at(i - 1, j) + h_at(i + 1, j) + C({j});
+        for (int j = 0; j < 4; ++j) out.data[i * 4 + j] = h_at(i, j) + h_at(i + 2, j) + C({j});
       return {{"out", out}, {"h", h}};
     }
     case 5: {  // out[i] = Σ_j (N[i, j-1] · N[j, i] + M[i]): M is inside the sum, added 4 times

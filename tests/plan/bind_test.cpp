@@ -64,13 +64,14 @@ TEST_CASE("bind: compute-bound GEMMs over whole buffers are BLAS calls; small, n
   auto inner = ir::make_scope({{"a", 0, 41}, {"b", 0, 36}}, {}, ir::make_access(A, {idx("a"), idx("b")}) + ir::make_constant(1));
   ir::program nested{"nested", {A, B}, {{"out", product(ir::make_access(inner, {idx("i"), idx("k")})), ir::dtype::f32}}, {"out"}};
   CHECK(kinds(nested) == std::vector<std::string>{"-", "-"});
-  // nor one that reads a definition whose box does not start at 0
+  // a definition read by name whose box does not start at 0 is no program (ir::verify): no
+  // kernel is made of it
   auto h = ir::make_scope({{"a", -1, 40}, {"b", 0, 36}}, {}, ir::make_access(A, {idx("a") + 1, idx("b")}));
   ir::tensor ht{"h", ir::dtype::f32, {41, 36}, ir::tensor_role::definition};
   ir::program shifted_box{"shifted_box", {A, B},
                           {{"h", h, ir::dtype::f32}, {"out", product(ir::make_access(ht, {idx("i"), idx("k")})), ir::dtype::f32}},
                           {"out"}};
-  CHECK(kinds(shifted_box) == std::vector<std::string>{"-", "-"});
+  CHECK_THROWS_WITH_AS(kinds(shifted_box), doctest::Contains("its value's box starts at [-1, 0]"), user_error);
 }
 
 TEST_CASE("bind: cuDNN runs the convolutions its legacy API describes; BLAS is tried first") {
@@ -99,10 +100,7 @@ TEST_CASE("bind: oneDNN runs float convolutions in any layout and padding; doubl
   // a matrix product that also matches as a degenerate convolution stays a GEMM
   CHECK(kinds(ein::reify(ein_test::gemm_chain), blas_onednn) == std::vector<std::string>{"matmul", "matmul"});
   // oneDNN has no double convolution on the CPU
-  auto f64 = conv(3, 1);
-  for (auto& t : f64.tensors) t.type = ir::dtype::f64;
-  f64.definitions[0].type = ir::dtype::f64;
-  CHECK(kinds(f64, blas_onednn) == std::vector<std::string>{"-"});
+  CHECK(kinds(conv(3, 1, false, ir::dtype::f64), blas_onednn) == std::vector<std::string>{"-"});
 }
 
 TEST_CASE("onednn_accepts: sizes that agree, padding and strides that step forward, float only; onednn runs small filters") {

@@ -16,12 +16,17 @@ inline ein::ir::tensor f32(std::string name, std::vector<std::int64_t> shape) {
 }
 
 // out[n, h, w, f] = Σ_{r,s,c} X[n, h+r-pad, w+s-pad, c] · filter: NHWC, an r×r kernel read at
-// [f, r, s, c] (KRSC) or, with `rsfc`, at [r, s, f, c] (no cuDNN format).
-inline ein::ir::program conv(std::int64_t r, std::int64_t pad, bool rsfc = false) {
+// [f, r, s, c] (KRSC) or, with `rsfc`, at [r, s, f, c] (no cuDNN format), in element type `type`.
+inline ein::ir::program conv(std::int64_t r, std::int64_t pad, bool rsfc = false,
+                             ein::ir::dtype type = ein::ir::dtype::f32) {
   namespace ir = ein::ir;
   using ir::idx;
-  auto X = f32("X", {2, 16, 16, 8});
-  auto K = rsfc ? f32("K", {r, r, 16, 8}) : f32("K", {16, r, r, 8});
+  auto typed = [type](ir::tensor t) {
+    t.type = type;
+    return t;
+  };
+  auto X = typed(f32("X", {2, 16, 16, 8}));
+  auto K = typed(rsfc ? f32("K", {r, r, 16, 8}) : f32("K", {16, r, r, 8}));
   auto kr = rsfc ? std::vector<ir::affine>{idx("r"), idx("s"), idx("f"), idx("c")}
                  : std::vector<ir::affine>{idx("f"), idx("r"), idx("s"), idx("c")};
   auto body = ir::make_scope({{"n", 0, 2}, {"h", 0, 16}, {"w", 0, 16}, {"f", 0, 16}},
@@ -29,7 +34,7 @@ inline ein::ir::program conv(std::int64_t r, std::int64_t pad, bool rsfc = false
                              ir::make_access(X, {idx("n"), idx("h") + idx("r") - pad,
                                                  idx("w") + idx("s") - pad, idx("c")}) *
                                  ir::make_access(K, kr));
-  return {"conv", {X, K}, {{"out", body, ir::dtype::f32}}, {"out"}};
+  return {"conv", {X, K}, {{"out", body, type}}, {"out"}};
 }
 
 // y[n, p, q, f] = Σ_c X[n, 2p, 2q, c] · K[f, c]: NHWC, a 1×1 filter at stride 2 (ResNet-50's

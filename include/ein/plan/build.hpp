@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ein/ir/reads.hpp"
+#include "ein/ir/verify.hpp"
 #include "ein/match/match.hpp"
 #include "ein/plan/fuse_epilogues.hpp"
 #include "ein/plan/plan.hpp"
@@ -143,10 +144,12 @@ inline std::optional<library_call> bind_priced(const kernel& k, const std::strin
 /// operators matched here), else an eOperator. A call whose result only a bias, residual or ReLU
 /// eOperator reads then ends in that as its epilogue where its library takes it (fuse_epilogues). `how` (a search's) gives the derivations and
 /// each definition's origin; a program taken as written has none.
-/// @pre definitions are in topological order and each names a distinct tensor.
+/// @throws user_error where `p` breaks the IR's invariants (ir::verify): no kernel is made of a
+/// program that does not verify.
 /// Example: `y = L_{i,j} Σ_k A[i,k]·W[k,j]` (compute-bound) for a build calling BLAS is one
 /// kernel, `library matmul(A=A+0, B=W+0) ...`; for a build calling nothing, one eOperator.
 inline program_plan make_plan(const ir::program& p, const capabilities& caps, provenance how = {}) {
+  ir::verify(p);
   detail::plan_builder b;
   b.out.program = p.name;
   b.out.outputs = p.outputs;

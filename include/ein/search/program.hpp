@@ -14,6 +14,7 @@
 
 #include "ein/derive/merge_shared_operand.hpp"
 #include "ein/ir/reads.hpp"
+#include "ein/ir/verify.hpp"
 #include "ein/plan/build.hpp"
 #include "ein/search/backend.hpp"
 #include "ein/search/identical.hpp"
@@ -131,11 +132,14 @@ inline unsigned explore_threads(unsigned threads, std::size_t searches, std::siz
 /// out of time excepted). `progress` is called from the searching threads, one call at a time,
 /// with the search's number among the distinct searches (statistics::search, ::searches).
 /// make_plan turns the result into the plan of a build.
+/// @throws user_error where `source` breaks the IR's invariants (ir::verify): every rule assumes
+/// them, and a program the front end or the JSON reader gives holds them.
 inline optimized_program optimize_program(const ir::program& source, std::span<const derive::rule> rules,
                                           const cost::model& model, const options& opts = {},
                                           const progress_fn& progress = {},
                                           const ein::plan::capabilities& caps = ein::plan::every_operator()) {
   auto start = std::chrono::steady_clock::now();
+  ir::verify(source);
   optimized_program out;
   out.source = source;
   out.model = model.describe();
@@ -211,6 +215,13 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
 /// and an OffsetReduce eOperator, both from subprogram `conv`, whose derivation reads
 /// `split_summation(...)`, `substitute_variable(...)`, ..., `match(at /0: operator matmul)`.
 inline ein::plan::program_plan make_plan(const optimized_program& r, const ein::plan::capabilities& caps) {
+  // optimize_program verified the source: an optimized program that breaks the IR's invariants
+  // is a rule's fault, caught before it becomes a kernel.
+  try {
+    ir::verify(r.program);
+  } catch (const user_error& e) {
+    throw internal_error("the optimized program does not verify: " + std::string(e.what()));
+  }
   ein::plan::provenance how;
   for (auto& s : r.subprograms) {
     auto& chosen = s.result.candidates.at(s.result.chosen);

@@ -66,9 +66,10 @@ inline ir::program build<prepared_base + 1>() {
 }
 
 /// Searched (optimize_program, explore depth 1): a transposed, scaled weight read by a product
-/// over a box that starts at -1, then a stencil:
-/// t[k, j] = 0.5 · W[j, k], h[i, j] = Σ_k A[i, k] · t[k, j] for i in [-1, 5),
-/// out[i, j] = tanh(h[i - 1, j] + h[i + 1, j]).
+/// whose rows start one before its input's (A read off its box), then a stencil that reads past
+/// the product's rows:
+/// t[k, j] = 0.5 · W[j, k], h[i, j] = Σ_k A[i - 1, k] · t[k, j] for i in [0, 6),
+/// out[i, j] = tanh(h[i, j] + h[i + 2, j]).
 template <>
 inline ir::program build<prepared_base + 2>() {
   auto A = f32("A", {5, 3}), W = f32("W", {4, 3}, ir::tensor_role::weight);
@@ -76,11 +77,11 @@ inline ir::program build<prepared_base + 2>() {
   ir::tensor H{"h", ir::dtype::f32, {6, 4}, ir::tensor_role::definition};
   auto t = ir::make_scope({{"k", 0, 3}, {"j", 0, 4}}, {},
                           read(W, {idx("j"), idx("k")}) * ir::make_constant(0.5));
-  auto h = ir::make_scope({{"i", -1, 5}, {"j", 0, 4}}, {{"k", 0, 3}},
-                          read(A, {idx("i"), idx("k")}) * read(T, {idx("k"), idx("j")}));
+  auto h = ir::make_scope({{"i", 0, 6}, {"j", 0, 4}}, {{"k", 0, 3}},
+                          read(A, {idx("i") - 1, idx("k")}) * read(T, {idx("k"), idx("j")}));
   auto out = ir::make_scope({{"i", 0, 5}, {"j", 0, 4}}, {},
-                            ir::make_unary(ir::unary_fn::tanh, read(H, {idx("i") - 1, idx("j")}) +
-                                                                   read(H, {idx("i") + 1, idx("j")})));
+                            ir::make_unary(ir::unary_fn::tanh, read(H, {idx("i"), idx("j")}) +
+                                                                   read(H, {idx("i") + 2, idx("j")})));
   return {"prepared_searched",
           {A, W},
           {{"t", t, ir::dtype::f32}, {"h", h, ir::dtype::f32}, {"out", out, ir::dtype::f32}},

@@ -85,18 +85,19 @@ inline ir::program build<3>() {
                          read(B, {idx("b"), idx("m") + (idx("w") - 2) * 3, idx("k")})));
 }
 
-/// Two definitions, the first a temporary over a box with a negative lower bound:
-/// h[i, j] = relu(Σ_k A[i, k] · B[k, j]) for i in [-1, 5); out[i, j] = h[i - 1, j] + h[i + 1, j] + C[j]
+/// Two definitions, both outputs, the first reading a nested product one row before its box and
+/// the second reading the first one row past its box:
+/// h[i, j] = relu(Σ_k A[i - 1, k] · B[k, j]) for i in [0, 6); out[i, j] = h[i, j] + h[i + 2, j] + C[j]
 template <>
 inline ir::program build<4>() {
   auto A = f32("A", {5, 3}), B = f32("B", {3, 4}), C = f32("C", {4}, ir::tensor_role::weight);
   auto mm = ir::make_scope({{"i", 0, 5}, {"j", 0, 4}}, {{"k", 0, 3}},
                            read(A, {idx("i"), idx("k")}) * read(B, {idx("k"), idx("j")}));
-  auto h_value = ir::make_scope({{"i", -1, 5}, {"j", 0, 4}}, {},
-                                ir::make_unary(ir::unary_fn::relu, ir::make_access(mm, {idx("i"), idx("j")})));
+  auto h_value = ir::make_scope({{"i", 0, 6}, {"j", 0, 4}}, {},
+                                ir::make_unary(ir::unary_fn::relu, ir::make_access(mm, {idx("i") - 1, idx("j")})));
   ir::tensor h{"h", ir::dtype::f32, {6, 4}, ir::tensor_role::definition};
   auto out = ir::make_scope({{"i", 0, 5}, {"j", 0, 4}}, {},
-                            read(h, {idx("i") - 1, idx("j")}) + read(h, {idx("i") + 1, idx("j")}) +
+                            read(h, {idx("i"), idx("j")}) + read(h, {idx("i") + 2, idx("j")}) +
                                 read(C, {idx("j")}));
   return {"two_definitions", {A, B, C}, {{"h", h_value, ir::dtype::f32}, {"out", out, ir::dtype::f32}},
           {"out", "h"}};
