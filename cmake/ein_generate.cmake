@@ -10,6 +10,9 @@
 #                [COST_CACHE <JSON file>] [PLAN_FOR host|cuda] [ACCUMULATE element|double]
 #                [ALPHA <1 to 2>] [PROGRAM_STATES <count>])
 #
+# Each keyword takes one value and is given at most once; a wrong call stops the configuration
+# with a message naming it and the argument (ein_generate_arguments.cmake checks them all).
+#
 # Stage 1 searches for the plan (ein::search::optimize_program) under a cost model (docs/cost.md)
 # that COST chooses (else EIN_COST, else auto): auto takes the measured model for BACKEND cuda
 # where a CUDA device is present when stage 1 runs, and the roofline model of a device profile
@@ -46,6 +49,7 @@
 # call it depends on it, others do not.
 include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/ein_find_cudnn.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/ein_generate_arguments.cmake)
 
 if(NOT EIN_CODEGEN_DIR)
   message(FATAL_ERROR "ein_generate: EIN_CODEGEN_DIR (the folder of ein's stage-1 programs) is not set")
@@ -135,106 +139,32 @@ function(ein_search_program codegen_dir cblas cudnn cuda_timer)
   set_target_properties(ein_search PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/ein_generate)
 endfunction()
 
-# Stops the configuration with "ein_generate(<target>): <option> must be a, b or c, not '<value>'"
-# unless <value> is one of the choices that follow it.
-function(ein_expect_one_of target option value)
-  set(choices ${ARGN})
-  if(NOT value IN_LIST choices)
-    list(POP_BACK choices last)
-    list(JOIN choices ", " first)
-    message(FATAL_ERROR "ein_generate(${target}): ${option} must be ${first} or ${last}, not '${value}'")
-  endif()
-endfunction()
-
 function(ein_generate target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "MODEL;OBJECT;BACKEND;NAME;SEARCH;PROFILE;COST;COST_CACHE;PLAN_FOR;ACCUMULATE;ALPHA;PROGRAM_STATES" "")
-  if(arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "ein_generate(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
-  endif()
-  foreach(required MODEL OBJECT BACKEND)
-    if(NOT arg_${required})
-      message(FATAL_ERROR "ein_generate(${target}): ${required} is required")
-    endif()
-  endforeach()
-  ein_expect_one_of(${target} BACKEND "${arg_BACKEND}" host cuda)
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
-  if(arg_BACKEND STREQUAL "cuda" AND NOT "CUDA" IN_LIST languages)
-    message(FATAL_ERROR "ein_generate(${target}): BACKEND cuda needs the CUDA language enabled "
-                        "(project(... LANGUAGES CXX CUDA) or enable_language(CUDA))")
-  endif()
-  if(NOT arg_NAME)
-    set(arg_NAME ${target})
-  endif()
-  if(NOT arg_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
-    message(FATAL_ERROR "ein_generate(${target}): NAME '${arg_NAME}' must be a C++ identifier")
-  endif()
-  if(NOT arg_ACCUMULATE)
-    set(arg_ACCUMULATE element)
-  endif()
-  ein_expect_one_of(${target} ACCUMULATE "${arg_ACCUMULATE}" element double)
-  get_filename_component(model "${arg_MODEL}" ABSOLUTE)
-  if(NOT EXISTS "${model}")
-    message(FATAL_ERROR "ein_generate(${target}): MODEL ${model} does not exist")
+  set(cuda_enabled OFF)
+  if("CUDA" IN_LIST languages)
+    set(cuda_enabled ON)
   endif()
   get_property(codegen_dir GLOBAL PROPERTY EIN_CODEGEN_DIR)
-  if(NOT DEFINED arg_SEARCH)
-    set(arg_SEARCH ON)
+  # ein_generate_arguments(arg <target> <cuda enabled> <codegen dir> <the arguments after target>),
+  # each forwarded exactly: ${ARGN} would drop the empty ones and split those holding ';'.
+  ein_bracket_argument(quoted_target "${target}")
+  ein_bracket_argument(quoted_dir "${codegen_dir}")
+  set(call "ein_generate_arguments(arg ${quoted_target} ${cuda_enabled} ${quoted_dir}")
+  if(ARGC GREATER 1)
+    math(EXPR last "${ARGC} - 1")
+    foreach(i RANGE 1 ${last})
+      ein_bracket_argument(argument "${ARGV${i}}")
+      string(APPEND call " ${argument}")
+    endforeach()
   endif()
-  set(search_args --search off)
-  set(profile)
-  if(arg_SEARCH)
-    if(NOT arg_PLAN_FOR)
-      set(arg_PLAN_FOR ${arg_BACKEND})
-    endif()
-    ein_expect_one_of(${target} PLAN_FOR "${arg_PLAN_FOR}" host cuda)
-    if(arg_PROFILE)
-      get_filename_component(profile "${arg_PROFILE}" ABSOLUTE)
-    elseif(EIN_PROFILE)
-      get_filename_component(profile "${EIN_PROFILE}" ABSOLUTE)
-    else()
-      # The profiles sit beside the codegen folder, in the source tree and once installed: a
-      # plan for the host is priced on the measured host (bench/host/probe.cpp), one for CUDA on
-      # the H100.
-      set(default_profile h100_sxm5.json)
-      if(arg_PLAN_FOR STREQUAL "host")
-        set(default_profile host.json)
-      endif()
-      get_filename_component(profile "${codegen_dir}/../cost/profiles/${default_profile}" ABSOLUTE)
-    endif()
-    if(NOT EXISTS "${profile}")
-      message(FATAL_ERROR "ein_generate(${target}): device profile ${profile} does not exist")
-    endif()
-    if(NOT arg_COST)
-      set(arg_COST auto)
-      if(EIN_COST)
-        set(arg_COST ${EIN_COST})
-      endif()
-    endif()
-    ein_expect_one_of(${target} COST "${arg_COST}" auto measured roofline)
-    if(arg_COST_CACHE)
-      get_filename_component(cost_cache "${arg_COST_CACHE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_BINARY_DIR}")
-    elseif(EIN_COST_CACHE)
-      get_filename_component(cost_cache "${EIN_COST_CACHE}" ABSOLUTE BASE_DIR "${CMAKE_BINARY_DIR}")
-    else()
-      set(cost_cache ${CMAKE_BINARY_DIR}/ein_cost_cache.json)
-    endif()
-    set(search_args --search on --profile ${profile} --cost ${arg_COST} --cost-cache ${cost_cache}
-                    --plan-for ${arg_PLAN_FOR})
-    if(DEFINED arg_ALPHA)
-      if(NOT arg_ALPHA MATCHES "^[0-9]+(\\.[0-9]+)?$" OR arg_ALPHA LESS 1 OR arg_ALPHA GREATER 2)
-        message(FATAL_ERROR "ein_generate(${target}): ALPHA must be a number from 1 to 2, not '${arg_ALPHA}'")
-      endif()
-      list(APPEND search_args --alpha ${arg_ALPHA})
-    endif()
-    if(DEFINED arg_PROGRAM_STATES)
-      if(NOT arg_PROGRAM_STATES MATCHES "^[0-9]+$" OR arg_PROGRAM_STATES GREATER 1000000)
-        message(FATAL_ERROR "ein_generate(${target}): PROGRAM_STATES must be 0 to 1000000, not '${arg_PROGRAM_STATES}'")
-      endif()
-      list(APPEND search_args --program-states ${arg_PROGRAM_STATES})
-    endif()
-  elseif(arg_PROFILE OR arg_COST OR arg_COST_CACHE OR arg_PLAN_FOR OR DEFINED arg_ALPHA OR DEFINED arg_PROGRAM_STATES)
-    message(FATAL_ERROR "ein_generate(${target}): PROFILE, COST, COST_CACHE, PLAN_FOR, ALPHA and PROGRAM_STATES are for the search; it is OFF")
+  cmake_language(EVAL CODE "${call})")
+  # Not if(arg_error): a message that ends in "-NOTFOUND" (an unknown argument, say) reads false.
+  if(NOT arg_error STREQUAL "")
+    message(FATAL_ERROR "${arg_error}")
   endif()
+  set(model "${arg_model}")
+  set(profile "${arg_profile}")
   if(NOT DEFINED BLA_VENDOR)
     set(BLA_VENDOR OpenBLAS)
   endif()
@@ -257,7 +187,7 @@ function(ein_generate target)
   # oneDNN, for the convolutions of plans for the host; without it they stay eOperators. A plan
   # searched for cuda (PLAN_FOR cuda) keeps its convolutions as eOperators on the host.
   set(onednn FALSE)
-  if(arg_BACKEND STREQUAL "host" AND (NOT arg_PLAN_FOR OR arg_PLAN_FOR STREQUAL "host"))
+  if(arg_backend STREQUAL "host" AND (NOT arg_plan_for OR arg_plan_for STREQUAL "host"))
     ein_find_onednn(onednn)
   endif()
   set(onednn_flag off)
@@ -275,13 +205,13 @@ function(ein_generate target)
   # Stage 1, first step: the model's program, one small TU that includes the model and the front
   # end and writes the model file (the program's IR and key); one serves every ein_generate call
   # on the same MODEL and OBJECT (host and cuda, say).
-  string(MD5 model_key "${model}|${arg_OBJECT}")
+  string(MD5 model_key "${model}|${arg_object}")
   get_property(model_program GLOBAL PROPERTY EIN_MODEL_PROGRAM_${model_key})
   if(NOT model_program)
     set(model_program ${target}_ein_model)
     set(work ${CMAKE_CURRENT_BINARY_DIR}/ein_generate/${target})
     set(EIN_MODEL ${model})
-    set(EIN_OBJECT ${arg_OBJECT})
+    set(EIN_OBJECT ${arg_object})
     set(EIN_MODEL_PROGRAM_HEADER ${codegen_dir}/model.hpp)
     configure_file(${codegen_dir}/model.cpp.in ${work}/model.cpp @ONLY)
     add_executable(${model_program} ${work}/model.cpp)
@@ -296,12 +226,12 @@ function(ein_generate target)
   # One model file per call: calls that share a model's program may run at once.
   set(model_dir ${CMAKE_CURRENT_BINARY_DIR}/ein_generate/${target})
   set(model_file ${model_dir}/model.json)
-  set(header ${out_dir}/${arg_NAME}.hpp)
-  set(report ${out_dir}/${arg_NAME}.json)
+  set(header ${out_dir}/${arg_name}.hpp)
+  set(report ${out_dir}/${arg_name}.json)
   set(outputs ${header} ${report})
   set(source_args)
-  if(arg_BACKEND STREQUAL "cuda")
-    set(source ${out_dir}/${arg_NAME}.cu)
+  if(arg_backend STREQUAL "cuda")
+    set(source ${out_dir}/${arg_name}.cu)
     list(APPEND outputs ${source})
     set(source_args --source ${source})
   endif()
@@ -310,16 +240,15 @@ function(ein_generate target)
     BYPRODUCTS ${model_file}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir} ${model_dir}
     COMMAND ${model_program} --out ${model_file}
-    COMMAND ein_search --model ${model_file} --name ${arg_NAME} --backend ${arg_BACKEND}
-            --header ${header} --report ${report} ${source_args} ${search_args} --accumulate ${arg_ACCUMULATE}
+    COMMAND ein_search --model ${model_file} --header ${header} --report ${report} ${source_args} ${arg_driver_args}
             --onednn ${onednn_flag}
     DEPENDS ${model_program} ein_search ${model} ${profile}
-    COMMENT "ein: generating the ${arg_BACKEND} plan of ${arg_OBJECT} (${arg_NAME}.hpp)"
+    COMMENT "ein: generating the ${arg_backend} plan of ${arg_object} (${arg_name}.hpp)"
     VERBATIM)
   add_custom_target(${target}_ein_generate DEPENDS ${outputs})
 
   # Stage 2: what consumers link.
-  if(arg_BACKEND STREQUAL "cuda")
+  if(arg_backend STREQUAL "cuda")
     if(NOT TARGET CUDA::cudart)
       find_package(CUDAToolkit REQUIRED)
     endif()

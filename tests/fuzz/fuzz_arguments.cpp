@@ -3,30 +3,25 @@
 // status 0 and the files it was asked for, or status 1 or 2 and a message on stderr; never an
 // escaping exception, a crash or a header that names what C++ cannot.
 //
-//   fuzz_arguments [--mutants N] [--seed S]
+//   fuzz_arguments [--of driver|ein_generate] [--mutants N] [--seed S]
 //
+// `--of ein_generate` fuzzes ein_generate's own arguments instead (generate_arguments.hpp).
 // Mutants drop, duplicate, swap and retype flags and values: values become empty, words of the
 // wrong option, paths to nothing, to a folder, or to a mutated model file or device profile
 // (tests/fuzz/mutate.hpp). Every file a mutant may name lies in a fresh temporary folder, the
 // working directory while it runs, emptied and rewritten before each run, so that a mutant that
 // writes its header over the model harms only itself. It ends with `fuzz_arguments: N mutants, A accepted, R refused, F failed`.
-#include <fcntl.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <exception>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <regex>
 #include <string>
 #include <vector>
 
-#include "driver.hpp"
-#include "ein/eval/generate.hpp"
+#include "fuzz/driver_run.hpp"
+#include "fuzz/generate_arguments.hpp"
 #include "fuzz/mutate.hpp"
 
 namespace {
@@ -34,19 +29,8 @@ namespace {
 using namespace ein;
 namespace fs = std::filesystem;
 using ein_fuzz::json;
-
-// The content of file `p`; empty where it is no file.
-std::string read_text(const fs::path& p) {
-  std::error_code ec;
-  if (!fs::is_regular_file(p, ec)) return {};
-  std::ifstream in(p, std::ios::binary);
-  return {std::istreambuf_iterator<char>(in), {}};
-}
-
-void write_text(const fs::path& p, const std::string& text) {
-  std::ofstream out(p, std::ios::binary | std::ios::trunc);
-  out << text;
-}
+using ein_fuzz::read_text;
+using ein_fuzz::write_text;
 
 // The folder every mutant works in, and the valid files it starts from.
 struct fixture {
@@ -143,41 +127,6 @@ std::vector<std::string> mutate(std::vector<std::string> line, std::uint64_t see
   return line;
 }
 
-// Runs driver_main with stdout and stderr captured in files of the fixture's folder.
-struct run_result {
-  int status = 0;
-  std::string error, exception;
-};
-
-run_result run_driver(std::vector<std::string> line, const fixture& f) {
-  line.insert(line.begin(), "ein_search");
-  std::vector<char*> argv;
-  for (auto& a : line) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  std::fflush(stdout);
-  std::fflush(stderr);
-  int saved_out = ::dup(1), saved_err = ::dup(2);
-  std::string err_file = (f.dir / "stderr.txt").string();
-  int out = ::open("/dev/null", O_WRONLY), err = ::open(err_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  ::dup2(out, 1);
-  ::dup2(err, 2);
-  run_result r;
-  try {
-    r.status = codegen::driver_main(static_cast<int>(line.size()), argv.data());
-  } catch (const std::exception& e) {
-    r.exception = e.what();
-  } catch (...) {
-    r.exception = "an exception of no std type";
-  }
-  std::fflush(stdout);
-  std::fflush(stderr);
-  ::dup2(saved_out, 1);
-  ::dup2(saved_err, 2);
-  for (int fd : {out, err, saved_out, saved_err}) ::close(fd);
-  r.error = read_text(err_file);
-  return r;
-}
-
 // What a run that succeeded must have written, given its command line.
 std::string check_outputs(const std::vector<std::string>& line) {
   auto value = [&](const std::string& flag) -> std::string {
@@ -198,31 +147,27 @@ std::string check_outputs(const std::vector<std::string>& line) {
 
 int main(int argc, char** argv) {
   std::uint64_t count = 200, seed = 1;
+  std::string of = "driver";
   for (int i = 1; i + 1 < argc; i += 2) {
     std::string flag = argv[i], value = argv[i + 1];
     if (flag == "--mutants")
       count = std::strtoull(value.c_str(), nullptr, 10);
     else if (flag == "--seed")
       seed = std::strtoull(value.c_str(), nullptr, 10);
+    else if (flag == "--of" && (value == "driver" || value == "ein_generate"))
+      of = value;
     else {
-      std::fprintf(stderr, "usage: fuzz_arguments [--mutants N] [--seed S]\n");
+      std::fprintf(stderr, "usage: fuzz_arguments [--of driver|ein_generate] [--mutants N] [--seed S]\n");
       return 2;
     }
   }
+  if (of == "ein_generate") return ein_fuzz::generate_arguments::run(count, seed);
   fixture f;
   f.dir = fs::temp_directory_path() / ("ein_fuzz_arguments_" + std::to_string(::getpid()));
   fs::create_directories(f.dir);
   auto home = fs::current_path();
   fs::current_path(f.dir);  // a mutant's output named by a bare word is written there
-  eval::generate_options small;
-  small.max_work = 4000;
-  f.model = {{"format", codegen::model_file_format},
-             {"object", "fuzz::net"},
-             {"model", "fuzz.hpp"},
-             {"key", "0x00000000deadbeef"},
-             // One small program whatever the seed: what is fuzzed is the command line, and a
-             // search over it takes milliseconds.
-             {"program", ir::to_json(eval::generate_program(1, small))}};
+  f.model = ein_fuzz::small_model_file();
   f.profile = json::parse(read_text(std::string(EIN_PROFILE_DIR) + "/h100_sxm5.json"));
   auto lines = valid_command_lines(f);
 
@@ -233,7 +178,7 @@ int main(int argc, char** argv) {
     std::uint64_t mutant_seed = seed * 1000003 + i;
     std::vector<std::string> steps;
     auto line = mutate(lines[i % lines.size()], mutant_seed, f, steps);
-    auto r = run_driver(line, f);
+    auto r = ein_fuzz::run_driver(line, f.dir / "stderr.txt");
     std::string why;
     if (!r.exception.empty())
       why = "an exception escaped: " + r.exception;
