@@ -5,6 +5,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <exception>
 #include <filesystem>
@@ -81,6 +83,39 @@ inline run_result run_driver(std::vector<std::string> line, const fs::path& erro
   for (int fd : {out, err, saved_out, saved_err}) ::close(fd);
   r.error = read_text(error_file);
   return r;
+}
+
+/// The mutations both argument fuzzers make of a list of flag (or keyword) and value pairs, at the
+/// argument `at` and the pair it lies in: kind 0 removes the argument, 1 its pair, 2 repeats the
+/// pair at the end, 3 swaps the argument with one `below` picks. False, and nothing done, for
+/// any other kind.
+template <class Below>
+bool mutate_pairs(std::vector<std::string>& a, std::size_t kind, std::size_t at, Below&& below,
+                  std::vector<std::string>& steps) {
+  std::size_t pair = at - at % 2;
+  auto pair_end = [&] { return a.begin() + static_cast<std::ptrdiff_t>(std::min(pair + 2, a.size())); };
+  switch (kind) {
+    case 0:
+      steps.push_back("remove " + a[at]);
+      a.erase(a.begin() + static_cast<std::ptrdiff_t>(at));
+      return true;
+    case 1:
+      steps.push_back("remove pair " + a[pair]);
+      a.erase(a.begin() + static_cast<std::ptrdiff_t>(pair), pair_end());
+      return true;
+    case 2:
+      steps.push_back("repeat pair " + a[pair]);
+      a.insert(a.end(), a.begin() + static_cast<std::ptrdiff_t>(pair), pair_end());
+      return true;
+    case 3: {
+      std::size_t other = below(a.size());
+      steps.push_back("swap " + a[at] + " and " + a[other]);
+      std::swap(a[at], a[other]);
+      return true;
+    }
+    default:
+      return false;
+  }
 }
 
 }  // namespace ein_fuzz

@@ -76,27 +76,10 @@ std::vector<std::string> mutate(std::vector<std::string> line, std::uint64_t see
   for (int k = 0; k < count && !line.empty(); ++k) {
     std::size_t at = below(line.size());
     std::size_t pair = at - at % 2;  // the flag of the pair `at` lies in
-    switch (std::size_t kind = below(10); kind < 6 ? kind : kind < 7 ? 5 : 6) {
-      case 0:
-        steps.push_back("remove " + line[at]);
-        line.erase(line.begin() + static_cast<std::ptrdiff_t>(at));
-        break;
-      case 1:
-        steps.push_back("remove pair " + line[pair]);
-        line.erase(line.begin() + static_cast<std::ptrdiff_t>(pair),
-                   line.begin() + static_cast<std::ptrdiff_t>(std::min(pair + 2, line.size())));
-        break;
-      case 2:
-        steps.push_back("duplicate pair " + line[pair]);
-        line.insert(line.end(), line.begin() + static_cast<std::ptrdiff_t>(pair),
-                    line.begin() + static_cast<std::ptrdiff_t>(std::min(pair + 2, line.size())));
-        break;
-      case 3: {
-        std::size_t other = below(line.size());
-        steps.push_back("swap " + line[at] + " " + line[other]);
-        std::swap(line[at], line[other]);
-        break;
-      }
+    std::size_t kind = below(10);
+    kind = kind < 6 ? kind : kind < 7 ? 5 : 6;
+    if (ein_fuzz::mutate_pairs(line, kind, at, below, steps)) continue;
+    switch (kind) {
       case 4: {
         auto& flags = codegen::detail::driver_flags();
         line[pair] = below(5) == 0 ? "--unknown" : std::string(flags[below(flags.size())].name);

@@ -94,27 +94,9 @@ class mutator {
       if (a.empty()) a.push_back("MODEL");
       std::size_t at = below(a.size());
       std::size_t pair = at - at % 2;
-      switch (below(12)) {
-        case 0:
-          steps.push_back("remove " + a[at]);
-          a.erase(a.begin() + static_cast<std::ptrdiff_t>(at));
-          break;
-        case 1:
-          steps.push_back("remove pair " + a[pair]);
-          a.erase(a.begin() + static_cast<std::ptrdiff_t>(pair),
-                  a.begin() + static_cast<std::ptrdiff_t>(std::min(pair + 2, a.size())));
-          break;
-        case 2:
-          steps.push_back("repeat pair " + a[pair]);
-          a.insert(a.end(), a.begin() + static_cast<std::ptrdiff_t>(pair),
-                   a.begin() + static_cast<std::ptrdiff_t>(std::min(pair + 2, a.size())));
-          break;
-        case 3: {
-          std::size_t other = below(a.size());
-          steps.push_back("swap " + a[at] + " and " + a[other]);
-          std::swap(a[at], a[other]);
-          break;
-        }
+      std::size_t kind = below(12);
+      if (ein_fuzz::mutate_pairs(a, kind, at, [&](std::size_t n) { return below(n); }, steps)) continue;
+      switch (kind) {
         case 4: {  // a keyword renamed, lower-cased or unknown
           std::string k = below(4) == 0 ? "TARGET" : keywords[below(keywords.size())];
           if (below(5) == 0) std::transform(k.begin(), k.end(), k.begin(), [](unsigned char ch) { return std::tolower(ch); });
