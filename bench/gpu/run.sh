@@ -144,6 +144,7 @@ step memcheck_conv3x3 90 memcheck "$build/examples/02_conv3x3/conv3x3_cuda"
 step memcheck_paper_cases 150 memcheck "$build/examples/03_paper_cases/paper_cases_cuda" --check
 step memcheck_codegen 150 memcheck "$build/tests/codegen/codegen_cuda"
 step memcheck_prepared 120 memcheck "$build/tests/codegen/codegen_cuda_prepared"
+step memcheck_cost 90 memcheck "$build/tests/cost/test_cost_cuda" "--test-case=*on the GPU*"
 # the plan whose OffsetReduce stages its read through shared memory
 step racecheck_paper_cases 150 needs_gpu "$sanitizer" --tool racecheck --error-exitcode 1 \
   "$build/examples/03_paper_cases/paper_cases_cuda" --check
