@@ -1,5 +1,5 @@
 // ein's search program (codegen/driver.hpp's driver_main) run in the fuzzer's own process, with
-// its output captured, and the small file helpers the argument fuzzers share.
+// its output captured, and the small file helpers and list mutations the argument fuzzers share.
 #pragma once
 
 #include <fcntl.h>
