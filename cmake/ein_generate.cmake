@@ -8,16 +8,20 @@
 #   ein_generate(<target> MODEL <header> OBJECT <qualified::name> BACKEND host|cuda [NAME <name>]
 #                [SEARCH ON|OFF] [PROFILE <device profile JSON>] [COST auto|measured|roofline]
 #                [COST_CACHE <JSON file>] [PLAN_FOR host|cuda] [ACCUMULATE element|double]
-#                [ALPHA <1 to 2>] [PROGRAM_STATES <count>])
+#                [ALPHA <1 to 2>] [PROGRAM_STATES <count>] [MEASURE_BUDGET <seconds>])
 #
 # Each keyword takes one value and is given at most once; a wrong call stops the configuration
 # with a message naming it and the argument (ein_generate_arguments.cmake checks them all).
 #
 # Stage 1 searches for the plan (ein::search::optimize_program) under a cost model (docs/cost.md)
-# that COST chooses (else EIN_COST, else auto): auto takes the measured model for BACKEND cuda
-# where a CUDA device is present when stage 1 runs, and the roofline model of a device profile
-# otherwise; measured and roofline force one (measured without a GPU uses the cache's
-# measurements only and fails unless every kernel is there). The profile is PROFILE, else
+# that COST chooses (else EIN_COST, else auto): auto takes the measured model for plans for the host
+# (PLAN_FOR host), timed on this machine (this machine's profile, measured once and kept in
+# ${CMAKE_BINARY_DIR}/ein_host_profile.json, explores; the finalists' kernels are timed, eOperators
+# compiled with this build's compiler and flags, within MEASURE_BUDGET seconds, else
+# EIN_MEASURE_BUDGET, default 600), and for BACKEND cuda where a CUDA device is present when
+# stage 1 runs, and the roofline model of a device profile otherwise; measured and roofline force
+# one (measured for a cuda plan without a GPU uses the cache's measurements only and fails unless
+# every kernel is there). The profile is PROFILE, else
 # EIN_PROFILE (a variable), else, for PLAN_FOR host, the profile of a measured host
 # (cost/profiles/host.json; bench/host/probe.cpp measures yours) and, for PLAN_FOR cuda, ein's
 # H100 profile (cost/profiles/h100_sxm5.json); the measured
@@ -110,10 +114,65 @@ function(ein_find_onednn var)
   set(${var} TRUE PARENT_SCOPE)
 endfunction()
 
+# A JSON list of the words of `text` (CMake's command-line splitting), with quotes escaped.
+function(ein_json_words out text)
+  separate_arguments(words UNIX_COMMAND "${text}")
+  set(json "")
+  foreach(w IN LISTS words)
+    string(REPLACE "\\" "\\\\" w "${w}")
+    string(REPLACE "\"" "\\\"" w "${w}")
+    if(json STREQUAL "")
+      set(json "\"${w}\"")
+    else()
+      string(APPEND json ", \"${w}\"")
+    endif()
+  endforeach()
+  set(${out} "${json}" PARENT_SCOPE)
+endfunction()
+
+# ein_host_toolchain_file(<var>): writes, once per build tree, the JSON file of how this build
+# compiles host plans (measure::host_toolchain: the C++ compiler, the flags of the configuration,
+# C++20 and OpenMP, the include directories of ein and oneDNN) and sets <var> to its path, a
+# generator expression naming the configuration's file. The search program compiles the
+# eOperators it times with it, so that they are timed as the build compiles them.
+function(ein_host_toolchain_file var)
+  set(file ${CMAKE_BINARY_DIR}/ein_generate/host_toolchain$<$<BOOL:$<CONFIG>>:_$<CONFIG>>.json)
+  set(${var} ${file} PARENT_SCOPE)
+  get_property(written GLOBAL PROPERTY EIN_HOST_TOOLCHAIN_WRITTEN)
+  if(written)
+    return()
+  endif()
+  set_property(GLOBAL PROPERTY EIN_HOST_TOOLCHAIN_WRITTEN TRUE)
+  set(openmp "")
+  if(NOT EIN_SANITIZE MATCHES "thread")
+    find_package(OpenMP QUIET COMPONENTS CXX)
+    if(TARGET OpenMP::OpenMP_CXX)
+      set(openmp "${OpenMP_CXX_FLAGS}")
+    endif()
+  endif()
+  set(flags "")
+  foreach(config Debug Release RelWithDebInfo MinSizeRel ${CMAKE_CONFIGURATION_TYPES})
+    string(TOUPPER "${config}" upper)
+    ein_json_words(words "${CMAKE_CXX_FLAGS} ${CMAKE_CXX_FLAGS_${upper}} ${CMAKE_CXX20_STANDARD_COMPILE_OPTION} ${openmp}")
+    string(APPEND flags "$<$<CONFIG:${config}>:${words}>")
+  endforeach()
+  ein_json_words(no_config "${CMAKE_CXX_FLAGS} ${CMAKE_CXX20_STANDARD_COMPILE_OPTION} ${openmp}")
+  string(APPEND flags "$<$<NOT:$<BOOL:$<CONFIG>>>:${no_config}>")
+  set(includes "$<TARGET_PROPERTY:ein::ein,INTERFACE_INCLUDE_DIRECTORIES>")
+  if(EIN_ONEDNN_INCLUDE_DIR)
+    set(includes "${includes};${EIN_ONEDNN_INCLUDE_DIR}")
+  endif()
+  set(includes "$<JOIN:$<REMOVE_DUPLICATES:${includes}>,\", \">")
+  file(GENERATE OUTPUT ${file}
+       CONTENT "{\"compiler\": \"${CMAKE_CXX_COMPILER}\", \"flags\": [${flags}], \"include_directories\": [\"${includes}\"]}\n")
+endfunction()
+
 # ein's search program (codegen/search.cpp), made by the first ein_generate call of a build tree
 # and run by all of them: it includes the whole search, so it is compiled once, not per model. It
-# calls CBLAS, cuDNN and the GPU timer where the first call found them (cblas, cudnn, cuda_timer);
-# each call tells it whether its plan may call oneDNN (--onednn).
+# calls CBLAS, cuDNN and the GPU timer where the first call found them (cblas, cudnn, cuda_timer),
+# and times CBLAS and oneDNN calls for the host's measured cost model (oneDNN where found and
+# EIN_ENABLE_ONEDNN, the cache option, is not OFF); each call tells it whether its plan may call
+# oneDNN (--onednn).
 function(ein_search_program codegen_dir cblas cudnn cuda_timer)
   if(TARGET ein_search)
     return()
@@ -121,9 +180,18 @@ function(ein_search_program codegen_dir cblas cudnn cuda_timer)
   add_executable(ein_search ${codegen_dir}/search.cpp)
   # The search runs its subprograms on all cores.
   find_package(Threads REQUIRED)
-  target_link_libraries(ein_search PRIVATE ein::ein Threads::Threads)
+  target_link_libraries(ein_search PRIVATE ein::ein Threads::Threads ${CMAKE_DL_LIBS})
   if(cblas)
     target_compile_definitions(ein_search PRIVATE EIN_HAVE_CBLAS)
+    target_link_libraries(ein_search PRIVATE BLAS::BLAS)
+  endif()
+  # The host timer's oneDNN calls: whatever one directory asks of its plans (EIN_ENABLE_ONEDNN as
+  # a variable), the program that all of them share times oneDNN where the build may call it.
+  set(EIN_ENABLE_ONEDNN $CACHE{EIN_ENABLE_ONEDNN})
+  ein_find_onednn(onednn)
+  if(onednn)
+    target_compile_definitions(ein_search PRIVATE EIN_HAVE_ONEDNN)
+    target_link_libraries(ein_search PRIVATE ein::onednn)
   endif()
   if(cudnn)
     target_compile_definitions(ein_search PRIVATE EIN_HAVE_CUDNN)
@@ -235,13 +303,19 @@ function(ein_generate target)
     list(APPEND outputs ${source})
     set(source_args --source ${source})
   endif()
+  # A plan for the host measured here compiles the eOperators it times as this build compiles them.
+  set(toolchain_args)
+  if(arg_plan_for STREQUAL "host")
+    ein_host_toolchain_file(toolchain)
+    set(toolchain_args --host-toolchain ${toolchain})
+  endif()
   add_custom_command(
     OUTPUT ${outputs}
     BYPRODUCTS ${model_file}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir} ${model_dir}
     COMMAND ${model_program} --out ${model_file}
     COMMAND ein_search --model ${model_file} --header ${header} --report ${report} ${source_args} ${arg_driver_args}
-            --onednn ${onednn_flag}
+            ${toolchain_args} --onednn ${onednn_flag}
     DEPENDS ${model_program} ein_search ${model} ${profile}
     COMMENT "ein: generating the ${arg_backend} plan of ${arg_object} (${arg_name}.hpp)"
     VERBATIM)

@@ -22,6 +22,8 @@
 
 #include "ein/cost/measured.hpp"
 #include "ein/ein_search.hpp"
+#include "ein/measure/machine_profile.hpp"
+#include "host_measured.hpp"
 #include "model_file.hpp"
 #if defined(EIN_HAVE_CUDA_TIMER)
 #include "ein/cost/gpu_timer.hpp"
@@ -45,6 +47,17 @@ inline std::string file_name(const std::string& path) {
   return slash == std::string::npos ? path : path.substr(slash + 1);
 }
 
+// What the search program was asked for, beyond the model: the cost model (`--cost`), the
+// profiles, the cache, the build the search prices for and, for measuring on the host, the
+// toolchain that compiles eOperators and how much to measure.
+struct search_request {
+  std::string cost = "auto", profile_path, cache_path, toolchain_path, machine_profile_path;
+  backend plan_for = backend::host;
+  bool onednn = false;
+  search::program_search relax;
+  host_measuring measuring;
+};
+
 // The cost model of the search and why it was chosen (`--cost auto|measured|roofline`).
 struct cost_choice {
   std::unique_ptr<cost::roofline> roofline;  // the model, or the measured model's fallback
@@ -52,7 +65,11 @@ struct cost_choice {
   std::unique_ptr<cost::timer> timer;
   std::unique_ptr<cost::measured> measured;
   std::string why;
+  std::string profile_file;  // the file the roofline's profile came from
   bool cache_only = false;  // measured without a GPU: every kernel must be in the cache
+  // Measuring on the host: the timer, and the toolchain that compiles eOperators (if any).
+  measure::host_timer* host = nullptr;
+  std::optional<measure::host_toolchain> toolchain;
 
   const cost::model& model() const { return measured ? static_cast<const cost::model&>(*measured) : *roofline; }
 };
@@ -67,35 +84,67 @@ inline bool can_time(std::string& why_not) {
 #endif
 }
 
-// auto: the measured model for cuda plans where a device is present (a host plan does not run
-// on it), else the roofline model. measured: the GPU's measurements, or without one those of
-// the cache's only device, every kernel the search prices then required to be in the cache (the
-// plan is the one a GPU machine with the same cache chose). roofline: the roofline model.
-inline cost_choice choose_cost(const std::string& cost, const std::string& profile_path,
-                               const std::string& cache_path, backend target) {
+// The host's measured model (auto or measured, plans for the host): the host timer (library calls
+// directly, eOperators with the toolchain where one is given), and the roofline of this
+// machine's profile (kept in the machine profile file where one is given, else the profile given)
+// to explore with and to price what is not measured.
+inline void choose_host_measured(cost_choice& c, const search_request& q) {
+  if (!q.toolchain_path.empty()) c.toolchain = measure::read_host_toolchain(q.toolchain_path);
+  measure::host_timer_options options;
+  options.batch.work_directory = std::filesystem::path(q.cache_path).parent_path().string();
+  if (options.batch.work_directory.empty()) options.batch.work_directory = ".";
+  auto timer = std::make_unique<measure::host_timer>(c.toolchain, options);
+  c.host = timer.get();
+  c.cache = std::make_unique<cost::measurement_cache>(q.cache_path);
+  c.cache->expect(timer->device(), timer->setup());
+  if (!q.machine_profile_path.empty()) {
+    auto fallback = cost::load_profile(q.profile_path);
+    auto m = measure::machine_profile(q.machine_profile_path, {timer->device(), timer->setup()}, c.toolchain, fallback,
+                                      "ein_generate");
+    c.roofline = std::make_unique<cost::roofline>(m.profile);
+    c.profile_file = q.machine_profile_path;
+  }
+  c.timer = std::move(timer);
+  c.why = std::string(q.cost == "auto" ? "the host backend's plans run here" : "requested (--cost measured)") +
+          (c.toolchain ? "" : ", eOperators priced by the roofline (no host toolchain to compile them)");
+}
+
+// auto: the measured model for the build the plan is for where it can time: on this host for host
+// plans (choose_host_measured), on a CUDA device for cuda plans where one is present; else the
+// roofline model. measured: the same, and for cuda plans without a GPU the cache's only device's
+// measurements, every kernel the search prices then required to be in the cache (the plan is the
+// one a GPU machine with the same cache chose). roofline: the roofline model of the profile given.
+inline cost_choice choose_cost(const search_request& q) {
   cost_choice c;
-  c.roofline = std::make_unique<cost::roofline>(cost::load_profile(profile_path));
+  c.roofline = std::make_unique<cost::roofline>(cost::load_profile(q.profile_path));
+  c.profile_file = q.profile_path;
   std::string no_gpu;
-  if (cost == "roofline") {
+  if (q.cost == "roofline") {
     c.why = "requested (--cost roofline)";
     return c;
   }
-  if (cost == "auto" && target == backend::host) {
-    c.why = "the host backend's plans do not run on a GPU";
+  const std::string no_cache = "the measured cost model needs a cache file (--cost-cache)";
+  if (q.plan_for == backend::host) {
+    if (q.cost == "auto" && q.cache_path.empty()) {
+      c.why = "no cost cache (--cost-cache) to keep this host's measurements in";
+      return c;
+    }
+    if (q.cache_path.empty()) throw user_error(no_cache);
+    choose_host_measured(c, q);
     return c;
   }
   bool gpu = can_time(no_gpu);
-  if (cost == "auto" && !gpu) {
+  if (q.cost == "auto" && !gpu) {
     c.why = no_gpu;
     return c;
   }
-  if (cache_path.empty()) throw user_error("the measured cost model needs a cache file (--cost-cache)");
-  c.cache = std::make_unique<cost::measurement_cache>(cache_path);
+  if (q.cache_path.empty()) throw user_error(no_cache);
+  c.cache = std::make_unique<cost::measurement_cache>(q.cache_path);
 #if defined(EIN_HAVE_CUDA_TIMER)
   if (gpu) {
     c.timer = std::make_unique<cost::gpu_timer>(0, cost::gpu_timer_options{.tf32 = c.roofline->profile().use_tf32});
     c.measured = std::make_unique<cost::measured>(*c.cache, c.timer.get(), *c.roofline);
-    c.why = cost == "auto" ? "a CUDA device is present" : "requested (--cost measured)";
+    c.why = q.cost == "auto" ? "a CUDA device is present" : "requested (--cost measured)";
     return c;
   }
 #endif
@@ -103,7 +152,7 @@ inline cost_choice choose_cost(const std::string& cost, const std::string& profi
   if (devices.size() != 1) {
     std::string list;
     for (auto& d : devices) list += (list.empty() ? "" : ", ") + d;
-    throw user_error("--cost measured: " + no_gpu + ", and cost cache `" + cache_path + "` " +
+    throw user_error("--cost measured: " + no_gpu + ", and cost cache `" + q.cache_path + "` " +
                      (devices.empty() ? std::string("holds no measurements")
                                       : "holds measurements of several devices (" + list + ")") +
                      " to use instead; run the generation on a machine with the GPU to fill it, one "
@@ -135,15 +184,17 @@ inline ein::plan::capabilities build_capabilities(backend target, bool onednn) {
 }
 
 // Searches `p` under the model `--cost` chooses (progress on stderr for searches over a second),
-// pricing kernels as plans for `plan_for` run them, records the model and why in `o`, prints
+// pricing kernels as plans for `q.plan_for` run them, records the model and why in `o`, prints
 // them and the search report, and returns the plan for `o.target`'s build. Kernels the measured
 // model timed are saved to its cache, even when the search fails.
-inline ein::plan::program_plan search_plan(const ir::program& p, const std::string& profile_path, const std::string& cost,
-                                      const std::string& cache_path, backend plan_for, bool onednn,
-                                      const search::program_search& relax, options& o) {
-  auto choice = choose_cost(cost, profile_path, cache_path, plan_for);
-  const cost::model& model = choice.model();
-  std::printf("cost model: %s: %s\n", model.describe().c_str(), choice.why.c_str());
+inline ein::plan::program_plan search_plan(const ir::program& p, const search_request& q, options& o) {
+  auto choice = choose_cost(q);
+  const auto caps = build_capabilities(q.plan_for, q.onednn);
+  std::printf("cost model: %s: %s\n",
+              choice.host ? ("measured on " + choice.host->device() + ", exploring with roofline " +
+                             choice.roofline->profile().name + " (" + file_name(choice.profile_file) + ")").c_str()
+                          : choice.model().describe().c_str(),
+              choice.why.c_str());
   std::fflush(stdout);
   auto progress = [&](const search::statistics& s) {
     std::fprintf(stderr, "ein_generate(%s): searching %zu of %zu distinct subprograms, %llu states, depth %d, %.1f s\n",
@@ -151,13 +202,19 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
   };
   // Kernels the search timed are kept for the next generation, also when the search fails.
   auto save = [&] {
-    if (choice.measured && choice.measured->counts().timed > 0) choice.cache->save();
+    if (choice.cache && (choice.host || (choice.measured && choice.measured->counts().timed > 0))) choice.cache->save();
   };
   search::optimized_program r;
+  host_measured_statistics measured_here;
   try {
     search::options opts;
-    opts.program = relax;
-    r = search::optimize_program(p, derive::intra_rules(), model, opts, progress, build_capabilities(plan_for, onednn));
+    opts.program = q.relax;
+    if (choice.host)
+      r = search_host_measured(p, *choice.roofline, *choice.cache, *choice.host, choice.toolchain, caps, opts, progress,
+                               q.measuring, o.accumulate, "ein_generate(" + o.object + ")", measured_here,
+                               choice.measured);
+    else
+      r = search::optimize_program(p, derive::intra_rules(), choice.model(), opts, progress, caps);
   } catch (...) {
     save();
     throw;
@@ -168,25 +225,34 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const std::stri
                  r.summary().c_str());
   if (choice.cache_only && choice.measured->counts().fallback > 0)
     throw user_error("--cost measured without a GPU: " + std::to_string(choice.measured->counts().fallback) +
-                     " kernels the search priced are not in cost cache `" + cache_path + "` for " +
+                     " kernels the search priced are not in cost cache `" + q.cache_path + "` for " +
                      choice.measured->device() + "; run the generation where that GPU is present to "
                      "complete the cache (docs/cost.md)");
-  r.model = model.describe() + ": " + choice.why;
+  r.model = choice.model().describe() + ": " + choice.why;
+  if (choice.host) {
+    auto n = choice.measured->counts();
+    r.model = "measured on " + choice.host->device() + " (cache " + q.cache_path + ": " + std::to_string(n.cached) +
+              " cached, " + std::to_string(n.timed) + " timed, " + std::to_string(n.fallback) +
+              " priced by the roofline): " + choice.why + "; explored with " + choice.roofline->describe() + "; " +
+              measured_here.str();
+  }
   // Library calls run as the profile priced them: on TF32 tensor cores where it says so.
   o.tf32 = choice.roofline->profile().use_tf32;
   // The header names the model without its counts or the reason for it, so that the same choice
   // writes the same header (a second generation finds in the cache what the first timed).
-  std::string model_name = choice.measured ? "measured " + choice.measured->device() + " (" + file_name(cache_path) + ")"
+  std::string model_name = choice.measured ? "measured " + choice.measured->device() + " (" + file_name(q.cache_path) + ")"
                                            : "roofline " + choice.roofline->profile().name + " (" +
-                                                 file_name(profile_path) + ")";
+                                                 file_name(choice.profile_file) + ")";
+  if (choice.host)
+    model_name += ", explored by roofline " + choice.roofline->profile().name + " (" + file_name(choice.profile_file) + ")";
   o.search = "optimize_program, " + model_name + "; " + r.summary();
-  if (plan_for != o.target) o.search += std::string("; planned for the ") + name(plan_for) + " backend";
+  if (q.plan_for != o.target) o.search += std::string("; planned for the ") + name(q.plan_for) + " backend";
   o.statistics = search_summary{r.states(), r.pruned(), r.depth(), r.seconds, search::name(r.reason()),
                                 r.model, r.report(), r.cut()};
   std::printf("%s", r.report().c_str());
-  // The calls bind the instances the search priced (for `plan_for`; a target build that does not
-  // run one binds what its libraries run).
-  return search::make_plan(r, build_capabilities(o.target, onednn));
+  // The calls bind the instances the search priced (for `q.plan_for`; a target build that does
+  // not run one binds what its libraries run).
+  return search::make_plan(r, build_capabilities(o.target, q.onednn));
 }
 
 }  // namespace detail
@@ -211,7 +277,9 @@ inline const std::vector<driver_flag>& driver_flags() {
       {"--search", {"on", "off"}},                  {"--backend", {"host", "cuda"}},
       {"--plan-for", {"host", "cuda"}},             {"--accumulate", {"element", "double"}},
       {"--onednn", {"on", "off"}},                  {"--alpha", {}},
-      {"--program-states", {}},
+      {"--program-states", {}},                     {"--host-toolchain", {}},
+      {"--machine-profile", {}},                    {"--measure-budget", {}},
+      {"--finalists", {}},
   };
   return flags;
 }
@@ -222,23 +290,46 @@ inline const driver_flag* find_flag(std::string_view name) {
   return nullptr;
 }
 
+/// `text` read whole as a number of type T within [lo, hi]; nothing where it is not one.
+template <class T>
+std::optional<T> number_in(const std::string& text, T lo, T hi) {
+  T v{};
+  auto r = std::from_chars(text.data(), text.data() + text.size(), v);
+  if (r.ec != std::errc() || r.ptr != text.data() + text.size() || !(v >= lo && v <= hi)) return std::nullopt;
+  return v;
+}
+
 /// The program-level search's options from `--alpha` (a number from 1 to 2, default 1.05) and
 /// `--program-states` (a whole number from 0 to 1000000, default 4), or a message naming the
 /// flag that is wrong.
 inline std::string program_search_of(const std::string& alpha, const std::string& states, search::program_search& out) {
   if (!alpha.empty()) {
-    double a = 0;
-    auto r = std::from_chars(alpha.data(), alpha.data() + alpha.size(), a);
-    if (r.ec != std::errc() || r.ptr != alpha.data() + alpha.size() || !(a >= 1 && a <= 2))
-      return "--alpha `" + alpha + "` must be a number from 1 to 2 (the program search keeps plans priced up to alpha times the best)";
-    out.alpha = a;
+    auto a = number_in(alpha, 1.0, 2.0);
+    if (!a) return "--alpha `" + alpha + "` must be a number from 1 to 2 (the program search keeps plans priced up to alpha times the best)";
+    out.alpha = *a;
   }
   if (!states.empty()) {
-    std::uint64_t n = 0;
-    auto r = std::from_chars(states.data(), states.data() + states.size(), n);
-    if (r.ec != std::errc() || r.ptr != states.data() + states.size() || n > 1'000'000)
-      return "--program-states `" + states + "` must be a whole number from 0 to 1000000 (programs the program search expands)";
-    out.max_expanded = n;
+    auto n = number_in<std::uint64_t>(states, 0, 1'000'000);
+    if (!n) return "--program-states `" + states + "` must be a whole number from 0 to 1000000 (programs the program search expands)";
+    out.max_expanded = *n;
+  }
+  return {};
+}
+
+/// How much a measured host search measures, from `--measure-budget` (seconds of timing and
+/// compiling, a number from 0 to 86400, default 600) and `--finalists` (candidates kept to time
+/// per subprogram, a whole number from 1 to 100, default 6), or a message naming the flag that is
+/// wrong.
+inline std::string host_measuring_of(const std::string& budget, const std::string& finalists, host_measuring& out) {
+  if (!budget.empty()) {
+    auto b = number_in(budget, 0.0, 86400.0);
+    if (!b) return "--measure-budget `" + budget + "` must be a number of seconds from 0 to 86400";
+    out.budget_seconds = *b;
+  }
+  if (!finalists.empty()) {
+    auto n = number_in<std::size_t>(finalists, 1, 100);
+    if (!n) return "--finalists `" + finalists + "` must be a whole number from 1 to 100 (candidates timed per subprogram)";
+    out.finalists = *n;
   }
   return {};
 }
@@ -248,18 +339,23 @@ inline std::string program_search_of(const std::string& alpha, const std::string
 /// `search --model M --name N --backend host|cuda --header H --report R [--source S]
 /// [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]
 /// [--plan-for host|cuda] [--accumulate element|double] [--onednn on|off] [--alpha A]
-/// [--program-states N]`: writes header H,
+/// [--program-states N] [--host-toolchain T] [--machine-profile M] [--measure-budget S]
+/// [--finalists K]`: writes header H,
 /// report R and for the
 /// cuda backend the CUDA source S, for the program object of model file M (model_file.hpp), and
 /// prints the plan.
 /// With `--search on` (the default) the plan is the one optimize_program finds under the cost
 /// model `--cost` chooses, printed first (`cost model: roofline (...): no CUDA device found`) and
 /// recorded in the report: `auto` (the default) takes the measured model (cost/measured.hpp,
-/// kernels timed on the GPU, cached in the JSON file C, fallback the roofline model of P) for the
-/// cuda backend where the driver is built with EIN_HAVE_CUDA_TIMER and a CUDA device is present,
-/// else the roofline model of device profile P (a JSON file of cost/profiles/, required with the
-/// search); `roofline` forces the roofline model; `measured` forces the measured model, and
-/// without a GPU prices with C's measurements only, failing unless every kernel is cached there.
+/// kernels timed and cached in the JSON file C, fallback the roofline model) for plans for the
+/// host, timed on this machine (codegen/host_measured.hpp: the roofline of this machine's profile,
+/// kept in M, explores, and each subprogram's K best candidates (default 6) are timed, eOperators
+/// compiled by toolchain T, within S seconds (default 600); chosen plans run against the program
+/// as written), and for the cuda backend where the driver is built with EIN_HAVE_CUDA_TIMER and
+/// a CUDA device is present; else the roofline model of device profile P (a JSON file of
+/// cost/profiles/, required with the search); `roofline` forces the roofline model of P;
+/// `measured` forces the measured model, and for cuda plans without a GPU prices with C's
+/// measurements only, failing unless every kernel is cached there.
 /// The search prices kernels as plans for `--plan-for` (default: `--backend`) run them:
 /// `--backend host --plan-for cuda` writes the plan a cuda build chooses (cuBLAS and cuDNN
 /// calls) as a host header, to check it on the CPU, convolutions then running as eOperators.
@@ -308,19 +404,30 @@ inline int driver_main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s --model M --name N --backend host|cuda --header H --report R [--source S]\n"
                  "       [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]\n"
                  "       [--plan-for host|cuda] [--accumulate element|double] [--onednn on|off]\n"
-                 "       [--alpha A] [--program-states N]\n"
+                 "       [--alpha A] [--program-states N] [--host-toolchain T] [--machine-profile M]\n"
+                 "       [--measure-budget S] [--finalists K]\n"
                  "(--model, the model file the model's stage-1 program wrote; --source, the CUDA\n"
                  "source, with the cuda backend only; --profile, a device profile JSON file, with\n"
                  "--search on, the default; --cost-cache, the measured model's JSON cache of kernel\n"
                  "times; --plan-for, the backend whose library calls the search prices, by default\n"
-                 "--backend)\n", argv[0]);
+                 "--backend; --host-toolchain, the JSON file of the compiler that builds host plans;\n"
+                 "--machine-profile, where this host's measured profile is kept)\n", argv[0]);
     return 2;
   }
-  search::program_search relax;
-  if (auto wrong = detail::program_search_of(arg("--alpha"), arg("--program-states"), relax); !wrong.empty()) {
-    std::fprintf(stderr, "ein_generate search: %s\n", wrong.c_str());
-    return 2;
-  }
+  detail::search_request q;
+  q.cost = cost;
+  q.profile_path = profile;
+  q.cache_path = cost_cache;
+  q.toolchain_path = arg("--host-toolchain");
+  q.machine_profile_path = arg("--machine-profile");
+  q.plan_for = plan_for.value_or(o.target);
+  q.onednn = onednn;
+  for (auto wrong : {detail::program_search_of(arg("--alpha"), arg("--program-states"), q.relax),
+                     detail::host_measuring_of(arg("--measure-budget"), arg("--finalists"), q.measuring)})
+    if (!wrong.empty()) {
+      std::fprintf(stderr, "ein_generate search: %s\n", wrong.c_str());
+      return 2;
+    }
   if (!is_qualified_name(o.name) || o.name.find(':') != std::string::npos) {
     std::fprintf(stderr, "ein_generate search: --name `%s` must be a C++ identifier (it names the plan's namespace)\n",
                  o.name.c_str());
@@ -333,7 +440,7 @@ inline int driver_main(int argc, char** argv) {
     o.key = m.key;
     ir::program p = std::move(m.program);
     p.name = o.name;
-    auto chosen = search ? detail::search_plan(p, profile, cost, cost_cache, plan_for.value_or(o.target), onednn, relax, o)
+    auto chosen = search ? detail::search_plan(p, q, o)
                          : ein::plan::make_plan(p, detail::build_capabilities(o.target, onednn));
     detail::write_file(header, emit_header(chosen, o));
     if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(chosen, o));

@@ -1,9 +1,11 @@
 """The models against PyTorch: each model that bench_models wrote (manifest.json and raw float32
-files in its work folder) run by PyTorch eager, and with --compile by torch.compile, on the same
-inputs; each output compared with ein's, times taken on the device ein's plans ran on, and one
-table of ein, eager and compiled times; the manifest with the results added is written as JSON.
+files in its work folder) run by PyTorch eager, with --compile by torch.compile, and on the host
+with --onnxruntime by ONNX Runtime (the model exported from PyTorch), on the same inputs; each
+output compared with ein's, times taken on the device ein's plans ran on, and one table of ein,
+eager and compiled times; the manifest with the results added is written as JSON. For medians of
+rounds interleaved with ein's plans on the host, see host_rounds.py.
 
-    python3 bench/models/compare.py <work folder> <results.json> [--compile] [--models a,b]
+    python3 bench/models/compare.py <work folder> <results.json> [--compile] [--onnxruntime] [--models a,b]
 
 On a GPU (a cuda manifest): full float (TF32 off), cudnn.benchmark on, channels-last tensors, the
 median of 50 runs after 5 warm-ups timed with CUDA events, torch.compile in "max-autotune" mode.
@@ -20,7 +22,7 @@ import time
 import numpy as np
 import torch
 
-from reference import MODELS
+import peers
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
 import baseline  # noqa: E402  (bench/gpu/baseline.py, the operator cases' twin)
@@ -28,27 +30,11 @@ from baseline import max_rel_err  # noqa: E402
 
 
 def median_ms(fn, device):
-    if device == "cuda":
-        return baseline.median_ms(fn)
-    fn()
-    times, began = [], time.perf_counter()
-    while len(times) < 20 and (len(times) < 3 or time.perf_counter() - began < 1):
-        t0 = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - t0) * 1e3)
-    return float(np.median(times))
+    return baseline.median_ms(fn) if device == "cuda" else peers.host_median_ms(fn)
 
 
-def load(work, entry, device):
-    data = np.fromfile(os.path.join(work, entry["file"]), dtype=np.float32)
-    return torch.from_numpy(data.reshape(entry["shape"])).to(device)
-
-
-def run(work, entry, device, compile_too):
-    tensors = {e["name"]: load(work, e, device) for e in entry["tensors"]}
-    (x_name,) = [e["name"] for e in entry["tensors"] if e["role"] == "input"]
-    x, ein_out = tensors[x_name], load(work, entry["output"], device)
-    forward = MODELS[entry["name"]](tensors, entry)
+def run(work, entry, device, compile_too, onnxruntime=False):
+    x, ein_out, forward = peers.model_of(work, entry, device)
     result = {}
     for mode in ("eager", "compile") if compile_too else ("eager",):
         try:
@@ -69,6 +55,13 @@ def run(work, entry, device, compile_too):
             result[mode + "_error"] = f"{type(e).__name__}: {e}"[:500]
         if device == "cuda":
             torch.cuda.empty_cache()
+    if onnxruntime:
+        try:
+            f = peers.onnxruntime_session(forward, x, os.path.join(work, entry["name"] + ".onnx"), torch.get_num_threads())
+            result["onnxruntime_max_rel_err_vs_ein"] = max_rel_err(f(), ein_out)
+            result["onnxruntime_ms"] = median_ms(f, device)
+        except Exception as e:
+            result["onnxruntime_error"] = f"{type(e).__name__}: {e}"[:500]
     return result
 
 
@@ -86,6 +79,7 @@ def main():
     parser.add_argument("work")
     parser.add_argument("results")
     parser.add_argument("--compile", action="store_true", help="time torch.compile too")
+    parser.add_argument("--onnxruntime", action="store_true", help="time ONNX Runtime too (host)")
     parser.add_argument("--models", help="only these models (comma-separated)")
     args = parser.parse_args()
     with open(os.path.join(args.work, "manifest.json")) as f:
@@ -103,7 +97,7 @@ def main():
     for entry in manifest["models"]:
         if wanted and entry["name"] not in wanted:
             continue
-        entry["torch"] = run(args.work, entry, device, args.compile)
+        entry["torch"] = run(args.work, entry, device, args.compile, args.onnxruntime and device == "cpu")
         print(f"{entry['name']}: {entry['torch']}", flush=True)
         errs = [v for k, v in entry["torch"].items() if k.endswith("_max_rel_err_vs_ein")]
         if not errs or max(errs) > 1e-3:

@@ -143,7 +143,7 @@ TEST_CASE("measured: kernel keys name shapes and attributes, not tensor or itera
 
 TEST_CASE("measured: the cache file round-trips, deterministically, and merges what others saved") {
   auto path = temp_path("ein_cost_cache_roundtrip");
-  cost::environment b_setup{"8.0", "12040", "12040", "12.4.5", ""};
+  cost::environment b_setup{{{{"compute_capability", "8.0"}, {"driver", "12040"}, {"runtime", "12040"}, {"cublas", "12.4.5"}, {"cudnn", ""}}}};
   {
     cost::measurement_cache c(path);  // a missing file is an empty cache
     CHECK(c.devices().empty());
@@ -172,7 +172,7 @@ TEST_CASE("measured: the cache file round-trips, deterministically, and merges w
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text == other.dump());
-  CHECK(text.find("\"format\": 2") != std::string::npos);
+  CHECK(text.find("\"format\": 3") != std::string::npos);
   CHECK(text.find(std::string("\"ein\": \"") + ein::version + "\"") != std::string::npos);
   // saving merges what another process wrote to the file meanwhile
   cost::measurement_cache mine(path), theirs(path);
@@ -188,7 +188,7 @@ TEST_CASE("measured: the cache file round-trips, deterministically, and merges w
 
 TEST_CASE("measured: a cache of another setup, ein version or format, or a corrupt one, is ignored and rewritten") {
   auto path = temp_path("ein_cost_cache_ignored");
-  cost::environment here{"9.0", "12040", "12040", "12.4.5", "90100"};
+  cost::environment here{{{{"compute_capability", "9.0"}, {"driver", "12040"}, {"runtime", "12040"}, {"cublas", "12.4.5"}, {"cudnn", "90100"}}}};
   auto write_valid = [&] {
     std::filesystem::remove(path);
     cost::measurement_cache c(path);
@@ -205,7 +205,7 @@ TEST_CASE("measured: a cache of another setup, ein version or format, or a corru
     cost::measurement_cache c(path, collect);
     REQUIRE(c.find("GPU", "k"));
     auto newer = here;
-    newer.driver = "12080";
+    newer.fields["driver"] = "12080";
     c.expect("GPU", newer);
     CHECK(!c.find("GPU", "k"));
     REQUIRE(warnings.size() == 1);
@@ -238,17 +238,19 @@ TEST_CASE("measured: a cache of another setup, ein version or format, or a corru
   std::vector<bad_file> bad = {
       {"{not json", "at byte"},
       {"[1, 2]", "at /: expected an object"},
-      {"{\"format\": 1, \"devices\": {}}", "at /format"},
-      {"{\"format\": 2, \"ein\": \"0.0.1\", \"devices\": {}}", "at /ein: written by ein 0.0.1"},
-      {"{\"format\": 2, " + current + ", \"devices\": {\"G\": {\"environment\": {}, \"kernels\": {}}}}",
-       "at /devices/G/environment: missing field"},
-      {"{\"format\": 2, " + current + ", \"devices\": {\"G\": {\"environment\": {\"compute_capability\": \"\", "
+      {"{\"format\": 2, \"devices\": {}}", "at /format: a cache of format 2, not 3"},
+      {"{\"format\": 3, \"ein\": \"0.0.1\", \"devices\": {}}", "at /ein: written by ein 0.0.1"},
+      {"{\"format\": 3, " + current + ", \"devices\": {\"G\": {\"kernels\": {}}}}",
+       "at /devices/G: missing field `environment`"},
+      {"{\"format\": 3, " + current + ", \"devices\": {\"G\": {\"environment\": {\"cpu\": 1}, \"kernels\": {}}}}",
+       "at /devices/G/environment/cpu"},
+      {"{\"format\": 3, " + current + ", \"devices\": {\"G\": {\"environment\": {\"compute_capability\": \"\", "
        "\"cublas\": \"\", \"cudnn\": \"\", \"driver\": \"\", \"runtime\": \"\"}, \"kernels\": {\"a/k\": "
        "{\"seconds\": -1, \"runs\": 1}}}}}",
        "at /devices/G/kernels/a~1k/seconds"},
-      {"{\"format\": 2, " + current + ", \"devices\": {}, \"extra\": 1}", "at /extra: unknown field"},
-      {"{\"format\": 2, " + current + ", \"devices\": {}", "at byte"},
-      {"{\"format\": 2, " + current + ", \"devices\": {\"G\": 1e999}}", "not valid JSON"},
+      {"{\"format\": 3, " + current + ", \"devices\": {}, \"extra\": 1}", "at /extra: unknown field"},
+      {"{\"format\": 3, " + current + ", \"devices\": {}", "at byte"},
+      {"{\"format\": 3, " + current + ", \"devices\": {\"G\": 1e999}}", "not valid JSON"},
   };
   for (auto& [text, field] : bad) {
     CAPTURE(text);
@@ -403,8 +405,8 @@ TEST_CASE("measured: a timer on another setup times again what the cache holds")
   auto path = temp_path("ein_cost_cache_setup");
   auto gemm = gemm_of(matmul(64, 128, 256));
   auto lib = workload::library(gemm);
-  cost::environment old_driver{"9.0", "12040", "12040", "12.4.5", ""}, new_driver = old_driver;
-  new_driver.driver = "12080";
+  cost::environment old_driver{{{{"compute_capability", "9.0"}, {"driver", "12040"}, {"runtime", "12040"}, {"cublas", "12.4.5"}, {"cudnn", ""}}}}, new_driver = old_driver;
+  new_driver.fields["driver"] = "12080";
   for (auto& [then, now, timed] : {std::tuple{old_driver, old_driver, 0}, std::tuple{old_driver, new_driver, 1}}) {
     {
       cost::measurement_cache cache(path);

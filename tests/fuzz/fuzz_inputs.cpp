@@ -178,12 +178,17 @@ corpus make_corpus() {
     c.profiles.push_back(json::parse(in));
   }
   cost::measurement_cache cache;
-  cache.expect("NVIDIA H100 80GB HBM3", {"9.0", "12040", "12040", "12.4.5", "90100"});
-  cache.expect("NVIDIA A100-SXM4-40GB", {"8.0", "12020", "12020", "12.2.1", ""});
+  cache.expect("NVIDIA H100 80GB HBM3", {{{"compute_capability", "9.0"}, {"driver", "12040"}, {"runtime", "12040"},
+                                          {"cublas", "12.4.5"}, {"cudnn", "90100"}}});
+  cache.expect("NVIDIA A100-SXM4-40GB", {{{"compute_capability", "8.0"}, {"driver", "12020"}, {"runtime", "12020"},
+                                          {"cublas", "12.2.1"}, {"cudnn", ""}}});
+  cache.expect("host: AMD EPYC, 2 threads", {{{"compiler", "/usr/bin/c++ -O3"}, {"instruction_sets", "avx2 fma"},
+                                              {"libraries", "OpenBLAS 0.3.21; oneDNN 2.6.3"}}});
   for (int k = 0; k < 4; ++k) {
     cache.store("NVIDIA H100 80GB HBM3", "library matmul float batch=1 m=" + std::to_string(49 << k) + " n=512 k=4608",
                 {1e-5 * (k + 1), 15});
     cache.store("NVIDIA A100-SXM4-40GB", "eoperator L([0," + std::to_string(k + 2) + ")) relu(A[t0])", {3e-6, 3});
+    cache.store("host: AMD EPYC, 2 threads", "plan blas+onednn P" + std::to_string(k), {2e-4 * (k + 1), 11});
   }
   c.caches.push_back(json::parse(cache.dump()));
   return c;

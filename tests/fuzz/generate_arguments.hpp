@@ -38,7 +38,8 @@ namespace ein_fuzz::generate_arguments {
 namespace fs = std::filesystem;
 
 inline const std::vector<std::string> keywords = {"MODEL", "OBJECT", "BACKEND", "NAME", "SEARCH", "PROFILE", "COST",
-                                           "COST_CACHE", "PLAN_FOR", "ACCUMULATE", "ALPHA", "PROGRAM_STATES"};
+                                           "COST_CACHE", "PLAN_FOR", "ACCUMULATE", "ALPHA", "PROGRAM_STATES",
+                                           "MEASURE_BUDGET"};
 
 inline bool is_keyword(const std::string& s) { return std::find(keywords.begin(), keywords.end(), s) != keywords.end(); }
 
@@ -293,8 +294,15 @@ inline std::string check_accepted(const call& c, const verdict& v, const fs::pat
     first(given.count("ALPHA") ? expect("--alpha", value("ALPHA")) : expect("--alpha", "<none>"));
     first(given.count("PROGRAM_STATES") ? expect("--program-states", value("PROGRAM_STATES"))
                                         : expect("--program-states", "<none>"));
+    first(given.count("MEASURE_BUDGET") ? expect("--measure-budget", value("MEASURE_BUDGET"))
+                                        : expect("--measure-budget", "<none>"));
+    // A host plan priced by default keeps this machine's profile in the build folder.
+    const bool machine = plan_for == "host" && !given.count("PROFILE");
+    if (machine != (flag("--machine-profile") != "<none>") ||
+        (machine && !same_file(flag("--machine-profile"), dir / "ein_host_profile.json")))
+      first("--machine-profile is '" + flag("--machine-profile") + "'");
   } else {
-    for (const char* k : {"PROFILE", "COST", "COST_CACHE", "PLAN_FOR", "ALPHA", "PROGRAM_STATES"})
+    for (const char* k : {"PROFILE", "COST", "COST_CACHE", "PLAN_FOR", "ALPHA", "PROGRAM_STATES", "MEASURE_BUDGET"})
       if (given.count(k)) first(std::string("accepted ") + k + " with the search OFF");
   }
   if (!why.empty()) return why;
@@ -322,7 +330,7 @@ inline std::string check_refused(const call& c, const verdict& v) {
   const std::string opening = "ein_generate(" + c.target + "): ";
   if (v.error.rfind(opening, 0) != 0) return "a refusal that does not name the call: " + v.error;
   static const std::regex names(
-      "(MODEL|OBJECT|BACKEND|NAME|SEARCH|PROFILE|COST|COST_CACHE|PLAN_FOR|ACCUMULATE|ALPHA|PROGRAM_STATES|"
+      "(MODEL|OBJECT|BACKEND|NAME|SEARCH|PROFILE|COST|COST_CACHE|PLAN_FOR|ACCUMULATE|ALPHA|PROGRAM_STATES|MEASURE_BUDGET|"
       "unknown arguments|device profile)");
   if (!std::regex_search(v.error, names)) return "a refusal that names no argument: " + v.error;
   return {};

@@ -63,6 +63,26 @@ inline std::string cuda_entry(const options& o, const std::string& what = "run")
   return what + "_cuda_" + detail::hex_text(o.key).substr(2, 16);
 }
 
+/// One host function per step of `plan`, each after a comment saying what it computes: a step
+/// `calls` binds runs its CBLAS or oneDNN call, any other is an eOperator computing as
+/// `accumulate` asks.
+inline void emit_step_functions(writer& w, const layout& plan,
+                                const std::vector<std::optional<ein::plan::library_call>>& calls,
+                                accumulation accumulate) {
+  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+    auto& s = plan.steps[k];
+    w.line();
+    w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value) +
+              (calls[k] ? "\nas " + calls[k]->str(plan.buffers) : ""));
+    if (calls[k] && calls[k]->library == ein::plan::onednn)
+      emit_onednn_function(w, s, plan, *calls[k]);
+    else if (calls[k])
+      emit_cblas_function(w, s, plan, *calls[k]);
+    else
+      emit_host_function(w, s, plan, accumulate);
+  }
+}
+
 namespace detail {
 
 // The signatures of the CUDA entry points, as the header declares them and the source defines
@@ -193,18 +213,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
          " changed since it was generated; rebuild to re-run the search\");");
   w.line();
   w.open_namespace(ns);
-  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
-    auto& s = plan.steps[k];
-    w.line();
-    w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value) +
-              (calls[k] ? "\nas " + calls[k]->str(plan.buffers) : ""));
-    if (calls[k] && calls[k]->library == ein::plan::onednn)
-      emit_onednn_function(w, s, plan, *calls[k]);
-    else if (calls[k])
-      emit_cblas_function(w, s, plan, *calls[k]);
-    else
-      emit_host_function(w, s, plan, o.accumulate);
-  }
+  emit_step_functions(w, plan, calls, o.accumulate);
   if (cuda) {
     w.line();
     w.comment("Defined in " + o.name + ".cu: check the bindings and launch the kernels; the\n"

@@ -40,18 +40,21 @@ struct measurement {
   friend bool operator==(const measurement&, const measurement&) = default;
 };
 
-/// What besides the device and the kernel can change a measured time: the device's compute
-/// capability and the versions of the CUDA driver, runtime, cuBLAS and cuDNN, as the libraries
-/// report them (cost::gpu_environment). Empty fields are unknown (or, for cuDNN, not used).
+/// What besides the device and the kernel can change a measured time, as named text fields: for
+/// a GPU its compute capability and the versions of the CUDA driver, runtime, cuBLAS and cuDNN
+/// (cost::gpu_environment), for the host the processor's instruction sets, the thread count, the
+/// libraries' versions and the compiler that builds eOperators (measure::host_machine). An empty
+/// value is unknown (or, for cuDNN, not used).
 struct environment {
-  std::string compute_capability, driver, runtime, cublas, cudnn;
+  std::map<std::string, std::string> fields;
   friend bool operator==(const environment&, const environment&) = default;
 
-  /// `compute capability 9.0, driver 12040, runtime 12040, cuBLAS 120400, cuDNN 90100`.
+  /// `compute_capability 9.0, cublas 12.4.5, cudnn 90100, driver 12040, runtime 12040`, in the
+  /// fields' order (`?` for an empty value); `none` without fields.
   std::string str() const {
-    auto item = [](const char* what, const std::string& v) { return std::string(what) + " " + (v.empty() ? "?" : v); };
-    return item("compute capability", compute_capability) + ", " + item("driver", driver) + ", " +
-           item("runtime", runtime) + ", " + item("cuBLAS", cublas) + ", " + item("cuDNN", cudnn);
+    std::string r;
+    for (auto& [name, value] : fields) r += (r.empty() ? "" : ", ") + name + " " + (value.empty() ? "?" : value);
+    return r.empty() ? "none" : r;
   }
 };
 
@@ -97,8 +100,8 @@ inline std::string temporary_name(const std::string& path) {
 
 }  // namespace detail
 
-/// Kernel times by device name and kernel key, kept in a JSON file (format 2):
-/// `{"format": 2, "ein": "0.1.0", "devices": {"<device>": {"environment": {"compute_capability":
+/// Kernel times by device name and kernel key, kept in a JSON file (format 3):
+/// `{"format": 3, "ein": "0.1.0", "devices": {"<device>": {"environment": {"compute_capability":
 /// "9.0", "driver": "12040", "runtime": "12040", "cublas": "120400", "cudnn": "90100"},
 /// "kernels": {"<key>": {"seconds": 1.2e-05, "runs": 20}}}}}`.
 /// A measurement is used only on the device, environment and ein version it was taken with: a
@@ -110,6 +113,9 @@ class measurement_cache {
  public:
   /// Receives the warnings of a cache (an ignored file, dropped entries).
   using warning_fn = std::function<void(const std::string&)>;
+
+  /// The version of the file's layout this ein reads and writes.
+  static constexpr int format = 3;
 
   /// The longest kernel time a cache holds, in seconds (times must be positive).
   static constexpr double max_seconds = 1e6;
@@ -219,27 +225,16 @@ class measurement_cache {
   };
   using table = std::map<std::string, device_entries>;
 
-  static constexpr const char* environment_fields[] = {"compute_capability", "cublas", "cudnn", "driver", "runtime"};
-  static std::string* environment_field(environment& e, std::string_view name) {
-    if (name == "compute_capability") return &e.compute_capability;
-    if (name == "cublas") return &e.cublas;
-    if (name == "cudnn") return &e.cudnn;
-    if (name == "driver") return &e.driver;
-    if (name == "runtime") return &e.runtime;
-    return nullptr;
-  }
-
   static std::string text(const table& t) {
     nlohmann::json devices = nlohmann::json::object();
     for (auto& [device, e] : t) {
       if (e.kernels.empty()) continue;
       nlohmann::json env = nlohmann::json::object(), kernels = nlohmann::json::object();
-      auto copy = e.env;
-      for (auto* field : environment_fields) env[field] = *environment_field(copy, field);
+      for (auto& [name, value] : e.env.fields) env[name] = value;
       for (auto& [key, m] : e.kernels) kernels[key] = {{"runs", m.runs}, {"seconds", m.seconds}};
       devices[device] = {{"environment", std::move(env)}, {"kernels", std::move(kernels)}};
     }
-    nlohmann::json j = {{"devices", devices}, {"ein", ein::version}, {"format", 2}};
+    nlohmann::json j = {{"devices", devices}, {"ein", ein::version}, {"format", format}};
     return j.dump(2) + "\n";
   }
 
@@ -247,6 +242,9 @@ class measurement_cache {
   // empty for a missing file). Throws user_error where the file exists but cannot be opened.
   static table read(const std::string& path, std::string& why) {
     if (path.empty() || !std::filesystem::exists(path)) return {};
+    // save() replaces the file by a rename, which would replace a device or a folder too
+    if (!std::filesystem::is_regular_file(path))
+      throw user_error("cost cache `" + path + "` is not a regular file (a folder or a device): name a JSON file");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw user_error("cost cache `" + path + "`: cannot open the file");
     std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -262,8 +260,10 @@ class measurement_cache {
   static table entries(const ein::detail::json_input& file, const nlohmann::json& j) {
     using ein::detail::json_input;
     file.object(j, "");
-    auto format = file.field(j, "format", "");
-    if (format != 2) file.fail("/format", "a cache of format " + format.dump() + ", not 2, which this ein writes");
+    auto written = file.field(j, "format", "");
+    if (written != format)
+      file.fail("/format", "a cache of format " + written.dump() + ", not " + std::to_string(format) +
+                               ", which this ein writes");
     auto written_by = file.text(file.field(j, "ein", ""), "/ein");
     if (written_by != ein::version)
       file.fail("/ein", "written by ein " + written_by + ", and this is ein " + ein::version);
@@ -279,11 +279,9 @@ class measurement_cache {
       auto ep = json_input::at(dp, "environment");
       auto& env = file.object(file.field(d, "environment", dp), ep);
       for (auto& [key, v] : env.items()) {
-        auto* field = environment_field(entry.env, key);
-        if (!field) file.fail(json_input::at(ep, key), "unknown field");
-        *field = file.text(v, json_input::at(ep, key));
+        if (key.empty()) file.fail(json_input::at(ep, key), "an environment field needs a name");
+        entry.env.fields[key] = file.text(v, json_input::at(ep, key));
       }
-      for (auto* key : environment_fields) file.field(env, key, ep);
       auto kp = json_input::at(dp, "kernels");
       for (auto& [key, m] : file.object(file.field(d, "kernels", dp), kp).items()) {
         auto mp = json_input::at(kp, key);

@@ -24,19 +24,21 @@ inline environment gpu_environment(int device = 0) {
   environment e;
   cudaDeviceProp p{};
   EIN_CUDA_CHECK(cudaGetDeviceProperties(&p, device));
-  e.compute_capability = std::to_string(p.major) + "." + std::to_string(p.minor);
+  e.fields["compute_capability"] = std::to_string(p.major) + "." + std::to_string(p.minor);
   int v = 0;
   EIN_CUDA_CHECK(cudaDriverGetVersion(&v));
-  e.driver = std::to_string(v);
+  e.fields["driver"] = std::to_string(v);
   EIN_CUDA_CHECK(cudaRuntimeGetVersion(&v));
-  e.runtime = std::to_string(v);
+  e.fields["runtime"] = std::to_string(v);
   int major = 0, minor = 0, patch = 0;
   EIN_CUBLAS_CHECK(cublasGetProperty(MAJOR_VERSION, &major));
   EIN_CUBLAS_CHECK(cublasGetProperty(MINOR_VERSION, &minor));
   EIN_CUBLAS_CHECK(cublasGetProperty(PATCH_LEVEL, &patch));
-  e.cublas = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
+  e.fields["cublas"] = std::to_string(major) + "." + std::to_string(minor) + "." + std::to_string(patch);
 #if defined(EIN_HAVE_CUDNN)
-  e.cudnn = std::to_string(cudnnGetVersion());
+  e.fields["cudnn"] = std::to_string(cudnnGetVersion());
+#else
+  e.fields["cudnn"] = "";
 #endif
   return e;
 }

@@ -211,17 +211,21 @@ struct instantiator {
     k.flat = flatten_kernel(*s, kernels, by_node);
     k.weight_only = ir::computed_from_weights(from_weights, [](bool b) { return b; }, ir::reads_nothing::free);
     auto& known = memo.of(s);
-    k.facts = known.eoperator;
-    k.seconds = model.seconds(cost::workload::eoperator(k.facts.flops, k.facts.bytes, s.get()));
     // A scope a library operator computes runs as the cheapest such operator (EinNet §5), even
     // where a small size makes the eOperator look cheaper: the derivation aimed at the operator,
-    // and the plan's structure must not depend on the problem size.
+    // and the plan's structure must not depend on the problem size. So the eOperator is priced
+    // only where no operator computes the scope (a measured model would time it for nothing).
     std::optional<double> lib;
     for (auto& inst : known.instances) {
       double t = model.seconds(cost::workload::library(inst));
       if (!lib || t < *lib) lib = t, k.op = inst;
     }
-    if (k.op) k.seconds = *lib, k.facts = {k.op->flops, k.op->bytes};
+    if (k.op) {
+      k.seconds = *lib, k.facts = {k.op->flops, k.op->bytes};
+    } else {
+      k.facts = known.eoperator;
+      k.seconds = model.seconds(cost::workload::eoperator(k.facts.flops, k.facts.bytes, s.get()));
+    }
     if (k.weight_only) k.seconds = 0;
     kernels.push_back(std::move(k));
     by_form.emplace(form, kernels.size() - 1);

@@ -97,6 +97,10 @@ struct optimized_program {
              plan::ms_text(s.baseline_as_run) + " ms\n";
       else
         r += "as written (no summation)\n";
+      if (s.checked)
+        r += "  measured on this machine: chosen " + plan::ms_text(s.checked->chosen) + " ms, as written " +
+             plan::ms_text(s.checked->written) + " ms: " +
+             (s.checked->replaced ? "replaced by the plan as written, not faster\n" : "kept\n");
       for (auto& line : split_lines(s.result.best.str(s.kernel_seconds_as_run))) r += "  " + line + "\n";
     }
     for (auto& p : join_steps) r += "joined: " + derive::to_string(p) + "\n";

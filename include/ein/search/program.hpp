@@ -43,6 +43,37 @@ inline optimized as_written(const ir::scope_ptr& s, const cost::model& model, co
 
 }  // namespace detail
 
+namespace detail {
+
+// `r` takes choice `choice` (a candidate per subprogram) and the program `a` it assembles: each
+// subprogram's chosen plan and its prices as a build with capabilities `caps` runs it, the
+// program, its post-optimization steps, weight transforms, origins and priced instances.
+inline void adopt(optimized_program& r, const std::vector<std::size_t>& choice, assembled a, const cost::model& model,
+                  const ein::plan::capabilities& caps) {
+  for (std::size_t i = 0; i < r.subprograms.size(); ++i) {
+    auto& s = r.subprograms[i];
+    s.result.chosen = choice.at(i);
+    s.result.best = s.result.candidates.at(s.result.chosen).p;
+    s.seconds_as_run = seconds_as_run(s.result.best, model, caps);
+    s.baseline_as_run = seconds_as_run(s.result.baseline, model, caps);
+    s.kernel_seconds_as_run.clear();
+    for (auto& k : s.result.best.kernels) s.kernel_seconds_as_run.push_back(kernel_seconds_as_run(k, model, caps));
+  }
+  r.program = std::move(a.program);
+  r.post_steps = std::move(a.steps);
+  r.weight_transforms.clear();
+  r.origin.clear();
+  auto only = ir::weight_only_definitions(r.program);
+  for (auto& d : r.program.definitions) {
+    if (only.count(d.name)) r.weight_transforms.push_back(d.name);
+    if (auto it = a.origin.find(d.name); it != a.origin.end()) r.origin[d.name] = it->second;
+  }
+  r.priced = priced_instances(r.program, model, caps);
+  r.priced_for = caps;
+}
+
+}  // namespace detail
+
 /// `r` (a result of optimize_program) for a build with capabilities `caps`: each searched
 /// subprogram's plan is chosen again among its candidates, priced as that build runs them
 /// (choose_for_backend), then the program-level search (relax_program, under `r.relax`) chooses
@@ -54,27 +85,8 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
   for (auto& s : r.subprograms)
     if (s.searched) choose_for_backend(s.result, model, caps);
   auto relaxed = relax_program(r, model, caps, r.relax);
-  for (std::size_t i = 0; i < r.subprograms.size(); ++i) {
-    auto& s = r.subprograms[i];
-    s.result.chosen = relaxed.choice[i];
-    s.result.best = s.result.candidates.at(s.result.chosen).p;
-    s.seconds_as_run = seconds_as_run(s.result.best, model, caps);
-    s.baseline_as_run = seconds_as_run(s.result.baseline, model, caps);
-    s.kernel_seconds_as_run.clear();
-    for (auto& k : s.result.best.kernels) s.kernel_seconds_as_run.push_back(kernel_seconds_as_run(k, model, caps));
-  }
-  r.program = std::move(relaxed.best.program);
-  r.post_steps = std::move(relaxed.best.steps);
+  detail::adopt(r, relaxed.choice, std::move(relaxed.best), model, caps);
   r.relax_stats = relaxed.stats;
-  r.weight_transforms.clear();
-  r.origin.clear();
-  auto only = ir::weight_only_definitions(r.program);
-  for (auto& d : r.program.definitions) {
-    if (only.count(d.name)) r.weight_transforms.push_back(d.name);
-    if (auto it = relaxed.best.origin.find(d.name); it != relaxed.best.origin.end()) r.origin[d.name] = it->second;
-  }
-  r.priced = priced_instances(r.program, model, caps);
-  r.priced_for = caps;
   r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   return r;
 }

@@ -17,6 +17,14 @@ namespace ein::search {
 
 /// One subprogram of a program: a definition's value, or a summation under a non-linear
 /// activation of it, searched (or, without a summation, instantiated as written) on its own.
+/// What running a subprogram's chosen plan and its plan as written on the machine found (seconds,
+/// each the fastest of runs taken in turns), and whether the choice gave way to the plan as
+/// written (search::keep_never_worse).
+struct measured_check {
+  double chosen = 0, written = 0;
+  bool replaced = false;
+};
+
 struct subprogram {
   std::string name;        // the definition it becomes: `d`, or `d_s1`, ... for a summation
   std::string definition;  // the definition of the source program it comes from
@@ -30,6 +38,8 @@ struct subprogram {
   /// The earlier subprogram with the same search_key whose search this one's result is (renamed),
   /// or none where it was searched itself.
   std::optional<std::size_t> shares;
+  /// Where the chosen plan was run against the plan as written: what that found.
+  std::optional<measured_check> checked;
 };
 
 namespace detail {

@@ -17,16 +17,30 @@ bool contains(const std::string& text, const std::string& part) { return text.fi
 
 }  // namespace
 
-TEST_CASE("driver: a host plan is searched under the roofline model of the host profile, and the report says why") {
+TEST_CASE("driver: a host plan is measured on this host, explored with this machine's profile, and the report says so") {
   auto r = read_report(EIN_COST_REPORT_HOST);
+  std::string search = r["search"];
+  MESSAGE(search);
+  CHECK(search.rfind("optimize_program, measured host: ", 0) == 0);
+  CHECK(contains(search, " (driver_cost_cache.json), explored by roofline host: "));
+  CHECK(contains(search, " (ein_host_profile.json); "));
+  std::string model = r["statistics"]["cost_model"];
+  CHECK(model.rfind("measured on host: ", 0) == 0);
+  CHECK(contains(model, ": the host backend's plans run here; explored with roofline (host: "));
+  CHECK(contains(model, "measured by ein at "));
+  CHECK(contains(model, " eOperators in "));
+  CHECK(contains(r["statistics"]["report"].get<std::string>(), "cost model: measured on host: "));
+}
+
+TEST_CASE("driver: under COST roofline a host plan is priced by the shipped host profile") {
+  auto r = read_report(EIN_COST_REPORT_ROOFLINE);
   std::string search = r["search"];
   MESSAGE(search);
   CHECK(search.rfind("optimize_program, roofline host: ", 0) == 0);
   CHECK(contains(search, " (host.json); "));
   std::string model = r["statistics"]["cost_model"];
   CHECK(model.rfind("roofline (", 0) == 0);
-  CHECK(contains(model, ": the host backend's plans do not run on a GPU"));
-  CHECK(contains(r["statistics"]["report"].get<std::string>(), "cost model: roofline ("));
+  CHECK(contains(model, ": requested (--cost roofline)"));
 }
 
 #if defined(EIN_COST_REPORT_CUDA)

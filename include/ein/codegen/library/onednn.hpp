@@ -12,23 +12,22 @@
 #include "ein/detail/error.hpp"
 #include "ein/match/instance.hpp"
 #include "ein/plan/capabilities.hpp"
+#include "ein/runtime/onednn_geometry.hpp"
 
 namespace ein::codegen::library {
 
 namespace detail {
 
-inline std::string dims_text(const std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides,
-                             const std::string& name) {
+inline std::string dims_text(const std::int64_t (&dims)[4], const std::int64_t (&strides)[4], const std::string& name) {
   std::string d, s;
   for (int k = 0; k < 4; ++k) {
     d += (k ? ", " : "") + number(dims[k]);
-    // oneDNN asks for a positive stride even where a dimension has one element.
-    s += (k ? ", " : "") + number(dims[k] == 1 && strides[k] <= 0 ? 1 : strides[k]);
+    s += (k ? ", " : "") + number(strides[k]);
   }
   return "." + name + "_dims = {" + d + "}, ." + name + "_strides = {" + s + "}";
 }
 
-inline std::string pair_text(std::int64_t a, std::int64_t b) { return "{" + number(a) + ", " + number(b) + "}"; }
+inline std::string pair_text(const std::int64_t (&v)[2]) { return "{" + number(v[0]) + ", " + number(v[1]) + "}"; }
 
 // A strided convolution leaves the last rows or columns of its input unread, and the matcher
 // trims them off its view of x, whose row stride then fits no dense layout: oneDNN ran ResNet-50's
@@ -48,19 +47,23 @@ inline void widen_to_layout(std::array<std::int64_t, 4>& dims, const std::array<
   }
 }
 
+// Copies `dims` and `strides` into a geometry's arrays; oneDNN asks for a positive stride even
+// where a dimension has one element.
+inline void set_tensor(std::int64_t (&dims)[4], std::int64_t (&strides)[4], const std::array<std::int64_t, 4>& d,
+                       const std::array<std::int64_t, 4>& s) {
+  for (int k = 0; k < 4; ++k) dims[k] = d[k], strides[k] = d[k] == 1 && s[k] <= 0 ? 1 : s[k];
+}
+
 }  // namespace detail
 
-/// The C++ initializer of the ein::runtime::onednn_geometry of a convolution: a conv2d reads
-/// src = x (n, c, h, w) with weights w (k, c, r, s) into dst = y (n, k, p, q); a conv_transpose2d
-/// reads src = y with weights w read as (c, k, r, s) (oneDNN's deconvolution weights are those of
-/// the convolution it transposes, channels swapped) into dst = x. A conv2d's rows and columns of
-/// x reach as far as its layout does (detail::widen_to_layout), with less padding after.
-/// Example (3×3 NHWC conv2d, KRSC filter): `ein::runtime::onednn_geometry{.forward = true,
-/// .src_dims = {1, 512, 7, 7}, .src_strides = {25088, 1, 3584, 512}, .weights_dims = {512, 512, 3,
-/// 3}, .weights_strides = {4608, 1, 1536, 512}, ..., .pad = {1, 1}, .pad_end = {1, 1}, ...}`.
+/// The ein::runtime::onednn_geometry of a convolution: a conv2d reads src = x (n, c, h, w) with
+/// weights w (k, c, r, s) into dst = y (n, k, p, q); a conv_transpose2d reads src = y with
+/// weights w read as (c, k, r, s) (oneDNN's deconvolution weights are those of the convolution
+/// it transposes, channels swapped) into dst = x. A conv2d's rows and columns of x reach as far
+/// as its layout does (detail::widen_to_layout), with less padding after.
 /// @pre ein::plan::onednn_accepts(op).
-inline std::string onednn_geometry_text(const match::instance& op) {
-  if (!ein::plan::onednn_accepts(op)) throw internal_error("onednn_geometry_text: oneDNN cannot run " + op.str());
+inline ein::runtime::onednn_geometry onednn_geometry_of(const match::instance& op) {
+  if (!ein::plan::onednn_accepts(op)) throw internal_error("onednn_geometry_of: oneDNN cannot run " + op.str());
   auto& a = op.conv();
   const bool forward = !a.backward_data;
   using dims = std::array<std::int64_t, 4>;
@@ -70,15 +73,30 @@ inline std::string onednn_geometry_text(const match::instance& op) {
   if (forward) detail::widen_to_layout(x, a.x_strides, pad_end);
   const dims w = forward ? dims{a.k, a.c, a.r, a.s} : dims{a.c, a.k, a.r, a.s};
   const dims ws = forward ? a.w_strides : dims{a.w_strides[1], a.w_strides[0], a.w_strides[2], a.w_strides[3]};
-  return std::string("ein::runtime::onednn_geometry{.forward = ") + (forward ? "true" : "false") + ", " +
-         detail::dims_text(forward ? x : y, forward ? a.x_strides : a.y_strides, "src") + ", " +
-         detail::dims_text(w, ws, "weights") + ", " +
-         detail::dims_text(forward ? y : x, forward ? a.y_strides : a.x_strides, "dst") +
-         ", .pad = " + detail::pair_text(a.pad_h, a.pad_w) +
-         ", .pad_end = " + detail::pair_text(pad_end[0], pad_end[1]) +
-         ", .stride = " + detail::pair_text(a.stride_h, a.stride_w) +
-         ", .dilation = " + detail::pair_text(a.dilation_h, a.dilation_w) +
-         ", .alpha = " + literal(a.alpha, op.type) + "}";
+  ein::runtime::onednn_geometry g;
+  g.forward = forward;
+  detail::set_tensor(g.src_dims, g.src_strides, forward ? x : y, forward ? a.x_strides : a.y_strides);
+  detail::set_tensor(g.weights_dims, g.weights_strides, w, ws);
+  detail::set_tensor(g.dst_dims, g.dst_strides, forward ? y : x, forward ? a.y_strides : a.x_strides);
+  g.pad[0] = a.pad_h, g.pad[1] = a.pad_w, g.pad_end[0] = pad_end[0], g.pad_end[1] = pad_end[1];
+  g.stride[0] = a.stride_h, g.stride[1] = a.stride_w, g.dilation[0] = a.dilation_h, g.dilation[1] = a.dilation_w;
+  g.alpha = static_cast<float>(a.alpha);
+  return g;
+}
+
+/// The C++ initializer of onednn_geometry_of(op).
+/// Example (3×3 NHWC conv2d, KRSC filter): `ein::runtime::onednn_geometry{.forward = true,
+/// .src_dims = {1, 512, 7, 7}, .src_strides = {25088, 1, 3584, 512}, .weights_dims = {512, 512, 3,
+/// 3}, .weights_strides = {4608, 1, 1536, 512}, ..., .pad = {1, 1}, .pad_end = {1, 1}, ...}`.
+/// @pre ein::plan::onednn_accepts(op).
+inline std::string onednn_geometry_text(const match::instance& op) {
+  const auto g = onednn_geometry_of(op);
+  return std::string("ein::runtime::onednn_geometry{.forward = ") + flag(g.forward) + ", " +
+         detail::dims_text(g.src_dims, g.src_strides, "src") + ", " +
+         detail::dims_text(g.weights_dims, g.weights_strides, "weights") + ", " +
+         detail::dims_text(g.dst_dims, g.dst_strides, "dst") + ", .pad = " + detail::pair_text(g.pad) +
+         ", .pad_end = " + detail::pair_text(g.pad_end) + ", .stride = " + detail::pair_text(g.stride) +
+         ", .dilation = " + detail::pair_text(g.dilation) + ", .alpha = " + literal(op.conv().alpha, op.type) + "}";
 }
 
 /// Writes `inline const ein::runtime::onednn_convolution& <function>()`: the primitive of the

@@ -1,0 +1,153 @@
+// The search of a host plan under the measured model (ein_generate COST auto or measured, PLAN_FOR
+// host): the roofline of this machine's profile explores, the kernels of each subprogram's
+// finalists are timed here and decide, and a choice that does not run faster than the program as
+// written gives way to it (docs/decisions/0025).
+#pragma once
+
+#include <chrono>
+#include <cstdio>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "ein/cost/measured.hpp"
+#include "ein/cost/roofline.hpp"
+#include "ein/derive/all.hpp"
+#include "ein/ir/canonical.hpp"
+#include "ein/measure/host_timer.hpp"
+#include "ein/search/finalists.hpp"
+#include "ein/search/never_worse.hpp"
+#include "ein/search/program.hpp"
+
+namespace ein::codegen::detail {
+
+/// How a measured host search spends its time: the candidates each subprogram keeps to measure,
+/// the rounds of pricing and timing, and the wall clock timing may take (compilation included).
+struct host_measuring {
+  std::size_t finalists = 6;
+  int rounds = 4;
+  double budget_seconds = 600;
+};
+
+/// What a measured host search measured: kernels timed (library calls and eOperators),
+/// eOperators left priced by the roofline (no time or rounds left), and subprograms checked.
+struct host_measured_statistics {
+  std::size_t library_timed = 0, eoperators_timed = 0, left = 0, refused = 0, checked = 0, replaced = 0;
+  int rounds = 0;
+  double seconds = 0;
+
+  /// `timed 35 library calls and 120 eOperators in 2 rounds (41.2 s), 0 eOperators left to the
+  /// roofline (0 too large to run); 3 subprograms run against the program as written, 1 replaced
+  /// by it`.
+  std::string str() const {
+    char text[360];
+    std::snprintf(text, sizeof text,
+                  "timed %zu library calls and %zu eOperators in %d rounds (%.1f s), %zu eOperators left to the "
+                  "roofline (%zu too large to run); %zu subprograms run against the program as written, %zu "
+                  "replaced by it",
+                  library_timed, eoperators_timed, rounds, seconds, left + refused, refused, checked, replaced);
+    return text;
+  }
+};
+
+/// The cache key of a plan of a whole program for a build with capabilities `caps`: `plan <caps>
+/// <ir::canonical_string of the program>`.
+inline std::string plan_key(const ir::program& p, const ein::plan::capabilities& caps) {
+  return "plan " + caps.str() + " " + ir::canonical_string(p);
+}
+
+/// Times pairs of subprogram programs (chosen, as written) here, each compiled by `toolchain`,
+/// bound to the instances `model` prices (search::priced_instances) and run prepared in turns;
+/// both times are kept in `cache` under `device` (plan_key), where a pair already timed is found
+/// again, so that a rebuild decides as the build before it did.
+inline search::pair_timer host_pair_timer(const measure::host_toolchain& toolchain, const cost::model& model,
+                                          const ein::plan::capabilities& caps, accumulation accumulate,
+                                          cost::measurement_cache& cache, const std::string& device) {
+  return [&toolchain, &model, caps, accumulate, &cache, device](
+             const std::vector<std::pair<ir::program, ir::program>>& pairs) {
+    std::vector<std::pair<double, double>> times(pairs.size());
+    std::vector<std::size_t> todo;
+    for (std::size_t i = 0; i < pairs.size(); ++i) {
+      auto a = cache.find(device, plan_key(pairs[i].first, caps)), b = cache.find(device, plan_key(pairs[i].second, caps));
+      if (a && b)
+        times[i] = {a->seconds, b->seconds};
+      else
+        todo.push_back(i);
+    }
+    if (todo.empty()) return times;
+    auto plan_of = [&](const ir::program& p) {
+      ein::plan::provenance how;
+      how.priced = search::priced_instances(p, model, caps);
+      how.priced_for = caps;
+      return ein::plan::make_plan(p, caps, std::move(how));
+    };
+    std::vector<timing_case> cases;
+    for (auto i : todo) {
+      cases.push_back({"ein_chosen_" + std::to_string(i), plan_of(pairs[i].first)});
+      cases.push_back({"ein_written_" + std::to_string(i), plan_of(pairs[i].second)});
+    }
+    measure::host_batch batch(std::move(cases), toolchain, accumulate);
+    measure::timing_options turns;
+    turns.slow_runs = turns.runs = 11;  // a verdict needs rounds, even for slow plans
+    turns.very_slow_seconds = 5;
+    for (std::size_t n = 0; n < todo.size(); ++n) {
+      auto a = batch.prepare(2 * n), b = batch.prepare(2 * n + 1);
+      auto t = measure::time_in_turns({[&] { a->run(); }, [&] { b->run(); }}, turns);
+      auto& [chosen, written] = pairs[todo[n]];
+      cache.store(device, plan_key(chosen, caps), {t[0].seconds, t[0].runs});
+      cache.store(device, plan_key(written, caps), {t[1].seconds, t[1].runs});
+      times[todo[n]] = {t[0].seconds, t[1].seconds};
+    }
+    return times;
+  };
+}
+
+/// Searches `p` for a host build with capabilities `caps`: optimize_program under `explore` (the
+/// roofline of this machine's profile); then each searched subprogram keeps `how.finalists`
+/// candidates (search::keep_finalists), whose kernels `timer` times (library calls at once,
+/// eOperators compiled in batches between rounds of pricing, their times kept in `cache`) until
+/// a round prices everything by measurement, the budget is spent or `how.rounds` have run; the
+/// choice is made under that measured model (search::for_backend), and each chosen plan that is
+/// not the program as written runs against it here (search::keep_never_worse, when a toolchain
+/// can compile them). `progress_name` prefixes progress on stderr.
+inline search::optimized_program search_host_measured(const ir::program& p, const cost::roofline& explore,
+                                                      cost::measurement_cache& cache, measure::host_timer& timer,
+                                                      const std::optional<measure::host_toolchain>& toolchain,
+                                                      const ein::plan::capabilities& caps, const search::options& opts,
+                                                      const search::progress_fn& progress, const host_measuring& how,
+                                                      accumulation accumulate, const std::string& progress_name,
+                                                      host_measured_statistics& stats,
+                                                      std::unique_ptr<cost::measured>& model) {
+  auto r = search::optimize_program(p, derive::intra_rules(), explore, opts, progress, caps);
+  search::keep_finalists(r, explore, caps, how.finalists);
+  const auto start = std::chrono::steady_clock::now();
+  auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  search::optimized_program chosen;
+  for (stats.rounds = 1;; ++stats.rounds) {
+    model = std::make_unique<cost::measured>(cache, &timer, explore);
+    auto priced = r;
+    search::reprice(priced, *model);
+    chosen = search::for_backend(std::move(priced), *model, caps);
+    stats.library_timed += model->counts().timed;
+    const std::size_t waiting = timer.waiting();
+    if (waiting == 0 || stats.rounds == how.rounds || elapsed() >= how.budget_seconds) {
+      stats.left = timer.drop_waiting();  // priced by the roofline
+      break;
+    }
+    auto batch = timer.time_eoperators(cache, how.budget_seconds - elapsed(), progress_name.c_str());
+    stats.eoperators_timed += batch.timed;
+    stats.refused += batch.refused;
+    cache.save();
+  }
+  stats.seconds = elapsed();
+  if (toolchain) {
+    search::keep_never_worse(chosen, *model, caps,
+                             host_pair_timer(*toolchain, *model, caps, accumulate, cache, timer.device()));
+    for (auto& s : chosen.subprograms)
+      if (s.checked && !s.shares) ++stats.checked, stats.replaced += s.checked->replaced;
+  }
+  return chosen;
+}
+
+}  // namespace ein::codegen::detail

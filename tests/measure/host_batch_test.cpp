@@ -1,0 +1,135 @@
+// What the host timer runs is the plan: a generated family of programs, planned for host builds
+// with CBLAS or oneDNN, compiled together by the build's toolchain into shared objects, loaded
+// and run prepared, equals the interpreter on the same random inputs; a source the compiler
+// refuses is a user_error quoting it.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "ein/codegen/backend.hpp"
+#include "ein/eval/compare.hpp"
+#include "ein/eval/interpret.hpp"
+#include "ein/measure/host_batch.hpp"
+#include "search/program_family.hpp"
+#include "search/rediscover_support.hpp"
+
+namespace host_batch_test {
+
+using namespace ein;
+
+// A host build with CBLAS and one with oneDNN alone (a build with both binds a convolution's
+// batch of products first, as a program taken as written does).
+const ein::plan::capabilities& blas_build() {
+  static const auto c = codegen::capabilities_of(codegen::backend::host, true, false, false);
+  return c;
+}
+const ein::plan::capabilities& onednn_build() {
+  static const auto c = codegen::capabilities_of(codegen::backend::host, false, false, true);
+  return c;
+}
+
+TEST_CASE("host_batch: a family of plans compiled together runs as the plans, equal to the interpreter") {
+  auto toolchain = measure::read_host_toolchain(EIN_TEST_HOST_TOOLCHAIN);
+  std::vector<ir::program> programs;
+  std::vector<codegen::timing_case> cases;
+  std::size_t blas = 0, onednn = 0;
+  for (std::uint64_t seed = 1; seed <= 12; ++seed) {
+    programs.push_back(program_family::chain(seed));
+  }
+  // convolutions large enough for oneDNN: strided, padded, dilated, transposed
+  for (auto& conv : {search_test::conv_nhwc(1, 14, 32, 32, 3, 3, 1, 1, 1, 1), search_test::conv_nhwc(2, 15, 24, 40, 3, 3, 2, 1, 1, 1),
+                     search_test::conv_nhwc(1, 12, 32, 16, 3, 3, 1, 2, 2, 2), search_test::conv_transpose(1, 8, 32, 16, 4, 2, 1)}) {
+    ir::program p;
+    p.name = "conv";
+    std::map<std::string, ir::tensor> tensors;
+    search_test::collect_tensors(*conv, tensors);
+    for (auto& [name, t] : tensors) p.tensors.push_back(t);
+    p.definitions = {{"y", conv, ir::dtype::f32}};
+    p.outputs = {"y"};
+    programs.push_back(p);
+  }
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    auto plan = ein::plan::make_plan(programs[i], i % 4 == 1 || i >= 12 ? onednn_build() : blas_build());
+    for (auto& k : plan.kernels)
+      if (k.call) (k.call->library == ein::plan::blas ? blas : onednn) += 1;
+    cases.push_back({"family_" + std::to_string(i), std::move(plan)});
+  }
+  // the family reaches every kind of step the host emits
+  CHECK(blas > 0);
+  CHECK(onednn > 0);
+  measure::batch_options o;
+  o.cases_per_source = 5;  // three sources, compiled two at a time
+  measure::host_batch batch(std::move(cases), toolchain, codegen::accumulation::element, o);
+  REQUIRE(batch.size() == programs.size());
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    auto& p = programs[i];
+    CAPTURE(ir::to_string(p));
+    auto c = batch.prepare(i, 100 + i);
+    c->run();
+    eval::bindings env;
+    for (auto& t : p.tensors) {
+      eval::dense d(t.shape);
+      d.data = c->values(t.name);
+      REQUIRE(d.data.size() == static_cast<std::size_t>(eval::dense::count(t.shape)));
+      env[t.name] = std::move(d);
+    }
+    auto reference = eval::evaluate(p, env);
+    for (auto& out : p.outputs) {
+      eval::dense got(reference.at(out).shape, reference.at(out).lower);
+      got.data = c->values(out);
+      CAPTURE(out);
+      CHECK(eval::max_rel_error(got, reference.at(out)) < 1e-4);
+    }
+  }
+}
+
+TEST_CASE("host_batch: a source the compiler refuses is a user_error quoting the compiler") {
+  auto toolchain = measure::read_host_toolchain(EIN_TEST_HOST_TOOLCHAIN);
+  auto dir = std::filesystem::temp_directory_path() / "ein_host_batch_refused";
+  std::filesystem::create_directories(dir);
+  auto source = (dir / "bad.cpp").string();
+  std::ofstream(source) << "int main( {\n";
+  try {
+    measure::compile_shared_objects(toolchain, {source}, {(dir / "bad.so").string()}, 2);
+    FAIL("the compiler accepted a broken source");
+  } catch (const user_error& e) {
+    std::string what = e.what();
+    CHECK(what.find("could not compile " + source) != std::string::npos);
+    CHECK(what.find("error") != std::string::npos);
+  }
+  std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("host_toolchain: a malformed toolchain file is a user_error naming the field") {
+  auto path = (std::filesystem::temp_directory_path() / "ein_toolchain_test.json").string();
+  struct bad {
+    std::string text, field;
+  };
+  for (auto& [text, field] : std::vector<bad>{{"{\"flags\": [], \"include_directories\": []}", "missing field `compiler`"},
+                                              {"{\"compiler\": \"c++\", \"flags\": \"-O3\", \"include_directories\": []}",
+                                               "at /flags: expected an array"},
+                                              {"{\"compiler\": \"c++\", \"flags\": [1], \"include_directories\": []}",
+                                               "at /flags/0: expected a string"},
+                                              {"{\"compiler\": \"\", \"flags\": [], \"include_directories\": []}",
+                                               "at /compiler"},
+                                              {"{\"compiler\": \"c++\", \"flags\": [], \"include_directories\": [], "
+                                               "\"linker\": 1}",
+                                               "at /linker: unknown field"},
+                                              {"{\"compiler\"", "not valid JSON"}}) {
+    CAPTURE(text);
+    std::ofstream(path, std::ios::trunc) << text;
+    try {
+      measure::read_host_toolchain(path);
+      FAIL("accepted a malformed toolchain");
+    } catch (const user_error& e) {
+      std::string what = e.what();
+      CHECK(what.find("host toolchain `" + path + "`") != std::string::npos);
+      CHECK(what.find(field) != std::string::npos);
+    }
+  }
+  std::filesystem::remove(path);
+  CHECK_THROWS_AS(measure::read_host_toolchain(path), user_error);
+}
+
+}  // namespace host_batch_test
