@@ -22,7 +22,7 @@ inline std::vector<window_axis> transposed_window(const node_context& n, const s
   constexpr std::int64_t big = std::int64_t{1} << 40;
   const window_attributes attrs = read_window(n, rank);
   const std::string& auto_pad = attrs.auto_pad;
-  const auto &strides = attrs.strides, &dilations = attrs.dilations, &pads = attrs.pads;
+  const auto& pads = attrs.pads;
   const auto out_pad = per_axis(n, "output_padding", 0, 0, rank);
   std::vector<std::int64_t> out_shape;
   if (n.has("output_shape")) {
@@ -33,14 +33,9 @@ inline std::vector<window_axis> transposed_window(const node_context& n, const s
              std::to_string(rank) + " spatial axes");
     expect_range(n, out_shape, 1, big, "output_shape");
   }
-  std::vector<window_axis> axes(rank);
+  std::vector<window_axis> axes = window_axes(n, in, kernel, attrs);
   for (std::size_t d = 0; d < rank; ++d) {
     window_axis& w = axes[d];
-    w.in = in[d];
-    w.kernel = kernel[d];
-    w.stride = strides[d];
-    w.dilation = dilations[d];
-    expect_span(n, w);
     if (w.in - 1 > big / w.stride) n.fail("spatial axis " + std::to_string(d) + " at its stride spans more than 2^40");
     std::int64_t full = w.stride * (w.in - 1) + out_pad[d] + w.span();  // the output with no padding
     if (!out_shape.empty() || auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {

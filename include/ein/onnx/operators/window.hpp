@@ -24,11 +24,6 @@ inline void expect_span(const node_context& n, const window_axis& w) {
            " spans more than 2^40");
 }
 
-/// The window of `n` over the spatial extents `in` with kernel extents `kernel` (from the
-/// weights, or `kernel_shape`), reading strides, dilations, pads, auto_pad and, for pooling,
-/// ceil_mode: the output extent is ⌊(in + pads − span) / stride⌋ + 1, or ⌈...⌉ + 1 with
-/// ceil_mode, less a last window that would start in the padding after (PyTorch's rule, ONNX
-/// Runtime's).
 /// The attributes every window reads, one value per spatial axis (pads: begin then end).
 struct window_attributes {
   std::vector<std::int64_t> strides, dilations, pads;
@@ -55,6 +50,18 @@ inline window_attributes read_window(const node_context& n, std::size_t rank) {
   return a;
 }
 
+/// The axes of a window over the spatial extents `in` with kernel extents `kernel`: their stride
+/// and dilation from `a` (the caller sets padding and output extents).
+inline std::vector<window_axis> window_axes(const node_context& n, const std::vector<std::int64_t>& in,
+                                            const std::vector<std::int64_t>& kernel, const window_attributes& a) {
+  std::vector<window_axis> axes(in.size());
+  for (std::size_t d = 0; d < in.size(); ++d) {
+    axes[d] = {in[d], kernel[d], a.strides[d], a.dilations[d]};
+    expect_span(n, axes[d]);
+  }
+  return axes;
+}
+
 /// The window of `n` over the spatial extents `in` with kernel extents `kernel` (from the
 /// weights, or `kernel_shape`), reading strides, dilations, pads, auto_pad and, for pooling,
 /// ceil_mode: the output extent is ⌊(in + pads − span) / stride⌋ + 1, or ⌈...⌉ + 1 with
@@ -66,17 +73,12 @@ inline std::vector<window_axis> window(const node_context& n, const std::vector<
   expect_range(n, kernel, 1, std::int64_t{1} << 40, "kernel_shape");
   const window_attributes attrs = read_window(n, rank);
   const std::string& auto_pad = attrs.auto_pad;
-  const auto &strides = attrs.strides, &dilations = attrs.dilations, &pads = attrs.pads;
+  const auto& pads = attrs.pads;
   if (auto_pad != "NOTSET" && n.has("pads")) n.fail("attributes `auto_pad` " + auto_pad + " and `pads` are both given");
   const bool ceil_mode = n.attr_int("ceil_mode", 0) != 0;
-  std::vector<window_axis> axes(rank);
+  std::vector<window_axis> axes = window_axes(n, in, kernel, attrs);
   for (std::size_t d = 0; d < rank; ++d) {
     window_axis& w = axes[d];
-    w.in = in[d];
-    w.kernel = kernel[d];
-    w.stride = strides[d];
-    w.dilation = dilations[d];
-    expect_span(n, w);
     if (auto_pad == "NOTSET") {
       w.pad = pads[d];
       w.pad_end = pads[d + rank];
