@@ -9,6 +9,13 @@
 #                [SEARCH ON|OFF] [PROFILE <device profile JSON>] [COST auto|measured|roofline]
 #                [COST_CACHE <JSON file>] [PLAN_FOR host|cuda] [ACCUMULATE element|double]
 #                [ALPHA <1 to 2>] [PROGRAM_STATES <count>] [MEASURE_BUDGET <seconds>])
+#   ein_generate(<target> ONNX <file.onnx> [SHAPE "<input>=d0,d1,... ..."] BACKEND host|cuda ...)
+#
+# With ONNX, stage 1's first step is ein's import program (the target ein_import, made once per
+# build tree; it needs protobuf and ONNX's library, libprotobuf-dev and libonnx-dev), which writes
+# the model file of the file's graph; SHAPE gives the shapes of graph inputs with symbolic dims.
+# The generated header then defines the program object, ein_generated::<name>::net, and <target>
+# brings ein::onnx, the target whose programs may include <ein/onnx.hpp> (docs/onnx.md).
 #
 # Each keyword takes one value and is given at most once; a wrong call stops the configuration
 # with a message naming it and the argument (ein_generate_arguments.cmake checks them all).
@@ -207,6 +214,42 @@ function(ein_search_program codegen_dir cblas cudnn cuda_timer)
   set_target_properties(ein_search PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/ein_generate)
 endfunction()
 
+# ein_find_onnx(<var>): sets <var> TRUE where protobuf and ONNX's compiled onnx.proto (libonnx-dev's
+# onnx_proto) are found, with the target ein::onnx: ein::ein, protobuf and onnx_proto, what a
+# program that includes <ein/onnx.hpp> links. Their imported targets are made global, so that
+# projects that take ein in with add_subdirectory see them from every directory.
+function(ein_find_onnx var)
+  if(TARGET ein::onnx)
+    set(${var} TRUE PARENT_SCOPE)
+    return()
+  endif()
+  set(${var} FALSE PARENT_SCOPE)
+  find_package(Protobuf QUIET)
+  if(NOT TARGET protobuf::libprotobuf)
+    return()
+  endif()
+  find_package(ONNX QUIET CONFIG)
+  if(NOT TARGET onnx_proto)
+    return()
+  endif()
+  set_target_properties(protobuf::libprotobuf onnx_proto PROPERTIES IMPORTED_GLOBAL TRUE)
+  add_library(ein_onnx INTERFACE)
+  add_library(ein::onnx ALIAS ein_onnx)
+  target_link_libraries(ein_onnx INTERFACE ein::ein onnx_proto protobuf::libprotobuf)
+  set(${var} TRUE PARENT_SCOPE)
+endfunction()
+
+# ein's ONNX import program (codegen/import.cpp), made by the first ein_generate call that names an
+# ONNX file and run by all of them.
+function(ein_import_program codegen_dir)
+  if(TARGET ein_import)
+    return()
+  endif()
+  add_executable(ein_import ${codegen_dir}/import.cpp)
+  target_link_libraries(ein_import PRIVATE ein::onnx)
+  set_target_properties(ein_import PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/ein_generate)
+endfunction()
+
 function(ein_generate target)
   get_property(languages GLOBAL PROPERTY ENABLED_LANGUAGES)
   set(cuda_enabled OFF)
@@ -272,10 +315,20 @@ function(ein_generate target)
 
   # Stage 1, first step: the model's program, one small TU that includes the model and the front
   # end and writes the model file (the program's IR and key); one serves every ein_generate call
-  # on the same MODEL and OBJECT (host and cuda, say).
+  # on the same MODEL and OBJECT (host and cuda, say). For an ONNX file, ein's import program.
+  set(onnx FALSE)
+  if(arg_onnx)
+    ein_find_onnx(onnx)
+    if(NOT onnx)
+      message(FATAL_ERROR "ein_generate(${target}): ONNX needs protobuf and ONNX's library (Debian: libprotobuf-dev "
+                          "libonnx-dev); neither find_package(Protobuf) nor find_package(ONNX) found them")
+    endif()
+    ein_import_program("${codegen_dir}")
+    set(model ${arg_onnx})
+  endif()
   string(MD5 model_key "${model}|${arg_object}")
   get_property(model_program GLOBAL PROPERTY EIN_MODEL_PROGRAM_${model_key})
-  if(NOT model_program)
+  if(NOT model_program AND NOT onnx)
     set(model_program ${target}_ein_model)
     set(work ${CMAKE_CURRENT_BINARY_DIR}/ein_generate/${target})
     set(EIN_MODEL ${model})
@@ -309,15 +362,25 @@ function(ein_generate target)
     ein_host_toolchain_file(toolchain)
     set(toolchain_args --host-toolchain ${toolchain})
   endif()
+  set(model_command ${model_program} --out ${model_file})
+  set(what ${arg_object})
+  if(onnx)
+    set(model_command ein_import --onnx ${model} --out ${model_file} --name ${arg_name})
+    if(arg_shape)
+      list(APPEND model_command --shape "${arg_shape}")
+    endif()
+    set(model_program ein_import)
+    cmake_path(GET model FILENAME what)
+  endif()
   add_custom_command(
     OUTPUT ${outputs}
     BYPRODUCTS ${model_file}
     COMMAND ${CMAKE_COMMAND} -E make_directory ${out_dir} ${model_dir}
-    COMMAND ${model_program} --out ${model_file}
+    COMMAND ${model_command}
     COMMAND ein_search --model ${model_file} --header ${header} --report ${report} ${source_args} ${arg_driver_args}
             ${toolchain_args} --onednn ${onednn_flag}
     DEPENDS ${model_program} ein_search ${model} ${profile}
-    COMMENT "ein: generating the ${arg_backend} plan of ${arg_object} (${arg_name}.hpp)"
+    COMMENT "ein: generating the ${arg_backend} plan of ${what} (${arg_name}.hpp)"
     VERBATIM)
   add_custom_target(${target}_ein_generate DEPENDS ${outputs})
 
@@ -327,6 +390,7 @@ function(ein_generate target)
       find_package(CUDAToolkit REQUIRED)
     endif()
     add_library(${target} STATIC ${source})
+    set(scope PUBLIC)
     target_include_directories(${target} PUBLIC ${CMAKE_CURRENT_BINARY_DIR})
     target_link_libraries(${target} PUBLIC ein::ein CUDA::cudart CUDA::cublas)
     if(cudnn)
@@ -336,6 +400,7 @@ function(ein_generate target)
     ein_cuda_cxx20(${target} PRIVATE)
   else()
     add_library(${target} INTERFACE)
+    set(scope INTERFACE)
     target_include_directories(${target} INTERFACE ${CMAKE_CURRENT_BINARY_DIR})
     target_link_libraries(${target} INTERFACE ein::ein)
     if(cblas)
@@ -345,6 +410,9 @@ function(ein_generate target)
       target_link_libraries(${target} INTERFACE "$<LINK_LIBRARY:ein_as_needed,ein::onednn>")
     endif()
     ein_link_openmp(${target})
+  endif()
+  if(onnx)
+    target_link_libraries(${target} ${scope} ein::onnx)
   endif()
   add_dependencies(${target} ${target}_ein_generate)
   set_target_properties(${target} PROPERTIES EIN_GENERATED_HEADER ${header} EIN_GENERATED_REPORT ${report}

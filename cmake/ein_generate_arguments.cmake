@@ -7,8 +7,10 @@
 #
 # sets in the caller's scope either <prefix>_error, the message that names the call and the
 # argument that is wrong ("ein_generate(<target>): ..."), or:
-#   <prefix>_model        the model header, an absolute path
-#   <prefix>_object       the program object, a qualified C++ name
+#   <prefix>_model        the model header, an absolute path (empty with ONNX)
+#   <prefix>_object       the program object, a qualified C++ name (empty with ONNX)
+#   <prefix>_onnx         the ONNX file, an absolute path (empty with MODEL)
+#   <prefix>_shape        SHAPE's value: shapes of graph inputs, `name=d0,d1,...` separated by spaces
 #   <prefix>_backend      host or cuda
 #   <prefix>_name         the plan's name, a C++ identifier
 #   <prefix>_profile      the device profile the search prices with (empty with SEARCH OFF)
@@ -69,8 +71,8 @@ endfunction()
 function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
   # Here, not in the file's scope: a project that takes ein in with add_subdirectory calls this
   # from its own directory, which sees none of the variables ein's directory sets.
-  set(keywords MODEL OBJECT BACKEND NAME SEARCH PROFILE COST COST_CACHE PLAN_FOR ACCUMULATE ALPHA PROGRAM_STATES
-               MEASURE_BUDGET)
+  set(keywords MODEL OBJECT ONNX SHAPE BACKEND NAME SEARCH PROFILE COST COST_CACHE PLAN_FOR ACCUMULATE ALPHA
+               PROGRAM_STATES MEASURE_BUDGET)
   # Each keyword once, with a value: cmake_parse_arguments would keep the last of two and drop an
   # empty one.
   math(EXPR last "${ARGC} - 1")
@@ -100,9 +102,23 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
     set(${prefix}_error "ein_generate(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}" PARENT_SCOPE)
     return()
   endif()
-  foreach(required MODEL OBJECT BACKEND)
-    if(NOT DEFINED arg_${required})
-      set(${prefix}_error "ein_generate(${target}): ${required} is required" PARENT_SCOPE)
+  # A model is a C++ header and its program object, or an ONNX file.
+  set(required MODEL OBJECT BACKEND)
+  if(DEFINED arg_ONNX)
+    set(required ONNX BACKEND)
+    if(DEFINED arg_MODEL OR DEFINED arg_OBJECT)
+      set(${prefix}_error "ein_generate(${target}): ONNX takes the place of MODEL and OBJECT; give one or the other"
+          PARENT_SCOPE)
+      return()
+    endif()
+  elseif(DEFINED arg_SHAPE)
+    set(${prefix}_error "ein_generate(${target}): SHAPE gives the shapes of an ONNX file's inputs; it needs ONNX"
+        PARENT_SCOPE)
+    return()
+  endif()
+  foreach(keyword ${required})
+    if(NOT DEFINED arg_${keyword})
+      set(${prefix}_error "ein_generate(${target}): ${keyword} is required" PARENT_SCOPE)
       return()
     endif()
   endforeach()
@@ -117,7 +133,8 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
   if(wrong STREQUAL "" AND NOT "${arg_NAME}" MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
     set(wrong "NAME '${arg_NAME}' must be a C++ identifier")
   endif()
-  if(wrong STREQUAL "" AND NOT "${arg_OBJECT}" MATCHES "^(::)?[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
+  if(wrong STREQUAL "" AND NOT DEFINED arg_ONNX AND
+     NOT "${arg_OBJECT}" MATCHES "^(::)?[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
     set(wrong "OBJECT '${arg_OBJECT}' must be the qualified C++ name of a program object")
   endif()
   if(NOT DEFINED arg_ACCUMULATE)
@@ -126,12 +143,20 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
   if(wrong STREQUAL "")
     ein_generate_one_of(wrong ACCUMULATE "${arg_ACCUMULATE}" element double)
   endif()
-  if(wrong STREQUAL "")
-    ein_generate_path_problem(wrong MODEL "${arg_MODEL}")
+  set(source MODEL)
+  if(DEFINED arg_ONNX)
+    set(source ONNX)
   endif()
-  ein_generate_absolute(model "${arg_MODEL}" "${CMAKE_CURRENT_SOURCE_DIR}")
+  if(wrong STREQUAL "")
+    ein_generate_path_problem(wrong ${source} "${arg_${source}}")
+  endif()
+  ein_generate_absolute(model "${arg_${source}}" "${CMAKE_CURRENT_SOURCE_DIR}")
   if(wrong STREQUAL "" AND (NOT EXISTS "${model}" OR IS_DIRECTORY "${model}"))
-    set(wrong "MODEL ${model} does not exist or is a folder")
+    set(wrong "${source} ${model} does not exist or is a folder")
+  endif()
+  # SHAPE: `name=d0,d1,...` items separated by spaces (ein_import checks the names and extents)
+  if(wrong STREQUAL "" AND DEFINED arg_SHAPE AND NOT "${arg_SHAPE}" MATCHES "^ *[^ =]+=[0-9]+(,[0-9]+)*( +[^ =]+=[0-9]+(,[0-9]+)*)* *$")
+    set(wrong "SHAPE '${arg_SHAPE}' must be name=d0,d1,... items separated by spaces (the shapes of graph inputs)")
   endif()
   if(NOT wrong STREQUAL "")
     set(${prefix}_error "ein_generate(${target}): ${wrong}" PARENT_SCOPE)
@@ -244,8 +269,15 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
   endif()
 
   set(${prefix}_error "" PARENT_SCOPE)
-  set(${prefix}_model "${model}" PARENT_SCOPE)
+  if(DEFINED arg_ONNX)
+    set(${prefix}_model "" PARENT_SCOPE)
+    set(${prefix}_onnx "${model}" PARENT_SCOPE)
+  else()
+    set(${prefix}_model "${model}" PARENT_SCOPE)
+    set(${prefix}_onnx "" PARENT_SCOPE)
+  endif()
   set(${prefix}_object "${arg_OBJECT}" PARENT_SCOPE)
+  set(${prefix}_shape "${arg_SHAPE}" PARENT_SCOPE)
   set(${prefix}_backend "${arg_BACKEND}" PARENT_SCOPE)
   set(${prefix}_name "${arg_NAME}" PARENT_SCOPE)
   set(${prefix}_profile "${profile}" PARENT_SCOPE)

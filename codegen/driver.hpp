@@ -435,8 +435,10 @@ inline int driver_main(int argc, char** argv) {
   }
   try {
     model_file m = read_model_file(model);
-    o.object = m.object;
+    // An imported program's object is the one its generated header defines.
+    o.object = m.onnx.empty() ? m.object : "ein_generated::" + o.name + "::net";
     o.model_header = m.model;
+    o.onnx = m.onnx;
     o.key = m.key;
     ir::program p = std::move(m.program);
     p.name = o.name;

@@ -22,12 +22,16 @@ namespace ein::codegen {
 ///     {"format": "ein.model.v1", "object": "conv3x3::net", "model": "/src/conv3x3.hpp",
 ///      "key": "0xee4b26212cc81d8a", "program": <ir::program>}
 ///
-/// The key is hex text: JSON readers need not hold 64-bit integers exactly.
+/// The key is hex text: JSON readers need not hold 64-bit integers exactly. A program imported
+/// from an ONNX file (ein_import) names the file instead of a model header,
+/// `"onnx": "/src/resnet18.onnx"`, and its key is the program's fingerprint: the generated header
+/// defines the program object itself.
 struct model_file {
   std::string object;     // qualified C++ name of the program object
   std::string model;      // the model header that declares it (the generated header includes it)
   std::uint64_t key = 0;  // ein::program_key(object)
   ir::program program;    // ein::reify(object)
+  std::string onnx;       // the ONNX file it was imported from (then `model` is empty)
 };
 
 inline constexpr const char* model_file_format = "ein.model.v1";
@@ -36,11 +40,13 @@ inline constexpr const char* model_file_format = "ein.model.v1";
 inline void write_model_file(const model_file& m, const std::string& path) {
   char key[19];
   std::snprintf(key, sizeof key, "0x%016llx", static_cast<unsigned long long>(m.key));
-  nlohmann::json j = {{"format", model_file_format},
-                      {"object", m.object},
-                      {"model", m.model},
-                      {"key", key},
-                      {"program", ir::to_json(m.program)}};
+  nlohmann::json j = {{"format", model_file_format}, {"object", m.object}};
+  if (m.onnx.empty())
+    j["model"] = m.model;
+  else
+    j["onnx"] = m.onnx;
+  j["key"] = key;
+  j["program"] = ir::to_json(m.program);
   std::ofstream out(path, std::ios::binary);
   out << j.dump(1) << "\n";
   if (!out) throw user_error("ein_generate: cannot write " + path);
@@ -78,10 +84,17 @@ inline model_file read_model_file(const std::string& path) {
   model_file m;
   m.object = text("object");
   if (!is_qualified_name(m.object)) input.fail("/object", "`" + m.object + "` is not a C++ name");
-  m.model = text("model");
-  // The generated header writes it as `#include "<model>"`.
-  if (m.model.empty() || m.model.find_first_of("\"\n\r") != std::string::npos)
-    input.fail("/model", "not a header path that #include can name: " + nlohmann::json(m.model).dump());
+  if (input.optional_field(j, "onnx", "")) {
+    m.onnx = text("onnx");
+    // The generated header names it in a comment.
+    if (m.onnx.empty() || m.onnx.find_first_of("\n\r") != std::string::npos)
+      input.fail("/onnx", "not a file name: " + nlohmann::json(m.onnx).dump());
+  } else {
+    m.model = text("model");
+    // The generated header writes it as `#include "<model>"`.
+    if (m.model.empty() || m.model.find_first_of("\"\n\r") != std::string::npos)
+      input.fail("/model", "not a header path that #include can name: " + nlohmann::json(m.model).dump());
+  }
   std::string key = text("key");
   bool hex = key.size() == 18 && key.rfind("0x", 0) == 0 &&
              key.find_first_not_of("0123456789abcdefABCDEF", 2) == std::string::npos;

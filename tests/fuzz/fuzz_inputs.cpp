@@ -1,14 +1,16 @@
 // The input fuzzer: mutants of every kind of file ein reads, each of which must be refused with
 // an ein::user_error naming the file and the field, or accepted only when it is still valid.
 //
-//   fuzz_inputs [--kind program|scope|profile|cache|model|all] [--mutants N] [--seed S]
+//   fuzz_inputs [--kind program|scope|profile|cache|model|onnx|all] [--mutants N] [--seed S]
 //
 // Kinds and their readers: `program`, IR programs (ir::from_json_text<program>, generated
 // programs); `model`, the model files that a model's stage-1 program hands to the search program
 // (codegen/model_file.hpp); `scope`, the IR of the steps of ein's JSON reports (ir::from_json_text<scope>, as
 // the report is read back); `profile`, device profiles (cost::read_profile_text, the shipped
 // profiles); `cache`, the measured model's cost cache file (cost::measurement_cache, which warns
-// and ignores instead of refusing). Mutants (tests/fuzz/mutate.hpp) remove, retype, duplicate,
+// and ignores instead of refusing); `onnx`, ONNX files (onnx::import_file, mutants of ONNX's node
+// tests' models, tests/fuzz/onnx_mutants.hpp; where ein is built with ONNX), whose refusals must
+// start with `ONNX file <path>:`. Mutants (tests/fuzz/mutate.hpp) remove, retype, duplicate,
 // rename and renumber fields (huge, negative, NaN, infinite) and truncate or corrupt the text;
 // mutants holding what JSON text cannot (NaN) are also fed as parsed documents where a reader
 // takes one. An accepted input must verify, read back what it writes, and evaluate (IR), price
@@ -47,6 +49,10 @@
 #include "ein/ir/reads.hpp"
 #include "ein/ir/verify.hpp"
 #include "fuzz/mutate.hpp"
+#if defined(EIN_FUZZ_ONNX)
+#include "ein/onnx/import.hpp"
+#include "fuzz/onnx_mutants.hpp"
+#endif
 
 namespace {
 
@@ -237,7 +243,7 @@ int main(int argc, char** argv) {
     else if (flag == "--seed")
       seed = std::strtoull(value.c_str(), nullptr, 10);
     else {
-      std::fprintf(stderr, "usage: fuzz_inputs [--kind program|scope|profile|cache|model|all] [--mutants N] [--seed S]\n");
+      std::fprintf(stderr, "usage: fuzz_inputs [--kind program|scope|profile|cache|model|onnx|all] [--mutants N] [--seed S]\n");
       return 2;
     }
   }
@@ -325,6 +331,40 @@ int main(int argc, char** argv) {
       });
     });
   };
+
+#if defined(EIN_FUZZ_ONNX)
+  kinds["onnx"] = [&] {
+    const std::string file = (dir / "model.onnx").string();
+    const auto corpus = ein_fuzz::onnx_corpus(
+        EIN_ONNX_NODE_TESTS, {"conv", "pool", "gemm", "matmul", "reshape", "softmax", "einsum", "concat", "pad", "clip"},
+        {EIN_ONNX_EXAMPLE});
+    tally t;
+    for (std::uint64_t i = 0; i < count; ++i) {
+      std::uint64_t mutant_seed = seed * 1000003 + i;
+      auto m = ein_fuzz::onnx_mutator(mutant_seed)(corpus[i % corpus.size()]);
+      std::ofstream(file, std::ios::binary | std::ios::trunc) << m.bytes;
+      auto r = classify(file, [&]() -> outcome {
+        try {
+          return check_program(ein::onnx::import_file(file));
+        } catch (const user_error& e) {
+          if (std::string(e.what()).rfind("ONNX file " + file + ": ", 0) != 0)
+            return fails(std::string("the error does not start with the file: ") + e.what());
+          return {outcome::refused, {}};
+        }
+      });
+      ++t.mutants;
+      if (r.kind == outcome::accepted) ++t.accepted;
+      if (r.kind == outcome::refused) ++t.refused;
+      if (r.kind == outcome::failed && ++t.failed <= 10) {
+        std::printf("FAIL onnx mutant %llu (seed %llu): %s\n  mutations:", static_cast<unsigned long long>(i),
+                    static_cast<unsigned long long>(mutant_seed), r.why.c_str());
+        for (auto& step : m.steps) std::printf(" [%s]", step.c_str());
+        std::printf("\n");
+      }
+    }
+    return t;
+  };
+#endif
 
   int status = 0;
   for (auto& [kind, run] : kinds) {

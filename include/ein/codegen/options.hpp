@@ -28,6 +28,9 @@ struct search_summary {
 struct options {
   std::string name;          // file stem: the header is `<name>.hpp`; an identifier
   std::string model_header;  // the model header it includes (as the #include text, no quotes)
+  /// The ONNX file the program was imported from (ein_import), else empty: the header then
+  /// defines the program object `ein_generated::<name>::net` instead of including a model.
+  std::string onnx;
   std::string object;        // qualified C++ name of the program object, e.g. `conv3x3::net`
   std::uint64_t key = 0;     // ein::program_key(object) when the header was generated
   backend target = backend::host;

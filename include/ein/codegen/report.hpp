@@ -38,7 +38,10 @@ inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const opt
   std::snprintf(key, sizeof key, "0x%016llx", static_cast<unsigned long long>(o.key));
   r["name"] = o.name;
   r["object"] = o.object;
-  r["model"] = o.model_header;
+  if (o.onnx.empty())
+    r["model"] = o.model_header;
+  else
+    r["onnx"] = o.onnx;
   r["program_key"] = key;
   r["backend"] = name(o.target);
   r["search"] = o.search;
