@@ -19,18 +19,61 @@ namespace ein_test {
 template <int K>
 struct onednn_case {};
 
-/// Cases 0..onednn_count-1; the last is in double (oneDNN has no double convolution).
-inline constexpr int onednn_count = 12;
+/// Cases 0..onednn_count-1: case 11 is in double (oneDNN has no double convolution); cases from
+/// onednn_epilogues on end in an epilogue (onednn_epilogue_of).
+inline constexpr int onednn_count = 18;
+inline constexpr int onednn_epilogues = 12;
+
+/// What case `k` (from onednn_epilogues on) adds to its convolution before writing it: a bias per
+/// output channel, a residual of the output's shape, ReLU, in the combinations a plan fuses into
+/// the call (plan::fuse_epilogues).
+struct onednn_epilogue_terms {
+  bool bias = false, residual = false, relu = false;
+};
+inline onednn_epilogue_terms onednn_epilogue_of(int k) {
+  static constexpr onednn_epilogue_terms terms[] = {
+      {true, false, false}, {true, false, true}, {false, true, true},
+      {true, true, true},   {false, false, true}, {true, true, false}};
+  return k < onednn_epilogues ? onednn_epilogue_terms{} : terms[k - onednn_epilogues];
+}
 
 /// The capabilities the family's plans are bound for: oneDNN runs every convolution it accepts
 /// (plan::onednn_accepts), compute-bound or not, so that every layout of the family reaches the
 /// emitter; a build's capabilities (plan::onednn) leave memory-bound ones to eOperators.
 inline ein::plan::capabilities onednn_only() {
-  return {{ein::plan::library{ein::plan::onednn.name, &ein::plan::onednn_accepts}}};
+  return {{ein::plan::library{ein::plan::onednn.name, &ein::plan::onednn_accepts, ein::plan::onednn.takes}}};
 }
 
 /// Whether case `k`'s filter is a weight (bound by ein::prepare) rather than an input.
 inline bool onednn_weight_filter(int k) { return k % 2 == 0; }
+
+/// `p` (one convolution `out`) with `e`'s terms added after it when it has any:
+///   y[i...] = relu?(out[i...] + b[i_channel] + R[i...]),
+/// y then the output, out a temporary; the bias `b` a weight, the residual `R` an input.
+inline ein::ir::program with_epilogue(ein::ir::program p, onednn_epilogue_terms e, std::size_t channel) {
+  namespace ir = ein::ir;
+  if (!e.bias && !e.residual && !e.relu) return p;
+  const auto& out = p.definitions.front();
+  const auto box = out.value->traversal;
+  std::vector<ir::affine> at;
+  for (auto& it : box) at.push_back(ir::idx(it.name));
+  const ir::tensor result{"out", out.type, out.value->shape(), ir::tensor_role::definition};
+  ir::expr body = ir::make_access(result, at);
+  if (e.bias) {
+    const ir::tensor b{"b", out.type, {box[channel].extent()}, ir::tensor_role::weight};
+    p.tensors.push_back(b);
+    body = body + ir::make_access(b, {at[channel]});
+  }
+  if (e.residual) {
+    const ir::tensor R{"R", out.type, out.value->shape(), ir::tensor_role::input};
+    p.tensors.push_back(R);
+    body = body + ir::make_access(R, at);
+  }
+  if (e.relu) body = ir::make_unary(ir::unary_fn::relu, body);
+  p.definitions.push_back({"y", ir::make_scope(box, {}, body), out.type});
+  p.outputs = {"y"};
+  return p;
+}
 
 /// Case `k`: with a random stream of seed k + 1, a conv2d (two cases of three) or a
 /// conv_transpose2d of n in [1, 3] images of 4 to 12 channels, 5 to 9 rows and columns, a filter
@@ -46,7 +89,7 @@ inline ein::ir::program onednn_conv(int k) {
   using ir::idx;
   ein::eval::random_stream rng(static_cast<std::uint64_t>(k) + 1);
   const bool transposed = k % 3 == 2, nhwc = rng.integer(0, 1) == 1;
-  const auto type = k == onednn_count - 1 ? ir::dtype::f64 : ir::dtype::f32;
+  const auto type = k == onednn_epilogues - 1 ? ir::dtype::f64 : ir::dtype::f32;
   const std::int64_t n = rng.integer(1, 3), c = rng.integer(4, 12), f = rng.integer(4, 12), h = rng.integer(5, 9),
                      w = rng.integer(5, 9), r = rng.integer(1, 3), s = rng.integer(1, 3), st = rng.integer(1, 2),
                      pad = rng.integer(0, std::min<std::int64_t>(2, std::min(r, s) - 1)),
@@ -84,8 +127,9 @@ inline ein::ir::program onednn_conv(int k) {
     using box = std::vector<ir::iterator>;
     const box out = nhwc ? box{{"n", 0, n}, {"p", 0, p}, {"q", 0, q}, {"f", 0, f}}
                          : box{{"n", 0, n}, {"f", 0, f}, {"p", 0, p}, {"q", 0, q}};
-    return {"onednn_conv_" + std::to_string(k), {X, K},
-            {{"out", ir::make_scope(out, {{"r", 0, r}, {"s", 0, s}, {"c", 0, c}}, body), type}}, {"out"}};
+    return with_epilogue({"onednn_conv_" + std::to_string(k), {X, K},
+                          {{"out", ir::make_scope(out, {{"r", 0, r}, {"s", 0, s}, {"c", 0, c}}, body), type}}, {"out"}},
+                         onednn_epilogue_of(k), nhwc ? 3 : 1);
   }
   const std::int64_t oh = (h - 1) * st - 2 * pad + r, ow = (w - 1) * st - 2 * pad + s;
   const auto X = data("X", c, h, w);
@@ -94,8 +138,9 @@ inline ein::ir::program onednn_conv(int k) {
   using box = std::vector<ir::iterator>;
   const box out = nhwc ? box{{"n", 0, n}, {"h", 0, oh}, {"w", 0, ow}, {"f", 0, f}}
                        : box{{"n", 0, n}, {"f", 0, f}, {"h", 0, oh}, {"w", 0, ow}};
-  return {"onednn_conv_" + std::to_string(k), {X, K},
-          {{"out", ir::make_scope(out, {{"i", 0, h}, {"j", 0, w}, {"c", 0, c}}, body), type}}, {"out"}};
+  return with_epilogue({"onednn_conv_" + std::to_string(k), {X, K},
+                        {{"out", ir::make_scope(out, {{"i", 0, h}, {"j", 0, w}, {"c", 0, c}}, body), type}}, {"out"}},
+                       onednn_epilogue_of(k), nhwc ? 3 : 1);
 }
 
 }  // namespace ein_test
