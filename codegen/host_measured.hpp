@@ -23,11 +23,13 @@
 namespace ein::codegen::detail {
 
 /// How a measured host search spends its time: the candidates each subprogram keeps to measure,
-/// the rounds of pricing and timing, and the wall clock timing may take (compilation included).
+/// the rounds of pricing and timing, the wall clock timing may take (compilation included), and
+/// the slowest kernel it times, as the roofline prices it (cost::measured::time_at_most).
 struct host_measuring {
   std::size_t finalists = 6;
   int rounds = 4;
   double budget_seconds = 600;
+  double max_kernel_seconds = 1;  // kernels the roofline prices above it are not timed
 };
 
 /// What a measured host search measured: kernels timed (library calls and eOperators),
@@ -88,6 +90,7 @@ inline search::pair_timer host_pair_timer(const measure::host_toolchain& toolcha
       cases.push_back({"ein_written_" + std::to_string(i), plan_of(pairs[i].second)});
     }
     measure::host_batch batch(std::move(cases), toolchain, accumulate);
+    cost::detail::file_lock across_processes(cache.path());  // one timing at a time on this machine
     measure::timing_options turns;
     turns.slow_runs = turns.runs = 11;  // a verdict needs rounds, even for slow plans
     turns.very_slow_seconds = 5;
@@ -126,6 +129,7 @@ inline search::optimized_program search_host_measured(const ir::program& p, cons
   search::optimized_program chosen;
   for (stats.rounds = 1;; ++stats.rounds) {
     model = std::make_unique<cost::measured>(cache, &timer, explore);
+    model->time_at_most(how.max_kernel_seconds);
     auto priced = r;
     search::reprice(priced, *model);
     chosen = search::for_backend(std::move(priced), *model, caps);
