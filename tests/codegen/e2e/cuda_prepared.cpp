@@ -17,6 +17,7 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/runtime/cuda_check.hpp"
+#include "ein/runtime/cuda_device.hpp"
 #include "ein/dispatch/prepare.hpp"
 #include "ein_generated/hand_prepared_chain_cuda.hpp"
 #include "ein_generated/hand_prepared_relayout_cuda.hpp"
@@ -254,11 +255,7 @@ bool check_capture(double tolerance) {
 
 int main() {
   try {
-    int devices = 0;
-    if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-      std::printf("no CUDA device: the prepared CUDA plans compiled and linked but cannot run here\n");
-      return 77;
-    }
+    if (auto status = ein::runtime::exit_without_device("codegen_cuda_prepared")) return *status;
     // cuDNN's default math may use TF32 for the f32 convolution of prepared_relayout.
     bool ok = check<0>(1e-2);
     ok = check<1>(1e-12) && ok;
