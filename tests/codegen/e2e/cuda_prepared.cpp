@@ -1,9 +1,10 @@
 // Prepared cuda plans (ein::prepare with device pointers; headers compiled here by the host
 // compiler, kernels by nvcc): where a device exists, each prepared plan must equal the
 // interpreter over several runs, after the device weights it was prepared from are overwritten;
-// and a run captured into a CUDA graph (ein::prepared::capture) must run nothing until replayed,
-// then equal the interpreter and an ordinary run, on two streams, alongside an ordinary run on
-// other buffers, and after its bound inputs change in place.
+// and a run captured into a CUDA graph (ein::prepared::capture) must write none of its outputs
+// until replayed (its warm-up run writes scratch memory), then equal the interpreter and an
+// ordinary run, on two streams, alongside an ordinary run on other buffers, and after its bound
+// inputs change in place.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -217,7 +218,7 @@ bool check_capture() {
   auto graph = prepared.capture(ein::runtime::bindings(graph_buffers.items));
   EIN_CUDA_CHECK(cudaDeviceSynchronize());
   bool ok = true;
-  for (auto& o : graph_buffers.outputs) {  // a capture records the run, it runs nothing
+  for (auto& o : graph_buffers.outputs) {  // a capture writes none of the bound outputs
     bool untouched = o->values() == std::vector<double>(o->count, -7.0);
     if (!untouched) std::printf("%-18s capture wrote an output: FAILED\n", p.name.c_str());
     ok = ok && untouched;
