@@ -91,6 +91,9 @@ inline bool can_time(std::string& why_not) {
 inline void choose_host_measured(cost_choice& c, const search_request& q) {
   if (!q.toolchain_path.empty()) c.toolchain = measure::read_host_toolchain(q.toolchain_path);
   measure::host_timer_options options;
+#if defined(EIN_HAVE_ONEDNN)
+  if (q.onednn) options.gemm = library::host_gemm::onednn;  // as the plan's products will run
+#endif
   options.batch.work_directory = std::filesystem::path(q.cache_path).parent_path().string();
   if (options.batch.work_directory.empty()) options.batch.work_directory = ".";
   auto timer = std::make_unique<measure::host_timer>(c.toolchain, options);

@@ -2,6 +2,7 @@
 // cuDNN) calls, reading the buffers the plan bound to each operand.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,11 +41,30 @@ inline std::vector<std::string> input_variables(const ein::plan::library_call& c
 
 }  // namespace detail
 
-/// `inline void eop_<name>_host(reads..., target)` computing the step with CBLAS, then its
-/// epilogue: the same signature as the eOperator's host function, so run() calls either alike.
-inline void emit_cblas_function(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call) {
+/// The library a plan's float products call on the host: oneDNN's sgemm where the plan is bound
+/// for a build that calls oneDNN (library::host_gemm says why), else CBLAS.
+inline library::host_gemm host_gemm_of(const ein::plan::capabilities& bound_for) {
+  const auto& libs = bound_for.libraries;
+  return std::find(libs.begin(), libs.end(), ein::plan::onednn) != libs.end() ? library::host_gemm::onednn
+                                                                                : library::host_gemm::cblas;
+}
+
+/// Whether some step is a float product that `gemm` runs on oneDNN (the code then includes
+/// ein/runtime/onednn.hpp).
+inline bool any_onednn_gemm(const std::vector<std::optional<ein::plan::library_call>>& calls, library::host_gemm gemm) {
+  if (gemm != library::host_gemm::onednn) return false;
+  for (auto& c : calls)
+    if (c && c->library == ein::plan::blas && c->op.type == ir::dtype::f32) return true;
+  return false;
+}
+
+/// `inline void eop_<name>_host(reads..., target)` computing the step with CBLAS (or oneDNN's
+/// sgemm, as `gemm` says), then its epilogue: the same signature as the eOperator's host
+/// function, so run() calls either alike.
+inline void emit_cblas_function(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+                                library::host_gemm gemm = library::host_gemm::cblas) {
   w.open("inline void " + s.function + "_host(" + parameters_text(s, plan) + ")");
-  library::emit_cblas(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable);
+  library::emit_cblas(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable, gemm);
   emit_host_epilogue(w, s, plan);
   w.close();
 }

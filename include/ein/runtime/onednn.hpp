@@ -38,6 +38,16 @@ inline std::byte* onednn_scratchpad(std::size_t bytes) {
   return buffer.get();
 }
 
+/// c = alpha · op(a) · op(b) + beta · c, every matrix row-major, op 'N' or 'T' (transposed): a host
+/// plan's float product on oneDNN's sgemm, which runs on the process's OpenMP team as its
+/// convolutions do. Throws dnnl::error where oneDNN refuses the call.
+inline void onednn_sgemm(char trans_a, char trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                         const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+                         std::int64_t ldc) {
+  dnnl::error::wrap_c_api(dnnl_sgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc),
+                          "oneDNN's sgemm refused a product of the plan");
+}
+
 /// One convolution step of a plan: the forward-inference primitive of a geometry (direct
 /// algorithm, weights in the layout oneDNN chooses for it, scaled by alpha), built once. A plan
 /// keeps one per step in a function-local static. Every call runs on its thread's stream and
