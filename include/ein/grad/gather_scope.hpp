@@ -13,6 +13,7 @@
 #include "ein/derive/ranges.hpp"
 #include "ein/grad/arithmetic.hpp"
 #include "ein/grad/invert.hpp"
+#include "ein/ir/bounds.hpp"
 #include "ein/ir/expr.hpp"
 
 namespace ein::grad {
@@ -130,7 +131,8 @@ inline bool tighten(std::vector<ir::iterator>& summation, const ir::expr& body) 
 }  // namespace detail
 
 /// The scope `L_g Σ_W [conditions] · term(point(g, W))` of gather `g`: `term` is over the
-/// iterators of the scope the gather inverts. A condition that a factor read of the term (or one
+/// iterators of the scope the gather inverts. A condition that every point meets, or that a factor
+/// read of the term (or one
 /// of `masks`, reads over the same iterators that are 0 outside their boxes wherever the term is
 /// not) enforces is left out; the others multiply the term as indicators (arithmetic.hpp).
 /// Summation iterators split by the inversion and read only together are joined, and summation
@@ -147,7 +149,8 @@ inline ir::scope_ptr gather_scope(const gather& g, const ir::expr& term, const s
     factors.push_back(&std::get<ir::access>(*mask_reads.back()));
   }
   for (auto& c : g.conditions)
-    if (!implied(c, factors)) body = times(indicator(c.index, c.lo, c.hi), body);
+    if (!ir::interval{c.lo, c.hi - 1}.contains(ir::bounds(c.index, r)) && !implied(c, factors))
+      body = times(indicator(c.index, c.lo, c.hi), body);
   std::vector<ir::iterator> summation = g.summation;
   detail::join_split(summation, body);
   if (!detail::tighten(summation, body)) return ir::make_scope(g.element, {}, ir::make_constant(0));

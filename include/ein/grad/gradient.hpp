@@ -13,14 +13,13 @@
 #include "ein/detail/error.hpp"
 #include "ein/grad/adjoint.hpp"
 #include "ein/grad/extremum.hpp"
+#include "ein/grad/names.hpp"
 #include "ein/grad/normalize.hpp"
+#include "ein/grad/read_values.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/reads.hpp"
 
 namespace ein::grad {
-
-/// The name of the gradient of `x`, and of the seed of output `x`: `x_grad`.
-inline std::string gradient_name(const std::string& x) { return x + "_grad"; }
 
 /// A definition of the backward part whose gradient reads took the accumulating form.
 struct accumulating {
@@ -71,7 +70,8 @@ inline ir::tensor as_tensor(const ir::definition& d) {
 /// every target X, `X_grad` = Σ_y Σ_i y_grad[i] · ∂y[i]/∂X, of X's shape. The forward's
 /// definitions come first (normalize.hpp), then the backward's in reverse order: each
 /// definition's gradient is the sum of the contributions of its readers (adjoint.hpp), a max or
-/// min definition d preceded by `d_first` (first_extremum). Gradients of intermediate
+/// min definition d preceded by `d_first` (first_extremum). The backward reads the values of
+/// elementwise forward definitions where it would recompute them (read_values.hpp). Gradients of intermediate
 /// definitions are named `d_grad` (or a fresh variant), each reader's share of a gradient with
 /// several readers `d_grad_1`, `d_grad_2`, ...
 /// @throws user_error naming the target: one that is no tensor of the program, an output, one no
@@ -104,12 +104,7 @@ inline gradient_program gradient(const ir::program& forward, const std::vector<s
       throw user_error("gradient: program `" + forward.name + "` already has a tensor named `" + n + "`, the name of " + what);
     taken.push_back(n);
   };
-  auto fresh = [&](const std::string& base) {
-    std::string n = base;
-    for (int k = 2; std::find(taken.begin(), taken.end(), n) != taken.end(); ++k) n = base + "_" + std::to_string(k);
-    taken.push_back(n);
-    return n;
-  };
+  auto fresh = [&](const std::string& base) { return unused_name(base, taken); };
   gradient_program out;
   out.program = {forward.name + "_gradient", p.tensors, p.definitions, p.outputs};
   out.forward_definitions = p.definitions.size();
@@ -179,6 +174,16 @@ inline gradient_program gradient(const ir::program& forward, const std::vector<s
   for (auto& x : targets)
     if (!tensors.count(x) || tensors.at(x).role != ir::tensor_role::definition) finish(x);
   for (auto& x : targets) out.program.outputs.push_back(gradient_name(x));
+  // The backward reads what elementwise forward definitions hold rather than recompute it.
+  std::vector<ir::definition> elementwise;
+  for (std::size_t k = 0; k < out.forward_definitions; ++k) {
+    const auto& d = out.program.definitions[k];
+    if (d.value->summation.empty() && d.value->reduce == ir::reduction::sum) elementwise.push_back(d);
+  }
+  for (std::size_t k = out.forward_definitions; k < out.program.definitions.size(); ++k) {
+    auto& d = out.program.definitions[k];
+    d.value = read_values(d.value, elementwise);
+  }
   return out;
 }
 
