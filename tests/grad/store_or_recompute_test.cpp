@@ -102,9 +102,9 @@ TEST_CASE("store, recompute and cost: each choice as asked; a budget below the s
   auto model = host_model();
   auto caps = codegen::capabilities_of(codegen::backend::host, false, false);
   grad::keeping_choice stored, recomputed, priced;
-  grad::store_or_recompute(g, model, caps, grad::keeping::store, std::nullopt, stored);
-  grad::store_or_recompute(g, model, caps, grad::keeping::recompute, std::nullopt, recomputed);
-  auto chosen = grad::store_or_recompute(g, model, caps, grad::keeping::cost, std::nullopt, priced);
+  grad::store_or_recompute(g, &model, caps, grad::keeping::store, std::nullopt, stored);
+  grad::store_or_recompute(g, &model, caps, grad::keeping::recompute, std::nullopt, recomputed);
+  auto chosen = grad::store_or_recompute(g, &model, caps, grad::keeping::cost, std::nullopt, priced);
   REQUIRE(stored.values.size() == 1);
   CHECK(stored.values[0].definition == "s");
   CHECK(stored.values[0].bytes == 256 * 256 * 8);
@@ -116,7 +116,7 @@ TEST_CASE("store, recompute and cost: each choice as asked; a budget below the s
   CHECK(recomputed.peak_bytes + 256 * 256 * 8 <= stored.peak_bytes);
   same_values(g.program, chosen.program);
   grad::keeping_choice bounded;
-  auto within = grad::store_or_recompute(g, model, caps, grad::keeping::cost, stored.peak_bytes - 1, bounded);
+  auto within = grad::store_or_recompute(g, &model, caps, grad::keeping::cost, stored.peak_bytes - 1, bounded);
   CHECK(bounded.values[0].recomputed);
   CHECK(bounded.peak_bytes == recomputed.peak_bytes);
   same_values(g.program, within.program);
@@ -128,19 +128,19 @@ TEST_CASE("a memory budget: met by recomputing what saves the most bytes, or an 
   auto model = host_model();
   auto caps = codegen::capabilities_of(codegen::backend::host, false, false);
   grad::keeping_choice stored, recomputed, bounded;
-  grad::store_or_recompute(g, model, caps, grad::keeping::store, std::nullopt, stored);
-  grad::store_or_recompute(g, model, caps, grad::keeping::recompute, std::nullopt, recomputed);
+  grad::store_or_recompute(g, &model, caps, grad::keeping::store, std::nullopt, stored);
+  grad::store_or_recompute(g, &model, caps, grad::keeping::recompute, std::nullopt, recomputed);
   for (auto& v : recomputed.values) CHECK_FALSE(v.kept);  // the backward reads inputs and weights only
   // a budget every choice meets keeps the cheapest; one none meets is an error
-  auto roomy = grad::store_or_recompute(g, model, caps, grad::keeping::cost, stored.peak_bytes, bounded);
+  auto roomy = grad::store_or_recompute(g, &model, caps, grad::keeping::cost, stored.peak_bytes, bounded);
   CHECK(bounded.peak_bytes <= stored.peak_bytes);
   same_values(g.program, roomy.program);
   std::int64_t least = std::min(stored.peak_bytes, recomputed.peak_bytes);
-  auto tight = grad::store_or_recompute(g, model, caps, grad::keeping::cost, least, bounded);
+  auto tight = grad::store_or_recompute(g, &model, caps, grad::keeping::cost, least, bounded);
   CHECK(bounded.peak_bytes <= least);
   same_values(g.program, tight.program);
   const std::string message = "MEMORY_BUDGET 1000 bytes";
-  CHECK_THROWS_WITH_AS(grad::store_or_recompute(g, model, caps, grad::keeping::cost, 1000, bounded),
+  CHECK_THROWS_WITH_AS(grad::store_or_recompute(g, &model, caps, grad::keeping::cost, 1000, bounded),
                        doctest::Contains(message.c_str()), user_error);
 }
 

@@ -135,8 +135,9 @@ inline bool tighten(std::vector<ir::iterator>& summation, const ir::expr& body) 
 /// read of the term (or one
 /// of `masks`, reads over the same iterators that are 0 outside their boxes wherever the term is
 /// not) enforces is left out; the others multiply the term as indicators (arithmetic.hpp).
-/// Summation iterators split by the inversion and read only together are joined, and summation
-/// ranges are cut to where the factors read inside their boxes.
+/// Summation iterators split by the inversion and read only together are joined, summation ranges
+/// are cut to where the factors read inside their boxes, and an iterator left with one value is
+/// replaced by it.
 inline ir::scope_ptr gather_scope(const gather& g, const ir::expr& term, const std::vector<ir::expr>& masks = {}) {
   ir::ranges r;
   r.add(g.element);
@@ -154,6 +155,15 @@ inline ir::scope_ptr gather_scope(const gather& g, const ir::expr& term, const s
   std::vector<ir::iterator> summation = g.summation;
   detail::join_split(summation, body);
   if (!detail::tighten(summation, body)) return ir::make_scope(g.element, {}, ir::make_constant(0));
+  // an iterator left with one value is that value
+  std::map<std::string, ir::affine> single;
+  for (auto& w : summation)
+    if (w.extent() == 1) single[w.name] = ir::affine(w.lo);
+  std::erase_if(summation, [](const ir::iterator& w) { return w.extent() == 1; });
+  ir::ranges left;
+  left.add(g.element);
+  left.add(summation);
+  if (!single.empty()) body = derive::substitute(body, single, left);
   return ir::make_scope(g.element, std::move(summation), std::move(body));
 }
 

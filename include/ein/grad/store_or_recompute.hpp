@@ -25,9 +25,10 @@ namespace ein::grad {
 
 namespace detail {
 
-// The predicted time of a definition as written: its cheapest library operator or its eOperator.
-inline double price(const ir::scope_ptr& s, const cost::model& model, search::kernel_memo& memo) {
-  return search::instantiate(s, model, &memo).seconds;
+// The predicted time of a definition as written: its cheapest library operator or its eOperator;
+// 0 without a model.
+inline double price(const ir::scope_ptr& s, const cost::model* model, search::kernel_memo& memo) {
+  return model ? search::instantiate(s, *model, &memo).seconds : 0.0;
 }
 
 // The backward definitions of `g` that read `name`.
@@ -43,7 +44,7 @@ inline std::set<std::string> readers_of(const gradient_program& g, const std::st
 // What the backward part of `p` spends on the definitions `readers` and on those `g` does not
 // have (the copies recomputing a value).
 inline double backward_seconds(const gradient_program& p, const gradient_program& g, const std::set<std::string>& readers,
-                               const cost::model& model, search::kernel_memo& memo) {
+                               const cost::model* model, search::kernel_memo& memo) {
   double total = 0;
   for (std::size_t k = p.forward_definitions; k < p.program.definitions.size(); ++k) {
     const auto& d = p.program.definitions[k];
@@ -71,7 +72,7 @@ inline std::int64_t peak_of(const gradient_program& g, const plan::capabilities&
 /// second added first, as long as each lowers the peak, until the peak fits.
 /// @throws user_error naming the budget and the least peak reached when even recomputing every
 ///         value leaves the peak above it.
-inline gradient_program store_or_recompute(const gradient_program& g, const cost::model& model,
+inline gradient_program store_or_recompute(const gradient_program& g, const cost::model* model,
                                            const plan::capabilities& caps, keeping how,
                                            std::optional<std::int64_t> budget, keeping_choice& choice) {
   std::set<std::string> fixed(g.program.outputs.begin(), g.program.outputs.end());
