@@ -8,8 +8,18 @@
 #   ein_generate(<target> MODEL <header> OBJECT <qualified::name> BACKEND host|cuda [NAME <name>]
 #                [SEARCH ON|OFF] [PROFILE <device profile JSON>] [COST auto|measured|roofline]
 #                [COST_CACHE <JSON file>] [PLAN_FOR host|cuda] [ACCUMULATE element|double]
-#                [ALPHA <1 to 2>] [PROGRAM_STATES <count>] [MEASURE_BUDGET <seconds>])
+#                [ALPHA <1 to 2>] [PROGRAM_STATES <count>] [MEASURE_BUDGET <seconds>]
+#                [GRADIENT <tensor>... [STORE_OR_RECOMPUTE cost|store|recompute] [MEMORY_BUDGET <bytes>]])
 #   ein_generate(<target> ONNX <file.onnx> [SHAPE "<input>=d0,d1,... ..."] BACKEND host|cuda ...)
+#
+# With GRADIENT, the plan is that of the program's gradient with respect to the tensors named, `*`
+# standing for every input and weight (docs/gradients.md): it reads the program's inputs and weights and a seed <y>_grad per output y,
+# and writes the outputs and <x>_grad per tensor x named; the generated header defines its program
+# object, ein_generated::<name>::net. Each forward value its backward reads is stored (the forward
+# keeps it) or recomputed by the backward, chosen by price (STORE_OR_RECOMPUTE cost, the default,
+# priced by the roofline of the search's profile; with SEARCH OFF nothing is priced and everything
+# is stored) so that the plan as written needs at most MEMORY_BUDGET bytes where given, or all
+# stored or all recomputed, to compare with.
 #
 # With ONNX, stage 1's first step is ein's import program (the target ein_import, made once per
 # build tree; it needs protobuf and ONNX's library, libprotobuf-dev and libonnx-dev), which writes

@@ -15,9 +15,11 @@
 #   <prefix>_name         the plan's name, a C++ identifier
 #   <prefix>_profile      the device profile the search prices with (empty with SEARCH OFF)
 #   <prefix>_driver_args  the search program's flags but for its files (--model, --header, --report,
-#                         --source) and --onednn: --name, --backend, the search's and --accumulate
-# Every keyword takes one value, given at most once; an empty value is refused, as CMake would
-# otherwise drop it silently. Paths the build's commands and the model's source carry may hold no
+#                         --source) and --onednn: --name, --backend, the search's, --accumulate, and
+#                         --gradient, --keep and --memory-budget for a gradient plan
+# Every keyword takes one value, given at most once, but GRADIENT, which takes the names of the
+# tensors differentiated (one or more); an empty value is refused, as CMake would otherwise drop it
+# silently. Paths the build's commands and the model's source carry may hold no
 # ';', '[' or ']' (CMake's lists would split them or the rest wrongly), '"' or line break.
 include_guard(GLOBAL)
 
@@ -72,7 +74,7 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
   # Here, not in the file's scope: a project that takes ein in with add_subdirectory calls this
   # from its own directory, which sees none of the variables ein's directory sets.
   set(keywords MODEL OBJECT ONNX SHAPE BACKEND NAME SEARCH PROFILE COST COST_CACHE PLAN_FOR ACCUMULATE ALPHA
-               PROGRAM_STATES MEASURE_BUDGET)
+               PROGRAM_STATES MEASURE_BUDGET MEMORY_BUDGET STORE_OR_RECOMPUTE GRADIENT)
   # Each keyword once, with a value: cmake_parse_arguments would keep the last of two and drop an
   # empty one.
   math(EXPR last "${ARGC} - 1")
@@ -97,7 +99,9 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
       return()
     endif()
   endforeach()
-  cmake_parse_arguments(PARSE_ARGV 4 arg "" "${keywords}" "")
+  set(one_value ${keywords})
+  list(REMOVE_ITEM one_value GRADIENT)
+  cmake_parse_arguments(PARSE_ARGV 4 arg "" "${one_value}" "GRADIENT")
   if(DEFINED arg_UNPARSED_ARGUMENTS)
     set(${prefix}_error "ein_generate(${target}): unknown arguments: ${arg_UNPARSED_ARGUMENTS}" PARENT_SCOPE)
     return()
@@ -263,6 +267,36 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
       endif()
     endforeach()
   endif()
+  # GRADIENT's tensor names travel to the search program joined by commas; STORE_OR_RECOMPUTE and
+  # MEMORY_BUDGET choose what a gradient plan's backward reads of its forward.
+  set(gradient_args)
+  if(wrong STREQUAL "" AND DEFINED arg_GRADIENT)
+    foreach(tensor IN LISTS arg_GRADIENT)
+      if(NOT "${tensor}" MATCHES "^[^],;[\"\r\n ]+$")
+        set(wrong "GRADIENT '${tensor}' must be the name of a tensor of the program (no ',', ';', '[', ']', '\"', space or line break)")
+        break()
+      endif()
+    endforeach()
+    list(JOIN arg_GRADIENT "," tensors)
+    set(gradient_args --gradient ${tensors})
+  endif()
+  foreach(option STORE_OR_RECOMPUTE MEMORY_BUDGET)
+    if(wrong STREQUAL "" AND DEFINED arg_${option} AND NOT DEFINED arg_GRADIENT)
+      set(wrong "${option} chooses what a GRADIENT plan's backward reads of its forward; it needs GRADIENT")
+    endif()
+  endforeach()
+  if(wrong STREQUAL "" AND DEFINED arg_STORE_OR_RECOMPUTE)
+    ein_generate_one_of(wrong STORE_OR_RECOMPUTE "${arg_STORE_OR_RECOMPUTE}" cost store recompute)
+    list(APPEND gradient_args --keep ${arg_STORE_OR_RECOMPUTE})
+  endif()
+  if(wrong STREQUAL "" AND DEFINED arg_MEMORY_BUDGET)
+    if("${arg_MEMORY_BUDGET}" MATCHES "^[1-9][0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?[0-9]?$" OR
+       "${arg_MEMORY_BUDGET}" STREQUAL "1000000000000000")
+      list(APPEND gradient_args --memory-budget ${arg_MEMORY_BUDGET})
+    else()
+      set(wrong "MEMORY_BUDGET must be a whole number of bytes from 1 to 10^15, not '${arg_MEMORY_BUDGET}'")
+    endif()
+  endif()
   if(NOT wrong STREQUAL "")
     set(${prefix}_error "ein_generate(${target}): ${wrong}" PARENT_SCOPE)
     return()
@@ -283,5 +317,5 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
   set(${prefix}_profile "${profile}" PARENT_SCOPE)
   set(${prefix}_plan_for "${arg_PLAN_FOR}" PARENT_SCOPE)
   set(${prefix}_driver_args --name ${arg_NAME} --backend ${arg_BACKEND} ${search_args} --accumulate ${arg_ACCUMULATE}
-      PARENT_SCOPE)
+      ${gradient_args} PARENT_SCOPE)
 endfunction()

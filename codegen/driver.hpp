@@ -23,6 +23,7 @@
 #include "ein/cost/measured.hpp"
 #include "ein/ein_search.hpp"
 #include "ein/measure/machine_profile.hpp"
+#include "gradient.hpp"
 #include "host_measured.hpp"
 #include "model_file.hpp"
 #if defined(EIN_HAVE_CUDA_TIMER)
@@ -283,7 +284,8 @@ inline const std::vector<driver_flag>& driver_flags() {
       {"--onednn", {"on", "off"}},                  {"--alpha", {}},
       {"--program-states", {}},                     {"--host-toolchain", {}},
       {"--machine-profile", {}},                    {"--measure-budget", {}},
-      {"--finalists", {}},
+      {"--finalists", {}},                          {"--gradient", {}},
+      {"--keep", {"cost", "store", "recompute"}},   {"--memory-budget", {}},
   };
   return flags;
 }
@@ -344,7 +346,8 @@ inline std::string host_measuring_of(const std::string& budget, const std::strin
 /// [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]
 /// [--plan-for host|cuda] [--accumulate element|double] [--onednn on|off] [--alpha A]
 /// [--program-states N] [--host-toolchain T] [--machine-profile M] [--measure-budget S]
-/// [--finalists K]`: writes header H,
+/// [--finalists K] [--gradient a,b,...] [--keep cost|store|recompute] [--memory-budget B]`: writes
+/// header H,
 /// report R and for the
 /// cuda backend the CUDA source S, for the program object of model file M (model_file.hpp), and
 /// prints the plan.
@@ -373,6 +376,11 @@ inline std::string host_measuring_of(const std::string& budget, const std::strin
 /// default off). `--alpha` (1 to 2, default 1.05) and `--program-states` (default 4) are the
 /// program-level search's relaxation and budget (search::program_search): 1 keeps each
 /// subprogram's plan unless a switch is no dearer; 0 states keeps the choice made alone.
+/// With `--gradient a,b` the plan is that of the model program's gradient with respect to tensors
+/// a and b (codegen/gradient.hpp), whose header defines its program object; the forward values its
+/// backward reads are stored or recomputed as `--keep` says (default cost: priced by the roofline
+/// of P with the search, everything stored without), its plan as written within B bytes where
+/// `--memory-budget` is given.
 /// Returns the process exit status: 0, 1 on a user error (or a failed CUDA call), 2 on bad
 /// arguments.
 inline int driver_main(int argc, char** argv) {
@@ -409,13 +417,16 @@ inline int driver_main(int argc, char** argv) {
                  "       [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]\n"
                  "       [--plan-for host|cuda] [--accumulate element|double] [--onednn on|off]\n"
                  "       [--alpha A] [--program-states N] [--host-toolchain T] [--machine-profile M]\n"
-                 "       [--measure-budget S] [--finalists K]\n"
+                 "       [--measure-budget S] [--finalists K] [--gradient a,b,...]\n"
+                 "       [--keep cost|store|recompute] [--memory-budget B]\n"
                  "(--model, the model file the model's stage-1 program wrote; --source, the CUDA\n"
                  "source, with the cuda backend only; --profile, a device profile JSON file, with\n"
                  "--search on, the default; --cost-cache, the measured model's JSON cache of kernel\n"
                  "times; --plan-for, the backend whose library calls the search prices, by default\n"
                  "--backend; --host-toolchain, the JSON file of the compiler that builds host plans;\n"
-                 "--machine-profile, where this host's measured profile is kept)\n", argv[0]);
+                 "--machine-profile, where this host's measured profile is kept; --gradient, the tensors\n"
+                 "the plan is the gradient of the program with respect to; --keep and --memory-budget,\n"
+                 "what its backward reads of the forward, with --gradient)\n", argv[0]);
     return 2;
   }
   detail::search_request q;
@@ -432,6 +443,22 @@ inline int driver_main(int argc, char** argv) {
       std::fprintf(stderr, "ein_generate search: %s\n", wrong.c_str());
       return 2;
     }
+  std::vector<std::string> gradient;
+  keeping_request keep;
+  if (given.count("--gradient"))
+    if (auto wrong = gradient_tensors_of(arg("--gradient"), gradient); !wrong.empty()) {
+      std::fprintf(stderr, "ein_generate search: %s\n", wrong.c_str());
+      return 2;
+    }
+  if (auto wrong = keeping_of(arg("--keep", "cost"), arg("--memory-budget"), keep); !wrong.empty()) {
+    std::fprintf(stderr, "ein_generate search: %s\n", wrong.c_str());
+    return 2;
+  }
+  if ((given.count("--keep") || given.count("--memory-budget")) && gradient.empty()) {
+    std::fprintf(stderr, "ein_generate search: --keep and --memory-budget choose what a gradient plan keeps of its "
+                 "forward; they need --gradient\n");
+    return 2;
+  }
   if (!is_qualified_name(o.name) || o.name.find(':') != std::string::npos) {
     std::fprintf(stderr, "ein_generate search: --name `%s` must be a C++ identifier (it names the plan's namespace)\n",
                  o.name.c_str());
@@ -446,6 +473,15 @@ inline int driver_main(int argc, char** argv) {
     o.key = m.key;
     ir::program p = std::move(m.program);
     p.name = o.name;
+    std::optional<cost::roofline> pricing;
+    if (!gradient.empty()) {
+      if (search) {
+        pricing.emplace(cost::load_profile(q.profile_path));
+        keep.model = &*pricing;
+      }
+      keep.build = detail::build_capabilities(search ? q.plan_for : o.target, onednn);
+      p = gradient_of(p, gradient, keep, o);
+    }
     auto chosen = search ? detail::search_plan(p, q, o)
                          : ein::plan::make_plan(p, detail::build_capabilities(o.target, onednn));
     detail::write_file(header, emit_header(chosen, o));

@@ -1,5 +1,5 @@
 // The stage-1 umbrella: everything the search program of ein_generate uses (IR, interpreter,
-// rules, search, cost models, plans, emitters). User code includes ein.hpp instead.
+// gradients, rules, search, cost models, plans, emitters). User code includes ein.hpp instead.
 #pragma once
 
 #include "ein/codegen/cuda_source.hpp"
@@ -11,6 +11,7 @@
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
+#include "ein/grad/gradient.hpp"
 #include "ein/ir/affine.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/print.hpp"

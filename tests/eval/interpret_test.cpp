@@ -171,3 +171,11 @@ TEST_CASE("interpreter: binary max and min") {
   for (int i = 0; i < 9; ++i)
     CHECK(got.data[i] == std::abs(env["A"].data[i] - env["B"].data[i]));
 }
+
+TEST_CASE("interpreter: step is 1 for a positive argument, 0 for zero and below (relu's derivative)") {
+  tensor A{"A", dtype::f32, {4}};
+  eval::bindings env{{"A", eval::dense({4})}};
+  env["A"].data = {-2, 0, 1e-30, 3};
+  auto got = eval::evaluate(*make_scope({{"i", 0, 4}}, {}, make_unary(unary_fn::step, make_access(A, {idx("i")}))), env);
+  CHECK(got.data == std::vector<double>{0, 0, 1, 1});
+}

@@ -8,6 +8,7 @@
 
 #include "ein/codegen/backend.hpp"
 #include "ein/codegen/precision.hpp"
+#include "ein/grad/keeping.hpp"
 
 namespace ein::codegen {
 
@@ -31,6 +32,11 @@ struct options {
   /// The ONNX file the program was imported from (ein_import), else empty: the header then
   /// defines the program object `ein_generated::<name>::net` instead of including a model.
   std::string onnx;
+  /// The program and tensors a gradient program is of (`conv3x3::net with respect to K, A`,
+  /// grad/gradient.hpp), else empty: the header then defines its program object as for ONNX.
+  std::string gradient;
+  /// What a gradient plan keeps of its forward for its backward (grad/store_or_recompute.hpp).
+  std::optional<grad::keeping_choice> keeping;
   std::string object;        // qualified C++ name of the program object, e.g. `conv3x3::net`
   std::uint64_t key = 0;     // ein::program_key(object) when the header was generated
   backend target = backend::host;

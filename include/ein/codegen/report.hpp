@@ -15,9 +15,30 @@
 #include "ein/ir/json.hpp"
 #include "ein/ir/print.hpp"
 #include "ein/plan/json.hpp"
+#include "ein/plan/memory.hpp"
 #include "ein/plan/plan.hpp"
 
 namespace ein::codegen {
+
+/// What a gradient plan is the gradient of, and what it keeps of its forward for its backward:
+/// each value, recomputed or stored, its price either way and its bytes, the budget, and the peak
+/// bytes of the program as written as chosen, storing everything and recomputing everything.
+inline nlohmann::ordered_json gradient_report(const options& o) {
+  nlohmann::ordered_json g = {{"of", o.gradient}};
+  if (!o.keeping) return g;
+  const auto& k = *o.keeping;
+  g["keeping"] = grad::name(k.how);
+  g["memory_budget"] = k.budget ? nlohmann::ordered_json(*k.budget) : nullptr;
+  auto& values = g["values"] = nlohmann::ordered_json::array();
+  for (auto& v : k.values)
+    values.push_back({{"definition", v.definition}, {"recomputed", v.recomputed}, {"kept", v.kept},
+                      {"store_seconds", v.store_seconds}, {"recompute_seconds", v.recompute_seconds},
+                      {"bytes", v.bytes}});
+  g["peak_bytes_as_written"] = k.peak_bytes;
+  g["store_all_peak_bytes"] = k.store_all_peak_bytes;
+  g["recompute_all_peak_bytes"] = k.recompute_all_peak_bytes;
+  return g;
+}
 
 /// The report of plan `p`: one entry per step (kind, "eoperator" or "library", with the library
 /// operator in words; the expression it computes as text and as IR JSON, its box, what it reads,
@@ -28,7 +49,8 @@ namespace ein::codegen {
 /// plan is the program as written (`cut` is true where the search ran out of budget and returned
 /// the best plan found within it); weight transforms are marked (`weight_transform`), and so are
 /// the steps `ein::prepare` runs once (`in_prepare`), with the size of its storage
-/// (`prepared_bytes`).
+/// (`prepared_bytes`); `peak_bytes` is what a run holds at its peak, bound buffers and its block
+/// of temporaries (plan/memory.hpp); a gradient plan's `gradient` is gradient_report's.
 inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const options& o) {
   layout plan = make_layout(p);
   auto calls = emitted_calls(plan, o.target);
@@ -42,6 +64,7 @@ inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const opt
     r["model"] = o.model_header;
   else
     r["onnx"] = o.onnx;
+  if (!o.gradient.empty()) r["gradient"] = gradient_report(o);
   r["program_key"] = key;
   r["backend"] = name(o.target);
   r["search"] = o.search;
@@ -82,6 +105,7 @@ inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const opt
   }
   r["outputs"] = p.outputs;
   r["prepared_bytes"] = prepared.bytes;
+  r["peak_bytes"] = ein::plan::peak_bytes(p);
   r["capabilities"] = p.bound_for.str();
   auto& derivations = r["derivation"] = nlohmann::ordered_json::array();
   for (auto& d : p.derivations) derivations.push_back(nlohmann::ordered_json(ein::plan::to_json(d)));

@@ -13,6 +13,7 @@
 #include "ein/codegen/library_step.hpp"
 #include "ein/codegen/preparation.hpp"
 #include "ein/codegen/writer.hpp"
+#include "ein/plan/memory.hpp"
 
 namespace ein::codegen {
 
@@ -57,12 +58,12 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
   auto bound = [&](const buffer& b) {
     return b.role != buffer::kind::temporary && (which == part::whole || b.weight == (which == part::weights));
   };
-  std::vector<bool> used(plan.buffers.size(), false), produced(plan.buffers.size(), false);
+  std::vector<bool> used(plan.buffers.size(), false);
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     if (which == part::weights && prep.state[k] >= 0) used[plan.steps[k].call->inputs[1]] = true;
     if (!runs(k)) continue;
     for (auto id : plan.steps[k].reads) used[id] = true;
-    used[plan.steps[k].target] = produced[plan.steps[k].target] = true;
+    used[plan.steps[k].target] = true;
   }
   auto kept = [&](std::size_t id) { return which != part::whole && prep.keeps(id); };
   auto at = [&](std::size_t id) { return int_text(prep.offset[prep.slot(id)]); };
@@ -110,15 +111,19 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
     std::string bytes = which == part::rest ? "static_cast<const std::byte*>(storage)" : "static_cast<std::byte*>(storage)";
     w.line(t + "* " + b.variable + " = reinterpret_cast<" + t + "*>(" + bytes + " + " + at(id) + ");");
   }
+  // The temporaries this body writes share one block by lifetime (plan/memory.hpp); its name
+  // never begins a buffer variable (they all begin with `t_`).
+  auto block = ein::plan::place_temporaries(
+      plan.buffers, plan.steps, runs,
+      [&](std::size_t id) { return plan.buffers[id].role == buffer::kind::temporary && !kept(id); }, cuda ? 256 : 64);
+  if (block.bytes > 0)
+    w.line(cuda ? "ein::runtime::device_buffer<std::byte> ein_temporaries(" + int_text(block.bytes) + ", s);"
+                : "ein::runtime::host_buffer<std::byte> ein_temporaries(" + int_text(block.bytes) + ");");
   for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
-    const buffer& b = plan.buffers[id];
-    if (b.role != buffer::kind::temporary || !produced[id] || kept(id)) continue;
-    std::string t = element_text(b.type), n = int_text(b.count());
-    // `store_` never begins a buffer variable (they all begin with `t_`): no name clash.
-    std::string store = "store_" + b.variable;
-    w.line(cuda ? "ein::runtime::device_buffer<" + t + "> " + store + "(" + n + ", s);"
-                : "ein::runtime::host_buffer<" + t + "> " + store + "(" + n + ");");
-    w.line(t + "* " + b.variable + " = " + store + ".data();");
+    if (block.offset[id] < 0) continue;
+    std::string t = element_text(plan.buffers[id].type);
+    w.line(t + "* " + plan.buffers[id].variable + " = reinterpret_cast<" + t + "*>(ein_temporaries.data() + " +
+           int_text(block.offset[id]) + ");");
   }
   if (which == part::weights)
     for (std::size_t id = 0; id < plan.buffers.size(); ++id) {

@@ -17,7 +17,8 @@ constexpr bool keeps_zero(ir::unary_fn f) {
     case ir::unary_fn::neg:
     case ir::unary_fn::relu:
     case ir::unary_fn::tanh:
-    case ir::unary_fn::sqrt: return true;
+    case ir::unary_fn::sqrt:
+    case ir::unary_fn::step: return true;
     case ir::unary_fn::sigmoid:
     case ir::unary_fn::exp: return false;
   }

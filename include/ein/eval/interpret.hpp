@@ -102,6 +102,7 @@ inline double apply(ir::unary_fn f, double x) {
     case ir::unary_fn::tanh: return std::tanh(x);
     case ir::unary_fn::exp: return std::exp(x);
     case ir::unary_fn::sqrt: return std::sqrt(x);
+    case ir::unary_fn::step: return x > 0 ? 1.0 : 0.0;
   }
   throw internal_error("unknown unary function");
 }

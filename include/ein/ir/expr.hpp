@@ -17,13 +17,16 @@ enum class dtype : std::uint8_t { f32, f64 };
 inline const char* name(dtype t) { return t == dtype::f32 ? "float" : "double"; }
 
 /// The unary functions of a body; the list drives printing, evaluation and code generation.
+/// `step` is 1 where its argument is positive and 0 elsewhere: relu's derivative, which the
+/// gradient stage (include/ein/grad) writes; it has no derivative of its own.
 #define EIN_FOR_EACH_UNARY_FN(X) \
   X(neg)                         \
   X(relu)                        \
   X(sigmoid)                     \
   X(tanh)                        \
   X(exp)                         \
-  X(sqrt)
+  X(sqrt)                        \
+  X(step)
 
 enum class unary_fn : std::uint8_t {
 #define EIN_ENUM_ITEM(n) n,

@@ -108,12 +108,14 @@ EIN_HOST_DEVICE inline double sigmoid(double x) { return 1.0 / (1.0 + ::exp(-x))
 EIN_HOST_DEVICE inline double tanh(double x) { return ::tanh(x); }
 EIN_HOST_DEVICE inline double exp(double x) { return ::exp(x); }
 EIN_HOST_DEVICE inline double sqrt(double x) { return ::sqrt(x); }
+EIN_HOST_DEVICE inline double step(double x) { return x > 0 ? 1.0 : 0.0; }
 EIN_HOST_DEVICE inline float neg(float x) { return -x; }
 EIN_HOST_DEVICE inline float relu(float x) { return x > 0 ? x : 0.0f; }
 EIN_HOST_DEVICE inline float sigmoid(float x) { return 1.0f / (1.0f + ::expf(-x)); }
 EIN_HOST_DEVICE inline float tanh(float x) { return ::tanhf(x); }
 EIN_HOST_DEVICE inline float exp(float x) { return ::expf(x); }
 EIN_HOST_DEVICE inline float sqrt(float x) { return ::sqrtf(x); }
+EIN_HOST_DEVICE inline float step(float x) { return x > 0 ? 1.0f : 0.0f; }
 /// The binary max and min (ir::binary_op), in double and in float.
 EIN_HOST_DEVICE inline double max(double a, double b) { return a > b ? a : b; }
 EIN_HOST_DEVICE inline double min(double a, double b) { return a < b ? a : b; }
