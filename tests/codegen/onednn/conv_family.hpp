@@ -20,9 +20,13 @@ template <int K>
 struct onednn_case {};
 
 /// Cases 0..onednn_count-1: case 11 is in double (oneDNN has no double convolution); cases from
-/// onednn_epilogues on end in an epilogue (onednn_epilogue_of).
-inline constexpr int onednn_count = 18;
+/// onednn_epilogues on end in an epilogue (onednn_epilogue_of); cases from onednn_wide on are
+/// NHWC convolutions of a 1×11 filter padded 5 a side over images 4 to 9 wide (GCN's), which
+/// oneDNN runs with an implementation of its own (a GEMM over the image on an AVX2 machine), each
+/// ending in a residual.
+inline constexpr int onednn_count = 20;
 inline constexpr int onednn_epilogues = 12;
+inline constexpr int onednn_wide = 18;
 
 /// What case `k` (from onednn_epilogues on) adds to its convolution before writing it: a bias per
 /// output channel, a residual of the output's shape, ReLU, in the combinations a plan fuses into
@@ -33,7 +37,8 @@ struct onednn_epilogue_terms {
 inline onednn_epilogue_terms onednn_epilogue_of(int k) {
   static constexpr onednn_epilogue_terms terms[] = {
       {true, false, false}, {true, false, true}, {false, true, true},
-      {true, true, true},   {false, false, true}, {true, true, false}};
+      {true, true, true},   {false, false, true}, {true, true, false},
+      {false, true, false}, {true, true, true}};
   return k < onednn_epilogues ? onednn_epilogue_terms{} : terms[k - onednn_epilogues];
 }
 
@@ -88,12 +93,13 @@ inline ein::ir::program onednn_conv(int k) {
   namespace ir = ein::ir;
   using ir::idx;
   ein::eval::random_stream rng(static_cast<std::uint64_t>(k) + 1);
-  const bool transposed = k % 3 == 2, nhwc = rng.integer(0, 1) == 1;
+  const bool wide = k >= onednn_wide, transposed = k % 3 == 2 && !wide, nhwc = rng.integer(0, 1) == 1 || wide;
   const auto type = k == onednn_epilogues - 1 ? ir::dtype::f64 : ir::dtype::f32;
   const std::int64_t n = rng.integer(1, 3), c = rng.integer(4, 12), f = rng.integer(4, 12), h = rng.integer(5, 9),
-                     w = rng.integer(5, 9), r = rng.integer(1, 3), s = rng.integer(1, 3), st = rng.integer(1, 2),
+                     w = rng.integer(wide ? 4 : 5, 9), r = wide ? 1 : rng.integer(1, 3),
+                     s = wide ? 11 : rng.integer(1, 3), st = wide ? 1 : rng.integer(1, 2),
                      pad = rng.integer(0, std::min<std::int64_t>(2, std::min(r, s) - 1)),
-                     dil = transposed ? 1 : rng.integer(1, 2);
+                     dil = transposed || wide ? 1 : rng.integer(1, 2), pad_col = wide ? 5 : pad;
   // The filter's dimensions (f, c, r, s) in a random order.
   std::array<int, 4> order{0, 1, 2, 3};
   for (std::size_t d = 3; d > 0; --d)
@@ -119,10 +125,11 @@ inline ein::ir::program onednn_conv(int k) {
   // Every fourth case scales its products (oneDNN's output scale).
   const auto scaled = [&](ir::expr e) { return k % 4 == 1 ? ir::make_constant(0.5) * e : e; };
   if (!transposed) {
-    const std::int64_t p = (h + 2 * pad - dil * (r - 1) - 1) / st + 1, q = (w + 2 * pad - dil * (s - 1) - 1) / st + 1;
+    const std::int64_t p = (h + 2 * pad - dil * (r - 1) - 1) / st + 1,
+                       q = (w + 2 * pad_col - dil * (s - 1) - 1) / st + 1;
     const auto X = data("X", c, h, w);
     auto body = scaled(ir::make_access(X, in_layout(idx("n"), idx("c"), idx("p") * st + idx("r") * dil - pad,
-                                                    idx("q") * st + idx("s") * dil - pad)) *
+                                                    idx("q") * st + idx("s") * dil - pad_col)) *
                        filter(idx("f"), idx("c"), idx("r"), idx("s")));
     using box = std::vector<ir::iterator>;
     const box out = nhwc ? box{{"n", 0, n}, {"p", 0, p}, {"q", 0, q}, {"f", 0, f}}
