@@ -28,7 +28,8 @@ TEST_CASE("a chain's temporaries reuse the bytes of the dead: two of three live 
   auto p = plan::make_plan(chain(), {});
   auto block = plan::place_temporaries(
       p.buffers, p.kernels, [](std::size_t) { return true; },
-      [&](std::size_t id) { return p.buffers[id].role == plan::buffer::kind::temporary; }, 64);
+      [&](std::size_t id) { return p.buffers[id].role == plan::buffer::kind::temporary; },
+      [](std::size_t) { return false; }, 64);
   CHECK(block.bytes == 2048);
   auto a = p.by_name.at("a"), b = p.by_name.at("b"), c = p.by_name.at("c");
   CHECK(block.offset[a] != block.offset[b]);  // b is written while a is read
@@ -46,8 +47,21 @@ TEST_CASE("a value read at the end stays live through the chain: nothing shares 
   auto p = plan::make_plan(q, {});
   auto block = plan::place_temporaries(
       p.buffers, p.kernels, [](std::size_t) { return true; },
-      [&](std::size_t id) { return p.buffers[id].role == plan::buffer::kind::temporary; }, 64);
+      [&](std::size_t id) { return p.buffers[id].role == plan::buffer::kind::temporary; },
+      [](std::size_t) { return false; }, 64);
   CHECK(block.bytes == 3072);
+}
+
+TEST_CASE("a temporary read at the end of the body keeps its bytes to the end") {
+  auto p = plan::make_plan(chain(), {});
+  const auto a = p.by_name.at("a"), b = p.by_name.at("b"), c = p.by_name.at("c");
+  auto block = plan::place_temporaries(
+      p.buffers, p.kernels, [](std::size_t) { return true; },
+      [&](std::size_t id) { return p.buffers[id].role == plan::buffer::kind::temporary; },
+      [&](std::size_t id) { return id == a; }, 64);
+  CHECK(block.bytes == 3072);
+  CHECK(block.offset[a] != block.offset[c]);
+  CHECK(block.offset[a] != block.offset[b]);
 }
 
 }  // namespace memory_test

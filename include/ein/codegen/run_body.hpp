@@ -113,9 +113,14 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
   }
   // The temporaries this body writes share one block by lifetime (plan/memory.hpp); its name
   // never begins a buffer variable (they all begin with `t_`).
+  std::vector<bool> filter_prepared(plan.buffers.size(), false);  // read by prepare()'s oneDNN states
+  if (which == part::weights)
+    for (std::size_t k = 0; k < plan.steps.size(); ++k)
+      if (prep.state[k] >= 0) filter_prepared[plan.steps[k].call->inputs[1]] = true;
   auto block = ein::plan::place_temporaries(
       plan.buffers, plan.steps, runs,
-      [&](std::size_t id) { return plan.buffers[id].role == buffer::kind::temporary && !kept(id); }, cuda ? 256 : 64);
+      [&](std::size_t id) { return plan.buffers[id].role == buffer::kind::temporary && !kept(id); },
+      [&](std::size_t id) { return filter_prepared[id]; }, cuda ? 256 : 64);
   if (block.bytes > 0)
     w.line(cuda ? "ein::runtime::device_buffer<std::byte> ein_temporaries(" + int_text(block.bytes) + ", s);"
                 : "ein::runtime::host_buffer<std::byte> ein_temporaries(" + int_text(block.bytes) + ");");

@@ -44,10 +44,12 @@ inline std::vector<std::size_t> kernel_reads(const kernel& k) {
 /// that writes it to the last that reads or writes it, and two whose lifetimes meet (a kernel that
 /// reads one and writes the other included) never share a byte. Larger temporaries are placed
 /// first, each at the lowest offset free over its lifetime; the same plan gives the same block.
+/// A temporary for which `read_at_end` holds lives to the end of the body (prepare() reorders the
+/// filters of oneDNN's convolutions after its kernels).
 /// Example: a chain a → b → c of three 1 KiB temporaries needs 2 KiB: c reuses a's bytes.
-template <class Buffers, class Kernels, class Runs, class InBlock>
+template <class Buffers, class Kernels, class Runs, class InBlock, class ReadAtEnd>
 placement place_temporaries(const Buffers& buffers, const Kernels& kernels, Runs&& runs, InBlock&& in_block,
-                            std::int64_t alignment) {
+                            ReadAtEnd&& read_at_end, std::int64_t alignment) {
   const std::size_t n = buffers.size();
   constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
   std::vector<std::size_t> first(n, none), last(n, 0);
@@ -57,6 +59,8 @@ placement place_temporaries(const Buffers& buffers, const Kernels& kernels, Runs
     first[t] = std::min(first[t], k), last[t] = std::max(last[t], k);
     for (auto r : detail::kernel_reads(kernels[k])) last[r] = std::max(last[r], k);
   }
+  for (std::size_t id = 0; id < n; ++id)
+    if (read_at_end(id)) last[id] = kernels.size();
   std::vector<std::size_t> order;
   for (std::size_t id = 0; id < n; ++id)
     if (first[id] != none && in_block(id)) order.push_back(id);
@@ -95,7 +99,8 @@ inline std::int64_t peak_bytes(const program_plan& p, std::int64_t alignment = 6
       bound += b.count() * static_cast<std::int64_t>(match::element_size(b.type));
   auto block = place_temporaries(
       p.buffers, p.kernels, [](std::size_t) { return true; },
-      [&](std::size_t id) { return p.buffers[id].role == buffer::kind::temporary; }, alignment);
+      [&](std::size_t id) { return p.buffers[id].role == buffer::kind::temporary; },
+      [](std::size_t) { return false; }, alignment);
   return bound + block.bytes;
 }
 
