@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,17 +12,15 @@
 #include "ein/codegen/library_step.hpp"
 #include "ein/codegen/preparation.hpp"
 #include "ein/codegen/writer.hpp"
+#include "ein/ir/fingerprint.hpp"
 #include "ein/plan/memory.hpp"
 
 namespace ein::codegen {
 
 namespace detail {
 
-inline std::string hex_text(std::uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%016llxULL", static_cast<unsigned long long>(v));
-  return buf;
-}
+// A program key as a C++ literal: 0x, 16 hex digits, ULL.
+inline std::string hex_text(std::uint64_t v) { return "0x" + ir::fingerprint_text(v) + "ULL"; }
 
 // A C++ string literal holding `s` (UTF-8 passes through; quotes, backslashes, newlines escape).
 inline std::string string_literal(const std::string& s) {
