@@ -57,7 +57,7 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
   };
   std::vector<bool> used(plan.buffers.size(), false);
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
-    if (which == part::weights && prep.state[k] >= 0) used[plan.steps[k].call->inputs[1]] = true;
+    if (which == part::weights && prep.state[k] >= 0) used[plan.steps[k].call->filter()] = true;
     if (!runs(k)) continue;
     for (auto id : plan.steps[k].reads) used[id] = true;
     used[plan.steps[k].target] = true;
@@ -113,7 +113,7 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
   std::vector<bool> filter_prepared(plan.buffers.size(), false);  // read by prepare()'s oneDNN states
   if (which == part::weights)
     for (std::size_t k = 0; k < plan.steps.size(); ++k)
-      if (prep.state[k] >= 0) filter_prepared[plan.steps[k].call->inputs[1]] = true;
+      if (prep.state[k] >= 0) filter_prepared[plan.steps[k].call->filter()] = true;
   auto block = ein::plan::place_temporaries(
       plan.buffers, plan.steps, runs,
       [&](std::size_t id) { return plan.buffers[id].role == buffer::kind::temporary && !kept(id); },
