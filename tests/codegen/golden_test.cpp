@@ -47,13 +47,13 @@ void check_golden(const std::string& name, const std::string& emitted) {
     return;
   }
   const std::string golden = read_file(path);
-  if (golden == emitted) return;
   std::size_t line = 1;
   for (std::size_t i = 0; i < std::min(golden.size(), emitted.size()) && golden[i] == emitted[i]; ++i)
     if (golden[i] == '\n') ++line;
-  FAIL_CHECK(path << " differs from what ein writes, first at line " << line << ":\n  golden:  "
-                  << line_of(golden, line) << "\n  emitted: " << line_of(emitted, line)
-                  << "\n(scripts/update_golden rewrites the golden files; review them with git diff)");
+  const bool same = golden == emitted;
+  CHECK_MESSAGE(same, path << " differs from what ein writes, first at line " << line << ":\n  golden:  "
+                           << line_of(golden, line) << "\n  emitted: " << line_of(emitted, line)
+                           << "\n(scripts/update_golden rewrites the golden files; review them with git diff)");
 }
 
 ein::plan::program_plan bound(const ein::ir::program& p, codegen::backend b, bool cblas, bool cudnn, bool onednn) {
@@ -72,9 +72,12 @@ TEST_CASE("golden: a plan with weight transforms, prepared, on both backends") {
 }
 
 TEST_CASE("golden: library calls (CBLAS and oneDNN on the host, cuBLAS and cuDNN on cuda)") {
-  auto matmul = ein::reify(ein_test::matmul);
-  check_golden("matmul_cblas.hpp", codegen::emit_header(bound(matmul, codegen::backend::host, true, false, false),
-                                                        codegen_test::options_for("matmul")));
+  auto chain = ein::reify(ein_test::gemm_chain);
+  check_golden("gemm_chain_cblas.hpp", codegen::emit_header(bound(chain, codegen::backend::host, true, false, false),
+                                                            codegen_test::options_for("gemm_chain")));
+  auto chain_cuda = codegen_test::options_for("gemm_chain", codegen::backend::cuda);
+  check_golden("gemm_chain_cublas.cu",
+               codegen::emit_cuda_source(bound(chain, codegen::backend::cuda, true, false, false), chain_cuda));
   auto conv = plan_test::conv(3, 1);
   check_golden("conv_onednn.hpp", codegen::emit_header(bound(conv, codegen::backend::host, true, false, true),
                                                        codegen_test::options_for("conv")));
