@@ -57,7 +57,7 @@ inline void set_tensor(std::int64_t (&dims)[4], std::int64_t (&strides)[4], cons
 }  // namespace detail
 
 /// The ein::runtime::onednn_geometry of a convolution: a conv2d reads src = x (n, c, h, w) with
-/// weights w (k, c, r, s) into dst = y (n, k, p, q); a conv_transpose2d reads src = y with
+/// weights w (k, c/groups, r, s) into dst = y (n, k, p, q); a conv_transpose2d reads src = y with
 /// weights w read as (c, k, r, s) (oneDNN's deconvolution weights are those of the convolution
 /// it transposes, channels swapped) into dst = x. A conv2d's rows and columns of x reach as far
 /// as its layout does (detail::widen_to_layout), with less padding after.
@@ -71,7 +71,7 @@ inline ein::runtime::onednn_geometry onednn_geometry_of(const match::instance& o
   const dims y{a.n, a.k, a.p, a.q};
   std::array<std::int64_t, 2> pad_end{a.pad_h_end, a.pad_w_end};
   if (forward) detail::widen_to_layout(x, a.x_strides, pad_end);
-  const dims w = forward ? dims{a.k, a.c, a.r, a.s} : dims{a.c, a.k, a.r, a.s};
+  const dims w = forward ? dims{a.k, a.filter_channels(), a.r, a.s} : dims{a.c, a.k, a.r, a.s};
   const dims ws = forward ? a.w_strides : dims{a.w_strides[1], a.w_strides[0], a.w_strides[2], a.w_strides[3]};
   ein::runtime::onednn_geometry g;
   g.forward = forward;
@@ -81,6 +81,7 @@ inline ein::runtime::onednn_geometry onednn_geometry_of(const match::instance& o
   g.pad[0] = a.pad_h, g.pad[1] = a.pad_w, g.pad_end[0] = pad_end[0], g.pad_end[1] = pad_end[1];
   g.stride[0] = a.stride_h, g.stride[1] = a.stride_w, g.dilation[0] = a.dilation_h, g.dilation[1] = a.dilation_w;
   g.alpha = static_cast<float>(a.alpha);
+  g.groups = a.groups;
   return g;
 }
 
@@ -96,7 +97,8 @@ inline std::string onednn_geometry_text(const match::instance& op) {
          detail::dims_text(g.weights_dims, g.weights_strides, "weights") + ", " +
          detail::dims_text(g.dst_dims, g.dst_strides, "dst") + ", .pad = " + detail::pair_text(g.pad) +
          ", .pad_end = " + detail::pair_text(g.pad_end) + ", .stride = " + detail::pair_text(g.stride) +
-         ", .dilation = " + detail::pair_text(g.dilation) + ", .alpha = " + literal(op.conv().alpha, op.type) + "}";
+         ", .dilation = " + detail::pair_text(g.dilation) + ", .alpha = " + literal(op.conv().alpha, op.type) +
+         (g.groups != 1 ? ", .groups = " + number(g.groups) : std::string()) + "}";
 }
 
 /// Writes `inline const ein::runtime::onednn_convolution& <function>()`: the primitive of the
