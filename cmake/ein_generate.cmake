@@ -1,4 +1,5 @@
-# ein_generate: the two-stage build. Stage 1 builds and runs a small host program that reifies a
+# ein_generate: the two-stage build (every argument, its default and the variables that set it:
+# docs/ein_generate.md). Stage 1 builds and runs a small host program that reifies a
 # model's program object and writes it (its IR and program_key) as a model file, then runs ein's
 # search program, built once per build tree, which writes the generated header and JSON report;
 # stage 2 is every target that links the target made here and includes that header. A model's

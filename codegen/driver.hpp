@@ -91,6 +91,9 @@ inline bool can_time(std::string& why_not) {
 inline void choose_host_measured(cost_choice& c, const search_request& q) {
   if (!q.toolchain_path.empty()) c.toolchain = measure::read_host_toolchain(q.toolchain_path);
   measure::host_timer_options options;
+#if defined(EIN_HAVE_ONEDNN)
+  if (q.onednn) options.gemm = library::host_gemm::onednn;  // as the plan's products will run
+#endif
   options.batch.work_directory = std::filesystem::path(q.cache_path).parent_path().string();
   if (options.batch.work_directory.empty()) options.batch.work_directory = ".";
   auto timer = std::make_unique<measure::host_timer>(c.toolchain, options);
@@ -205,15 +208,16 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const search_re
     if (choice.cache && (choice.host || (choice.measured && choice.measured->counts().timed > 0))) choice.cache->save();
   };
   search::optimized_program r;
-  host_measured_statistics measured_here;
+  host_measured_model measured_here;
   try {
     search::options opts;
     opts.program = q.relax;
-    if (choice.host)
-      r = search_host_measured(p, *choice.roofline, *choice.cache, *choice.host, choice.toolchain, caps, opts, progress,
-                               q.measuring, o.accumulate, "ein_generate(" + o.object + ")", measured_here,
-                               choice.measured);
-    else
+    if (choice.host) {
+      const host_measurement m{*choice.roofline, *choice.cache,   *choice.host, choice.toolchain,
+                               q.measuring,      o.accumulate,    "ein_generate(" + o.object + ")"};
+      r = search_host_measured(p, caps, opts, progress, m, measured_here);
+      choice.measured = std::move(measured_here.model);
+    } else
       r = search::optimize_program(p, derive::intra_rules(), choice.model(), opts, progress, caps);
   } catch (...) {
     save();
@@ -234,7 +238,7 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const search_re
     r.model = "measured on " + choice.host->device() + " (cache " + q.cache_path + ": " + std::to_string(n.cached) +
               " cached, " + std::to_string(n.timed) + " timed, " + std::to_string(n.fallback) +
               " priced by the roofline): " + choice.why + "; explored with " + choice.roofline->describe() + "; " +
-              measured_here.str();
+              measured_here.stats.str();
   }
   // Library calls run as the profile priced them: on TF32 tensor cores where it says so.
   o.tf32 = choice.roofline->profile().use_tf32;

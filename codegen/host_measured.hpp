@@ -23,11 +23,13 @@
 namespace ein::codegen::detail {
 
 /// How a measured host search spends its time: the candidates each subprogram keeps to measure,
-/// the rounds of pricing and timing, and the wall clock timing may take (compilation included).
+/// the rounds of pricing and timing, the wall clock timing may take (compilation included), and
+/// the slowest kernel it times, as the roofline prices it (cost::measured::time_at_most).
 struct host_measuring {
   std::size_t finalists = 6;
   int rounds = 4;
   double budget_seconds = 600;
+  double max_kernel_seconds = 1;  // kernels the roofline prices above it are not timed
 };
 
 /// What a measured host search measured: kernels timed (library calls and eOperators),
@@ -88,6 +90,7 @@ inline search::pair_timer host_pair_timer(const measure::host_toolchain& toolcha
       cases.push_back({"ein_written_" + std::to_string(i), plan_of(pairs[i].second)});
     }
     measure::host_batch batch(std::move(cases), toolchain, accumulate);
+    cost::detail::file_lock across_processes(cache.path());  // one timing at a time on this machine
     measure::timing_options turns;
     turns.slow_runs = turns.runs = 11;  // a verdict needs rounds, even for slow plans
     turns.very_slow_seconds = 5;
@@ -103,47 +106,63 @@ inline search::pair_timer host_pair_timer(const measure::host_toolchain& toolcha
   };
 }
 
-/// Searches `p` for a host build with capabilities `caps`: optimize_program under `explore` (the
-/// roofline of this machine's profile); then each searched subprogram keeps `how.finalists`
-/// candidates (search::keep_finalists), whose kernels `timer` times (library calls at once,
-/// eOperators compiled in batches between rounds of pricing, their times kept in `cache`) until
-/// a round prices everything by measurement, the budget is spent or `how.rounds` have run; the
-/// choice is made under that measured model (search::for_backend), and each chosen plan that is
-/// not the program as written runs against it here (search::keep_never_worse, when a toolchain
-/// can compile them). `progress_name` prefixes progress on stderr.
-inline search::optimized_program search_host_measured(const ir::program& p, const cost::roofline& explore,
-                                                      cost::measurement_cache& cache, measure::host_timer& timer,
-                                                      const std::optional<measure::host_toolchain>& toolchain,
-                                                      const ein::plan::capabilities& caps, const search::options& opts,
-                                                      const search::progress_fn& progress, const host_measuring& how,
-                                                      accumulation accumulate, const std::string& progress_name,
-                                                      host_measured_statistics& stats,
-                                                      std::unique_ptr<cost::measured>& model) {
-  auto r = search::optimize_program(p, derive::intra_rules(), explore, opts, progress, caps);
-  search::keep_finalists(r, explore, caps, how.finalists);
+/// What a measured host search measures with: the roofline that explores (this machine's
+/// profile's), the cache the times go to, the timer, the toolchain that compiles plans to run
+/// against each other (none: no such check), how much to measure, how eOperators compute, and
+/// the name progress on stderr opens with.
+struct host_measurement {
+  const cost::roofline& explore;
+  cost::measurement_cache& cache;
+  measure::host_timer& timer;
+  const std::optional<measure::host_toolchain>& toolchain;
+  host_measuring how;
+  accumulation accumulate = accumulation::element;
+  std::string progress_name;
+};
+
+/// What a measured host search leaves: the measured model of its last round (its prices chose
+/// the plan) and what was measured.
+struct host_measured_model {
+  std::unique_ptr<cost::measured> model;
+  host_measured_statistics stats;
+};
+
+/// Searches `p` for a host build with capabilities `caps`: optimize_program under `m.explore`;
+/// then each searched subprogram keeps `m.how.finalists` candidates (search::keep_finalists),
+/// whose kernels `m.timer` times (library calls at once, eOperators compiled in batches between
+/// rounds of pricing, their times kept in `m.cache`) until a round prices everything by
+/// measurement, the budget is spent or `m.how.rounds` have run; the choice is made under that
+/// measured model (search::for_backend), and each chosen plan that is not the program as written
+/// runs against it here (search::keep_never_worse, where a toolchain can compile them).
+inline search::optimized_program search_host_measured(const ir::program& p, const ein::plan::capabilities& caps,
+                                                      const search::options& opts, const search::progress_fn& progress,
+                                                      const host_measurement& m, host_measured_model& out) {
+  auto r = search::optimize_program(p, derive::intra_rules(), m.explore, opts, progress, caps);
+  search::keep_finalists(r, m.explore, caps, m.how.finalists);
   const auto start = std::chrono::steady_clock::now();
   auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+  auto& stats = out.stats;
   search::optimized_program chosen;
   for (stats.rounds = 1;; ++stats.rounds) {
-    model = std::make_unique<cost::measured>(cache, &timer, explore);
+    out.model = std::make_unique<cost::measured>(m.cache, &m.timer, m.explore);
+    out.model->time_at_most(m.how.max_kernel_seconds);
     auto priced = r;
-    search::reprice(priced, *model);
-    chosen = search::for_backend(std::move(priced), *model, caps);
-    stats.library_timed += model->counts().timed;
-    const std::size_t waiting = timer.waiting();
-    if (waiting == 0 || stats.rounds == how.rounds || elapsed() >= how.budget_seconds) {
-      stats.left = timer.drop_waiting();  // priced by the roofline
+    search::reprice(priced, *out.model);
+    chosen = search::for_backend(std::move(priced), *out.model, caps);
+    stats.library_timed += out.model->counts().timed;
+    if (m.timer.waiting() == 0 || stats.rounds == m.how.rounds || elapsed() >= m.how.budget_seconds) {
+      stats.left = m.timer.drop_waiting();  // priced by the roofline
       break;
     }
-    auto batch = timer.time_eoperators(cache, how.budget_seconds - elapsed(), progress_name.c_str());
+    auto batch = m.timer.time_eoperators(m.cache, m.how.budget_seconds - elapsed(), m.progress_name.c_str());
     stats.eoperators_timed += batch.timed;
     stats.refused += batch.refused;
-    cache.save();
+    m.cache.save();
   }
   stats.seconds = elapsed();
-  if (toolchain) {
-    search::keep_never_worse(chosen, *model, caps,
-                             host_pair_timer(*toolchain, *model, caps, accumulate, cache, timer.device()));
+  if (m.toolchain) {
+    search::keep_never_worse(chosen, *out.model, caps,
+                             host_pair_timer(*m.toolchain, *out.model, caps, m.accumulate, m.cache, m.timer.device()));
     for (auto& s : chosen.subprograms)
       if (s.checked && !s.shares) ++stats.checked, stats.replaced += s.checked->replaced;
   }

@@ -13,6 +13,7 @@
 
 #include "bandwidth_kernels.cuh"
 #include "common/machine.hpp"
+#include "ein/runtime/cuda_device.hpp"
 #include "gpu_timing.hpp"
 
 namespace gpu = ein::bench::gpu;
@@ -22,11 +23,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s <results.json>\n", argv[0]);
     return 2;
   }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: bench_gpu_bandwidth cannot run here\n");
-    return 77;
-  }
+  if (auto status = ein::runtime::exit_without_device("bench_gpu_bandwidth")) return *status;
   try {
     auto device = gpu::describe_device();
     ein::runtime::keep_pool_memory(0);

@@ -1,17 +1,19 @@
 """The GPU baseline benchmark, PyTorch side: EinNet's five cases on the inputs that
 bench_gpu_paper_cases wrote (manifest.json and raw float32 files), run by PyTorch eager and by
-torch.compile(mode="max-autotune"), each output compared with ein's; then one table of ein, cuDNN,
-eager and compiled times beside the paper's A100 ratios, and the merged results as JSON.
+torch.compile in its default mode, each output compared with ein's; then one table of ein, cuDNN,
+eager and compiled times beside the paper's A100 ratios, and the merged results as JSON. With
+--max-autotune, torch.compile(mode="max-autotune") alone, added to the results already written
+(its tuning takes minutes: bench/gpu/run.sh runs it last, where time is left).
 
-    python3 bench/gpu/baseline.py <work folder> <results.json>
+    python3 bench/gpu/baseline.py <work folder> [--max-autotune] <results.json>
 
 Full float everywhere (no TF32), cuDNN allowed to measure its algorithms (cudnn.benchmark), the
 median of 50 runs after 5 warm-ups timed with CUDA events, as the C++ side times ein and cuDNN.
 """
+import argparse
 import json
 import math
 import os
-import sys
 import time
 
 import numpy as np
@@ -88,20 +90,23 @@ def case_functions(name, t):
     raise ValueError(name)
 
 
-def run(work, case):
+# The ways PyTorch runs a case: eager, and torch.compile with its keyword arguments.
+COMPILE_MODES = {"compile": {}, "max_autotune": {"mode": "max-autotune"}}
+
+
+def run(work, case, modes, result):
     tensors = {e["name"]: load(work, e) for e in case["tensors"]}
     ein_out = {e["name"]: load(work, e) for e in case["outputs"]}
     fn, names = case_functions(case["name"], tensors)
-    result = {}
-    for mode in ("eager", "compile"):
+    for mode in modes:
         try:
             f = fn
-            if mode == "compile":
-                compiled = torch.compile(lambda: fn(), mode="max-autotune")
+            if mode in COMPILE_MODES:
+                compiled = torch.compile(lambda: fn(), **COMPILE_MODES[mode])
                 start = time.time()
                 compiled()
                 torch.cuda.synchronize()
-                result["compile_seconds"] = time.time() - start
+                result[mode + "_seconds"] = time.time() - start
                 f = compiled
             outs = f()
             torch.cuda.synchronize()
@@ -114,10 +119,14 @@ def run(work, case):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit(__doc__)
-    work, out = sys.argv[1], sys.argv[2]
-    with open(os.path.join(work, "manifest.json")) as f:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("work")
+    parser.add_argument("results")
+    parser.add_argument("--max-autotune", action="store_true")
+    args = parser.parse_args()
+    work, out = args.work, args.results
+    modes = ("max_autotune",) if args.max_autotune else ("eager", "compile")
+    with open(out if args.max_autotune else os.path.join(work, "manifest.json")) as f:
         manifest = json.load(f)
     torch.backends.cuda.matmul.allow_tf32 = False
     torch.backends.cudnn.allow_tf32 = False
@@ -127,7 +136,7 @@ def main():
     manifest["torch_cudnn"] = torch.backends.cudnn.version()
     manifest["torch_timing"] = "median of 50 runs after 5 warm-ups, CUDA events; TF32 off; cudnn.benchmark on"
     for case in manifest["cases"]:
-        case["torch"] = run(work, case)
+        case["torch"] = run(work, case, modes, case.get("torch", {}))
         print(f"{case['name']}: {case['torch']}", flush=True)
     with open(out, "w") as f:
         json.dump(manifest, f, indent=2)
@@ -137,16 +146,16 @@ def main():
         return f"{v:9.4f}" if isinstance(v, (int, float)) else f"{'-':>9}"
 
     print(f"\n{manifest['gpu']}: milliseconds (median of {RUNS}); speedup = other / ein")
-    print(f"{'case':16} {'ein':>9} {'cuDNN':>9} {'eager':>9} {'compile':>9} {'vs cuDNN':>8} {'vs eager':>8} "
-          f"{'vs comp.':>8} {'A100 paper':>10}")
+    print(f"{'case':16} {'ein':>9} {'cuDNN':>9} {'eager':>9} {'compile':>9} {'autotune':>9} {'vs cuDNN':>8} "
+          f"{'vs eager':>8} {'vs comp.':>8} {'vs tuned':>8} {'A100 paper':>10}")
     for c in manifest["cases"]:
         ein, lib = c["ein_ms"], c.get("cudnn_best_ms")
-        eager, comp = c["torch"].get("eager_ms"), c["torch"].get("compile_ms")
+        eager, comp, tuned = (c["torch"].get(m + "_ms") for m in ("eager", "compile", "max_autotune"))
         ratio = lambda v: f"{v / ein:8.2f}" if isinstance(v, (int, float)) else f"{'-':>8}"
         paper = c["paper_a100"].get("ratio")
         paper_text = f"{paper:10.2f}" if paper else f"{'-':>10}"
-        print(f"{c['name']:16} {ms(ein)} {ms(lib)} {ms(eager)} {ms(comp)} {ratio(lib)} {ratio(eager)} {ratio(comp)} "
-              f"{paper_text}")
+        print(f"{c['name']:16} {ms(ein)} {ms(lib)} {ms(eager)} {ms(comp)} {ms(tuned)} {ratio(lib)} {ratio(eager)} "
+              f"{ratio(comp)} {ratio(tuned)} {paper_text}")
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@
 #include "ein_generated/bench_conv_transpose.hpp"
 #include "ein_generated/bench_g2bmm.hpp"
 #include "ein/runtime/cuda.hpp"
+#include "ein/runtime/cuda_device.hpp"
 #include "ein/runtime/cudnn.hpp"
 #include "gpu_timing.hpp"
 #include "paper_cases.hpp"
@@ -280,11 +281,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s <work folder>\n", argv[0]);
     return 2;
   }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: bench_gpu_paper_cases cannot run here\n");
-    return 77;
-  }
+  if (auto status = ein::runtime::exit_without_device("bench_gpu_paper_cases")) return *status;
   try {
     const std::string work = argv[1];
     auto device = gpu::describe_device();

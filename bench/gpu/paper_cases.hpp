@@ -1,5 +1,6 @@
 // The models of the GPU baseline benchmark: EinNet's five operator cases (Table 3, §7.3) at the
-// sizes of the paper's artifact (CASES.md), one program each, written plainly as a user would.
+// sizes of the paper's artifact (docs/paper_cases.md), one program each, written plainly as a
+// user would.
 #pragma once
 
 #include "ein/ein.hpp"

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
 # ein on a GPU machine, in one call (docs/gpu.md): builds the GPU tests, the CUDA examples and the
-# GPU benchmarks (Release, sm_90 unless CUDAARCHS says otherwise), then runs `ctest -L gpu`, the
-# CUDA examples, compute-sanitizer (memcheck on the examples and GPU tests, racecheck on the
-# plan with a tiled kernel), the bandwidth benchmark, the baseline benchmark (ein, cuDNN, PyTorch
-# eager and torch.compile) and a generation under the measured cost model. Each step has a time
-# limit from what is left of EIN_GPU_BUDGET (seconds, default 540) and is logged; without a CUDA
-# device the GPU steps skip. Everything goes into $OUT/ein-gpu.tar.gz (repacked after each step)
-# and a summary into $OUT/summary.txt (default OUT: ./gpu-out). The kit that bench/gpu/gather.sh
-# made (.gpu-kit/kit.tar.xz) stands in for the Debian packages where present.
+# GPU benchmarks (Release, sm_90 unless CUDAARCHS says otherwise), then runs, most telling first,
+# `ctest -L gpu` (with the checks it prints), the CUDA examples, the five paper cases against
+# cuDNN, PyTorch eager and torch.compile, the bandwidth benchmark, compute-sanitizer (memcheck on
+# the smallest GPU test, racecheck on the plan with a tiled kernel), a generation under the
+# measured cost model, and torch.compile's max-autotune mode if time is left. Each step has a time
+# limit from what is left of EIN_GPU_BUDGET (seconds, default 480) and is logged; without a CUDA
+# device the GPU steps skip, and a skip where nvidia-smi lists a GPU fails. Everything goes into
+# $OUT/ein-gpu.tar.gz (repacked after each step) and a summary into $OUT/summary.txt (default OUT:
+# ./gpu-out). It builds against the kit that bench/gpu/gather.sh makes (.gpu-kit/kit.tar.xz), and
+# stops at once without it.
 #
 #   bench/gpu/run.sh [build dir]        (default: build-gpu under the repository)
 #   EIN_GPU_STEPS="ctest_gpu bandwidth" runs only the steps named (after configure and build); the
 #                                       models' steps (build_models models_cuda models_torch) run
 #                                       only when named
+#   EIN_GPU_KIT=system                  builds against the system's packages instead of the kit
+#   EIN_COMPUTE_SANITIZER=PATH          the compute-sanitizer to run (default: on PATH, else the
+#                                       toolkit's); the sanitizer steps skip where it is not there
 #   EIN_MODELS_COMPILE=                 models_torch without torch.compile (default: --compile)
 #   EIN_MODELS_SIZE=full16              the models at batch 16 (default: full, batch 1)
 #   EIN_GPU_SLOWDOWN=20                 multiplies each step's own limit (a slow machine checking
@@ -20,11 +25,18 @@
 set -uo pipefail
 
 repo=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+# No kit, no run: the call would end at configure, its device time spent.
+if [[ ${EIN_GPU_KIT:-} != system && ! -f $repo/.gpu-kit/kit.tar.xz ]]; then
+  echo "ein: no kit at $repo/.gpu-kit/kit.tar.xz: make it on a machine with network with" >&2
+  echo "     bench/gpu/gather.sh and carry .gpu-kit with the call (or set EIN_GPU_KIT=system where" >&2
+  echo "     doctest, nlohmann-json and OpenBLAS are installed); docs/gpu.md" >&2
+  exit 1
+fi
 build=${1:-$repo/build-gpu}
 OUT=${OUT:-$repo/gpu-out}
 mkdir -p "$OUT"
 OUT=$(cd "$OUT" && pwd)
-budget=${EIN_GPU_BUDGET:-540}
+budget=${EIN_GPU_BUDGET:-480}
 started=$(date +%s)
 pack=$(mktemp -d)/ein-gpu
 logs=$pack/logs
@@ -33,43 +45,12 @@ mkdir -p "$logs" "$results" "$pack/reports"
 summary=$OUT/summary.txt
 : > "$summary"
 status=0
+optional="paper_cases_autotune"
 jobs=$(nproc 2>/dev/null || echo 4)
 
-left() { echo $((budget - ($(date +%s) - started))); }
-note() { echo "$*" | tee -a "$summary"; }
 repack() { tar -C "$(dirname "$pack")" -czf "$OUT/ein-gpu.tar.gz" ein-gpu; }
-wanted() { [[ -z ${EIN_GPU_STEPS:-} || " $EIN_GPU_STEPS " == *" $1 "* ]]; }
-
-# step NAME LIMIT COMMAND...: runs COMMAND (output to logs/NAME.log) for at most LIMIT seconds
-# and what is left of the budget; exit 77 means skipped (no device), anything else but 0 fails.
-step() {
-  local name=$1 limit=$2
-  shift 2
-  local remaining
-  remaining=$(( $(left) - 15 ))
-  if ! wanted "$name" && [[ ! $name =~ ^(environment|configure|build)$ ]]; then return 0; fi
-  if ((remaining < 10)); then
-    note "$(printf '%-22s skipped: out of time (EIN_GPU_BUDGET=%s)' "$name" "$budget")"
-    status=1
-    return 0
-  fi
-  limit=$((limit * ${EIN_GPU_SLOWDOWN:-1}))
-  ((limit > remaining)) && limit=$remaining
-  local t0=$(date +%s) rc
-  # bash -c, so that COMMAND may be one of the functions below (exported)
-  timeout --kill-after=5 "$limit" bash -c '"$@"' "$name" "$@" > "$logs/$name.log" 2>&1
-  rc=$?
-  local took=$(( $(date +%s) - t0 )) verdict=ok
-  case $rc in
-    0) ;;
-    77) verdict="skipped (no CUDA device)" ;;
-    124 | 137) verdict="FAILED: over its ${limit} s"; status=1 ;;
-    *) verdict="FAILED (exit $rc)"; status=1 ;;
-  esac
-  note "$(printf '%-22s %4d s  %s' "$name" "$took" "$verdict")"
-  repack
-  return $rc
-}
+# shellcheck source=bench/gpu/steps.sh
+source "$repo/bench/gpu/steps.sh"
 
 gpu=0
 nvidia-smi -L > /dev/null 2>&1 && gpu=1
@@ -83,18 +64,20 @@ environment() {
   nvidia-smi || echo "no nvidia-smi, or no device"
   uname -a
   nvcc --version; g++ --version | head -1; cmake --version | head -1; ninja --version || true
-  command -v compute-sanitizer || ls /usr/local/cuda/bin/compute-sanitizer || true
+  echo "compute-sanitizer: $sanitizer"
   ls /usr/local/cuda/lib64 2>/dev/null | grep -E 'cublas|nvrtc|cudnn|cudart' | head -20
   python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, "cudnn", torch.backends.cudnn.version())' || true
   python3 -c 'import glob, sys; print("cudnn wheels:", [p for s in sys.path for p in glob.glob(s + "/nvidia/**/libcudnn.so*", recursive=True)])' || true
 }
+sanitizer=${EIN_COMPUTE_SANITIZER:-$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)}
+export sanitizer
 export -f environment
-step environment 60 environment
+step environment 30 environment
 cat "$logs/environment.log" > "$OUT/machine.txt"
 
 # The kit: Debian's doctest, nlohmann-json and OpenBLAS, unpacked in /tmp.
 kit_prefix=
-if [[ -f $repo/.gpu-kit/kit.tar.xz ]]; then
+if [[ ${EIN_GPU_KIT:-} != system ]]; then
   kit=${TMPDIR:-/tmp}/ein-gpu-kit  # one place, so that a second call finds what the build's cache names
   rm -rf "$kit"
   mkdir -p "$kit"
@@ -119,43 +102,76 @@ configure_args=(-S "$repo" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Rele
                 -DEIN_BENCH_MODELS_SIZE="${EIN_MODELS_SIZE:-full}")
 [[ -n $kit_prefix ]] && configure_args+=(-DCMAKE_PREFIX_PATH="$kit_prefix"
                                          -DCMAKE_LIBRARY_PATH="$kit_prefix/lib/x86_64-linux-gnu/openblas-pthread")
-step configure 120 cmake "${configure_args[@]}" || { note "configure failed: see logs/configure.log"; repack; exit 1; }
-targets=(codegen_cuda codegen_cuda_prepared test_cost_cuda conv3x3_cuda paper_cases_cuda ein_search
-         test_codegen_kernels bench_gpu_bandwidth bench_gpu_paper_cases)
-step build 420 cmake --build "$build" -j "$jobs" --target "${targets[@]}" || { note "build failed: see logs/build.log"; repack; exit 1; }
+# CMake's file API lists the targets the configuration made (some need cuDNN).
+mkdir -p "$build/.cmake/api/v1/query" && : > "$build/.cmake/api/v1/query/codemodel-v2"
+step configure 60 cmake "${configure_args[@]}" || { note "configure failed: see logs/configure.log"; repack; exit 1; }
+configured() { compgen -G "$build/.cmake/api/v1/reply/target-$1-*.json" > /dev/null; }
 
-step ctest_gpu 180 ctest --test-dir "$build" -L gpu --output-on-failure
-step kernels_emulated 120 "$build/tests/codegen/kernels/test_codegen_kernels"
-step example_conv3x3 60 needs_gpu "$build/examples/02_conv3x3/conv3x3_cuda"
-step example_paper_cases 120 needs_gpu "$build/examples/03_paper_cases/paper_cases_cuda"
+# What the steps below run, and only that.
+targets=()
+for target in codegen_cuda codegen_cuda_prepared test_cost_cuda test_runtime_cuda conv3x3_cuda paper_cases_cuda \
+              bench_gpu_paper_cases bench_gpu_bandwidth ein_search; do
+  if configured "$target"; then
+    targets+=("$target")
+  elif [[ $target == bench_gpu_paper_cases ]]; then
+    note "build: $target is not configured: no cuDNN found (cmake/ein_find_cudnn.cmake); paper_cases_* skip"
+  else
+    note "build: $target is not configured: what runs it fails"
+  fi
+done
+((${#targets[@]})) || { note "build: CMake's file API lists no target (CMake 3.14 or later needed)"; repack; exit 1; }
+# 300 s: on 16 cores the search program's compile, the generations and nvcc take some 4 minutes
+# in a row (docs/gpu.md, the rehearsal)
+step build 300 cmake --build "$build" -j "$jobs" --target "${targets[@]}" || { note "build failed: see logs/build.log"; repack; exit 1; }
 
-step bandwidth 120 needs_gpu "$build/bench/gpu/bench_gpu_bandwidth" "$results/bandwidth.json"
-cat "$logs/bandwidth.log" >> "$summary" 2>/dev/null
+# Every GPU test but the examples (their own steps, next), verbose: the checks they print go into
+# the summary, and on a GPU each kind of check must be there.
+step ctest_gpu 120 ctest --test-dir "$build" -L gpu -E '^example_' -V
+if wanted ctest_gpu; then
+  grep -o 'ein check: .*' "$logs/ctest_gpu.log" | sed 's/^/  /' >> "$summary"
+  for check in "fused convolution" "full float" "capture first"; do
+    if ((gpu)) && ! grep -q "ein check: $check" "$logs/ctest_gpu.log"; then
+      note "$(printf '%-22s    -    FAILED: ctest_gpu printed no "ein check: %s" line' "check" "$check")"
+      status=1
+    fi
+  done
+fi
+step example_conv3x3 30 needs_gpu "$build/examples/02_conv3x3/conv3x3_cuda"
+step example_paper_cases 60 needs_gpu "$build/examples/03_paper_cases/paper_cases_cuda"
+
+# The five cases: ein's plans against cuDNN (C++), then PyTorch eager and torch.compile (default mode).
 work=$(mktemp -d)
-step paper_cases_cuda 180 needs_gpu "$build/bench/gpu/bench_gpu_paper_cases" "$work" &&
-  cp "$work/manifest.json" "$results/paper_cases_cuda.json"
-
-# compute-sanitizer on the examples (their check, without the timing loop) and the GPU tests
-sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
-memcheck() { needs_gpu "$sanitizer" --tool memcheck --error-exitcode 1 "$@"; }
-export sanitizer
-export -f memcheck
-step memcheck_conv3x3 90 memcheck "$build/examples/02_conv3x3/conv3x3_cuda"
-step memcheck_paper_cases 150 memcheck "$build/examples/03_paper_cases/paper_cases_cuda" --check
-step memcheck_codegen 150 memcheck "$build/tests/codegen/codegen_cuda"
-step memcheck_prepared 120 memcheck "$build/tests/codegen/codegen_cuda_prepared"
-step memcheck_cost 90 memcheck "$build/tests/cost/test_cost_cuda" "--test-case=*on the GPU*"
-# the plan whose OffsetReduce stages its read through shared memory
-step racecheck_paper_cases 150 needs_gpu "$sanitizer" --tool racecheck --error-exitcode 1 \
-  "$build/examples/03_paper_cases/paper_cases_cuda" --check
-
 torch_baseline() {
-  [[ -f $1/manifest.json ]] && needs_gpu python3 -c 'import torch' || return 77
-  PYTHONUNBUFFERED=1 python3 "$repo/bench/gpu/baseline.py" "$1" "$results/paper_cases.json"
+  needs_gpu true || return 77
+  [[ -f $1/manifest.json ]] || { echo "no $1/manifest.json: paper_cases_cuda did not write it"; return 1; }
+  python3 -c 'import torch' || { echo "python3 cannot import torch"; return 1; }
+  PYTHONUNBUFFERED=1 python3 "$repo/bench/gpu/baseline.py" "$@" "$results/paper_cases.json"
 }
 export repo results
 export -f torch_baseline
-step paper_cases_torch 300 torch_baseline "$work" && tail -8 "$logs/paper_cases_torch.log" >> "$summary"
+if configured bench_gpu_paper_cases; then
+  step paper_cases_cuda 90 needs_gpu "$build/bench/gpu/bench_gpu_paper_cases" "$work" &&
+    cp "$work/manifest.json" "$results/paper_cases_cuda.json"
+  step paper_cases_torch 150 torch_baseline "$work" && tail -8 "$logs/paper_cases_torch.log" >> "$summary"
+else
+  skip_step paper_cases_cuda "bench_gpu_paper_cases is not configured (no cuDNN)"
+  skip_step paper_cases_torch "bench_gpu_paper_cases is not configured (no cuDNN)"
+fi
+
+step bandwidth 60 needs_gpu "$build/bench/gpu/bench_gpu_bandwidth" "$results/bandwidth.json" &&
+  cat "$logs/bandwidth.log" >> "$summary"
+
+# compute-sanitizer: memcheck on the smallest GPU test (prepared plans: cuBLAS, cuDNN, kernels,
+# a CUDA graph), racecheck on the plan whose OffsetReduce stages its reads through shared memory.
+if [[ -x $sanitizer ]]; then
+  step memcheck_prepared 90 needs_gpu "$sanitizer" --tool memcheck --error-exitcode 1 \
+    "$build/tests/codegen/codegen_cuda_prepared"
+  step racecheck_paper_cases 90 needs_gpu "$sanitizer" --tool racecheck --error-exitcode 1 \
+    "$build/examples/03_paper_cases/paper_cases_cuda" --check
+else
+  skip_step memcheck_prepared "no compute-sanitizer ($sanitizer)"
+  skip_step racecheck_paper_cases "no compute-sanitizer ($sanitizer)"
+fi
 
 # One generation under the measured cost model (kernels timed on the GPU, cached in JSON): what it
 # prints is the log, its report and cache are kept.
@@ -168,7 +184,15 @@ measured() {
 }
 export build
 export -f measured
-step measured_conv3x3 120 measured
+step measured_conv3x3 60 measured
+
+# torch.compile's max-autotune mode, added to the same results, where time is left.
+if [[ -f $results/paper_cases.json ]]; then
+  step paper_cases_autotune 150 torch_baseline "$work" --max-autotune &&
+    tail -8 "$logs/paper_cases_autotune.log" >> "$summary"
+else
+  skip_step paper_cases_autotune "paper_cases_torch wrote no results"
+fi
 
 # The seven models against PyTorch eager and torch.compile (docs/models.md): only when named in
 # EIN_GPU_STEPS, as their build (seven searches) and torch.compile's tuning need a call of their own.

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ein/runtime/cuda.hpp"
+#include "ein/runtime/cuda_device.hpp"
 #include "gpu/gpu_timing.hpp"
 #include "models.hpp"
 
@@ -50,11 +51,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: %s <work folder>\n", argv[0]);
     return 2;
   }
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
-    std::printf("no CUDA device: bench_models cannot run here\n");
-    return 77;
-  }
+  if (auto status = ein::runtime::exit_without_device("bench_models")) return *status;
   try {
     auto device = gpu::describe_device();
     ein::runtime::keep_pool_memory(0);

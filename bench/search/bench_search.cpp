@@ -382,7 +382,7 @@ int main(int argc, char** argv) {
               {"complete", false},
               {"machine", {{"nproc", bench::processors()}, {"cpu", bench::cpu_model()}, {"load_average_1min", load}}},
               {"cost_model", search_test::h100().describe()},
-              {"artifact_machine", "Xeon E5-2680 v4 (EinNet artifact logs, CASES.md)"},
+              {"artifact_machine", "Xeon E5-2680 v4 (EinNet artifact logs, docs/paper_cases.md)"},
               {"library_conv_matches_builder", same_conv},
               {"rules", json::array()},
               {"cases", json::array()},

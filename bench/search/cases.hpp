@@ -18,9 +18,10 @@ namespace search_bench {
 
 using namespace ein;
 
-/// The artifact's figures for one case (CASES.md, "Search figures of the artifact", Xeon E5-2680
-/// v4): states and seconds to depth 7 with fingerprints on and off, the first depth at which the
-/// expected expression was found, and derivation steps without and with converging derivation.
+/// The artifact's figures for one case (docs/paper_cases.md, "Search figures of the artifact", Xeon
+/// E5-2680 v4): states and seconds to depth 7 with fingerprints on and off, the first depth at
+/// which the expected expression was found, and derivation steps without and with converging
+/// derivation.
 /// Zero where the artifact has no figure.
 struct artifact {
   double states7 = 0, seconds7 = 0;
@@ -66,7 +67,8 @@ inline ir::program conv3x3_conv1x1() {
                "conv3x3_conv1x1");
 }
 
-/// Longformer's band: 8 heads, sequence 10000, 64 features, window 1000 each side (CASES.md).
+/// Longformer's band: 8 heads, sequence 10000, 64 features, window 1000 each side
+/// (docs/paper_cases.md).
 inline constexpr std::int64_t longformer_window = 1000;
 
 /// The cases in report order.

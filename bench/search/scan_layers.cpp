@@ -31,7 +31,7 @@ struct layer {
   std::function<scope_ptr()> make;
 };
 
-// The models' compute-heavy layers (CASES.md), at batch 1 and 16 where both are telling.
+// The models' compute-heavy layers (docs/paper_cases.md), at batch 1 and 16 where both are telling.
 std::vector<layer> layers() {
   std::vector<layer> out;
   for (std::int64_t b : {1, 16}) {

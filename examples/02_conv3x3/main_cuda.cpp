@@ -1,7 +1,8 @@
 // The 3×3 convolution through its generated CUDA plan, checked against the interpreter (run
 // directly, then prepared once for its weights with ein::prepare). This file is host C++: the
 // kernels are in ein_generated/conv3x3_cuda.cu, compiled by nvcc into the conv3x3_cuda_plan
-// library. Exits with 77 ("skipped") where no CUDA device exists.
+// library. Exits with 77 ("skipped") where no CUDA device is here, with 1 where the CUDA setup
+// is broken.
 #include <cstdio>
 #include <vector>
 
@@ -11,7 +12,7 @@
 #include "ein_generated/conv3x3_cuda.hpp"  // written by ein_generate (BACKEND cuda)
 
 int main() {
-  if (!examples::cuda_device_present("conv3x3_cuda")) return 77;
+  if (auto status = ein::runtime::exit_without_device("conv3x3_cuda")) return *status;
   using plan = ein::runtime::plan<std::remove_cvref_t<decltype(conv3x3::net)>>;
   std::printf("%s", plan::description.data());
   try {

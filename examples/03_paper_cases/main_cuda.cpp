@@ -1,7 +1,8 @@
 // EinNet's five cases through their generated CUDA plan (cuBLAS, cuDNN and eOperator kernels),
 // checked against the interpreter, then timed (median of 50 runs after 5 warm-ups, CUDA events;
 // `--check` checks only, as under compute-sanitizer). Host C++: the kernels are in
-// ein_generated/paper_cases_cuda.cu. Exits with 77 ("skipped") where no CUDA device exists.
+// ein_generated/paper_cases_cuda.cu. Exits with 77 ("skipped") where no CUDA device is here,
+// with 1 where the CUDA setup is broken.
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -42,7 +43,7 @@ double median_ms(F&& f, int warm_up = 5, int runs = 50) {
 
 int main(int argc, char** argv) {
   const bool timed = !(argc > 1 && std::strcmp(argv[1], "--check") == 0);
-  if (!examples::cuda_device_present("paper_cases_cuda")) return 77;
+  if (auto status = ein::runtime::exit_without_device("paper_cases_cuda")) return *status;
   using plan = ein::runtime::plan<std::remove_cvref_t<decltype(paper_cases::net)>>;
   std::printf("%s", plan::description.data());
   try {

@@ -1,14 +1,15 @@
 // What the cuda examples share: a device copy of a host vector, and the check that a CUDA device
-// exists (the examples exit with 77, "skipped", where none does).
+// is here (ein/runtime/cuda_device.hpp: the examples exit with 77, "skipped", where none is, and
+// fail where the CUDA setup is broken).
 #pragma once
 
 #include <cuda_runtime.h>
 
 #include <cstddef>
-#include <cstdio>
 #include <vector>
 
 #include "ein/runtime/cuda_check.hpp"
+#include "ein/runtime/cuda_device.hpp"
 
 namespace examples {
 
@@ -28,13 +29,5 @@ struct device_vector {
     EIN_CUDA_CHECK(cudaMemcpy(v.data(), data, count * sizeof(float), cudaMemcpyDeviceToHost));
   }
 };
-
-/// Whether a CUDA device exists; says so for `program` when none does.
-inline bool cuda_device_present(const char* program) {
-  int devices = 0;
-  if (cudaGetDeviceCount(&devices) == cudaSuccess && devices > 0) return true;
-  std::printf("no CUDA device: %s compiled but cannot run here\n", program);
-  return false;
-}
 
 }  // namespace examples

@@ -207,6 +207,20 @@ TEST_CASE("library steps: a cuda conv_transpose2d is a cuDNN backward-data call"
   CHECK(cu.find("__global__") == std::string::npos);
 }
 
+TEST_CASE("library steps: a cuda conv2d ending in bias and ReLU runs through its state's fused call") {
+  std::string cu = codegen::emit_cuda_source(bound(ein::reify(ein_test::conv_epilogue), codegen::backend::cuda, true),
+                                             options_for("lib", codegen::backend::cuda));
+  CHECK(cu.find(".tf32 = false, .fused = true, .relu = true}") != std::string::npos);
+  // the state chose at prepare between cuDNN's fused call and its plain calls: the run asks it
+  std::string run = between(cu, "void run_cuda_", "\n}\n");
+  CHECK(run.find("const float ein_alpha = static_cast<float>(1.0), ein_alpha2 = static_cast<float>(0.0);") !=
+        std::string::npos);
+  CHECK(run.find("ein_conv.forward_bias_activation(ein_cudnn, &ein_alpha, t_X, t_K, &ein_alpha2, t_out, t_b, t_out);") !=
+        std::string::npos);
+  CHECK(cu.find("cudnnConvolutionBiasActivationForward") == std::string::npos);
+  CHECK(cudnn_calls_checked(cu));
+}
+
 TEST_CASE("library steps: convolutions bound to no call keep their loops") {
   auto o = options_for("lib", codegen::backend::cuda);
   // asymmetric padding (a 2×2 kernel padded before only), a filter in no cuDNN format

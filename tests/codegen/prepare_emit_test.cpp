@@ -138,11 +138,16 @@ TEST_CASE("the cuda backend: prepare() makes the stream's state; a prepared run 
     CHECK(cu.find(std::string(entry) + " {") != std::string::npos);
   }
   CHECK(cu.find("#include \"ein/runtime/cuda_graph.hpp\"") != std::string::npos);
-  // captured on the graph's own stream, its state made there before the capture begins
+  // captured on the graph's own stream, its state made there and one run made on scratch outputs
+  // (the libraries' first-use work) before the capture begins
   std::string capture = function(cu, "void* capture_cuda_");
-  CHECK(capture.find("return new ein::runtime::cuda_graph([](cudaStream_t own) { "
-                     "make_state_cuda_0000000000005678(own); },") != std::string::npos);
-  CHECK(capture.find("[&](cudaStream_t own) { run_prepared_cuda_0000000000005678(storage, b, own); });") !=
+  CHECK(capture.find("return new ein::runtime::cuda_graph(\n"
+                     "      [&](cudaStream_t own) {\n"
+                     "        make_state_cuda_0000000000005678(own);\n"
+                     "        const ein::runtime::scratch_outputs scratch(b, {{\"out\", 1440}}, own);\n"
+                     "        run_prepared_cuda_0000000000005678(storage, scratch.get(), own);\n"
+                     "      },\n"
+                     "      [&](cudaStream_t own) { run_prepared_cuda_0000000000005678(storage, b, own); });") !=
         std::string::npos);
   CHECK(h.find("static void* capture(const void* storage, const bindings& b) {\n"
                "    return ein_generated::prepared_relayout::capture_cuda_0000000000005678(storage, b);") !=

@@ -7,13 +7,13 @@
 #error "ein/ein.hpp must not include nlohmann/json"
 #endif
 
-// Each of these would clash with the emitters' declarations if ein.hpp had included them.
+// The check that ein.hpp leaves the emitters out is this file compiling: each of these would
+// clash with the emitters' declarations had ein.hpp included them.
 namespace ein::codegen {
 inline constexpr int writer = 0;
 inline constexpr int emit_header = 0;
 }  // namespace ein::codegen
 
 TEST_CASE("ein.hpp offers the front end and ein::run without the emitters") {
-  CHECK(ein::codegen::writer + ein::codegen::emit_header == 0);
   CHECK_FALSE(ein::runtime::has_plan_v<int>);
 }

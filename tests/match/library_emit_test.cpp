@@ -41,6 +41,14 @@ TEST_CASE("library emitters: cuBLAS swaps A and B, CBLAS loops over batches") {
       "for (long long ein_q = 0; ein_q < 3; ++ein_q) {\n"
       "  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, 3, 4, 5, static_cast<float>(1.0), "
       "a + ein_q * 15, 5, b + ein_q * 20, 4, static_cast<float>(0.0), c + ein_q * 12, 4);\n}\n");
+  // a plan that links oneDNN runs its float products on oneDNN's sgemm, the same arguments less
+  // the layout
+  codegen::writer d;
+  codegen::library::emit_cblas(d, bop, {"a", "b"}, "c", codegen::library::host_gemm::onednn);
+  CHECK(d.str() ==
+        "for (long long ein_q = 0; ein_q < 3; ++ein_q) {\n"
+        "  ein::runtime::onednn_sgemm('N', 'N', 3, 4, 5, static_cast<float>(1.0), "
+        "a + ein_q * 15, 5, b + ein_q * 20, 4, static_cast<float>(0.0), c + ein_q * 12, 4);\n}\n");
 }
 
 namespace {

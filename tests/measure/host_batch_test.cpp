@@ -18,8 +18,9 @@ namespace host_batch_test {
 
 using namespace ein;
 
-// A host build with CBLAS and one with oneDNN alone (a build with both binds a convolution's
-// batch of products first, as a program taken as written does).
+// A host build with CBLAS, one with oneDNN alone (a build with both binds a convolution's batch of
+// products first, as a program taken as written does), and one with both, whose float products
+// run on oneDNN's sgemm.
 const ein::plan::capabilities& blas_build() {
   static const auto c = codegen::capabilities_of(codegen::backend::host, true, false, false);
   return c;
@@ -28,12 +29,16 @@ const ein::plan::capabilities& onednn_build() {
   static const auto c = codegen::capabilities_of(codegen::backend::host, false, false, true);
   return c;
 }
+const ein::plan::capabilities& both_build() {
+  static const auto c = codegen::capabilities_of(codegen::backend::host, true, false, true);
+  return c;
+}
 
 TEST_CASE("host_batch: a family of plans compiled together runs as the plans, equal to the interpreter") {
   auto toolchain = measure::read_host_toolchain(EIN_TEST_HOST_TOOLCHAIN);
   std::vector<ir::program> programs;
   std::vector<codegen::timing_case> cases;
-  std::size_t blas = 0, onednn = 0;
+  std::size_t blas = 0, onednn = 0, onednn_products = 0;
   for (std::uint64_t seed = 1; seed <= 12; ++seed) {
     programs.push_back(program_family::chain(seed));
   }
@@ -50,14 +55,20 @@ TEST_CASE("host_batch: a family of plans compiled together runs as the plans, eq
     programs.push_back(p);
   }
   for (std::size_t i = 0; i < programs.size(); ++i) {
-    auto plan = ein::plan::make_plan(programs[i], i % 4 == 1 || i >= 12 ? onednn_build() : blas_build());
+    auto plan = ein::plan::make_plan(programs[i], i % 4 == 1 || i >= 12 ? onednn_build()
+                                                  : i % 4 == 3             ? both_build()
+                                                                           : blas_build());
     for (auto& k : plan.kernels)
       if (k.call) (k.call->library == ein::plan::blas ? blas : onednn) += 1;
+    for (auto& k : plan.kernels)
+      onednn_products += k.call && k.call->library == ein::plan::blas &&
+                         codegen::host_gemm_of(plan.bound_for) == codegen::library::host_gemm::onednn;
     cases.push_back({"family_" + std::to_string(i), std::move(plan)});
   }
   // the family reaches every kind of step the host emits
   CHECK(blas > 0);
   CHECK(onednn > 0);
+  CHECK(onednn_products > 0);
   measure::batch_options o;
   o.cases_per_source = 5;  // three sources, compiled two at a time
   measure::host_batch batch(std::move(cases), toolchain, codegen::accumulation::element, o);

@@ -165,7 +165,7 @@ TEST_CASE("epilogues: what no library takes stays an eOperator, with the same va
   }
 }
 
-TEST_CASE("epilogues: a convolution ends in a bias per output channel, a residual and a ReLU where cuDNN takes them") {
+TEST_CASE("epilogues: a convolution ends in a bias per output channel, a residual and a ReLU where cuDNN or oneDNN takes them") {
   // y[n, h, w, f] = relu(Σ X·K + b[f] + r[n, h, w, f]): NHWC, a KRSC filter
   auto X = tensor("X", {2, 16, 16, 8}), K = tensor("K", {16, 3, 3, 8}, ir::tensor_role::weight);
   auto b = tensor("b", {16}, ir::tensor_role::weight), r = tensor("r", {2, 16, 16, 16});
@@ -195,8 +195,20 @@ TEST_CASE("epilogues: a convolution ends in a bias per output channel, a residua
   auto pw = plan::make_plan(along_w, blas_cudnn);
   CHECK(fused_call(pw) == nullptr);
   CHECK(plan_error(pw, along_w, 4) < 1e-12);
-  // the host build's oneDNN takes none
-  CHECK(fused_call(plan::make_plan(full, {{plan::blas, plan::onednn}})) == nullptr);
+  // the host build's oneDNN takes the same, and ReLU alone (its post-ops), but a bias per output
+  // channel only
+  auto host = plan::make_plan(full, {{plan::onednn, plan::blas}});
+  auto* fused = fused_call(host);
+  REQUIRE(fused != nullptr);
+  CHECK(fused->call->library == plan::onednn);
+  CHECK(fused->call->epilogue->relu);
+  CHECK(fused->call->epilogue->residual.has_value());
+  CHECK(plan_error(host, full, 5) < 1e-12);
+  auto relu_only = reader(ir::max(ir::make_access(c_t, at), ir::make_constant(0)));
+  auto hr = plan::make_plan(relu_only, {{plan::onednn, plan::blas}});
+  REQUIRE(fused_call(hr) != nullptr);
+  CHECK(!fused_call(hr)->call->epilogue->bias);
+  CHECK(fused_call(plan::make_plan(along_w, {{plan::onednn, plan::blas}})) == nullptr);
 }
 
 }  // namespace epilogue_test

@@ -15,8 +15,8 @@ namespace never_worse_test {
 
 namespace infogan {
 using namespace ein;
-// InfoGAN's second generator layer (CASES.md) at batch 4: 448 → 256 channels, 4×4, stride 2,
-// padding 1.
+// InfoGAN's second generator layer (docs/paper_cases.md) at batch 4: 448 → 256 channels, 4×4,
+// stride 2, padding 1.
 inline constexpr input<"X", float, 4, 2, 2, 448> X;
 inline constexpr weight<"K", float, 4, 4, 256, 448> K;
 inline constexpr auto net = program(ops::conv_transpose2d<"y", ops::nhwc, 2, 1>(X, K));

@@ -52,13 +52,24 @@ inline void emit_make_state(writer& w, const layout& plan,
 }
 
 // The capture of a prepared run into a CUDA graph on a stream of the graph's own
-// (runtime::cuda_graph, state made there first), its replay and its release.
-inline void emit_graph_entries(writer& w, const options& o) {
+// (runtime::cuda_graph: state made there first, then one run on scratch outputs, so that the
+// libraries' first-use work is not captured), its replay and its release.
+inline void emit_graph_entries(writer& w, const layout& plan, const options& o) {
+  std::string outputs;
+  for (auto& b : plan.buffers)
+    if (b.role == buffer::kind::output)
+      outputs += (outputs.empty() ? "{" : ", {") + string_literal(b.name) + ", " +
+                 int_text(b.count() * element_bytes(b.type)) + "}";
+  const std::string run_prepared = cuda_entry(o, "run_prepared");
   w.comment("A prepared run captured into a CUDA graph on a stream of its own, and its replays.");
   w.open(capture_signature(o));
-  w.line("return new ein::runtime::cuda_graph([](cudaStream_t own) { " + cuda_entry(o, "make_state") + "(own); },");
-  w.line("                                    [&](cudaStream_t own) { " + cuda_entry(o, "run_prepared") +
-         "(storage, b, own); });");
+  w.line("return new ein::runtime::cuda_graph(");
+  w.line("    [&](cudaStream_t own) {");
+  w.line("      " + cuda_entry(o, "make_state") + "(own);");
+  w.line("      const ein::runtime::scratch_outputs scratch(b, {" + outputs + "}, own);");
+  w.line("      " + run_prepared + "(storage, scratch.get(), own);");
+  w.line("    },");
+  w.line("    [&](cudaStream_t own) { " + run_prepared + "(storage, b, own); });");
   w.close();
   w.open(replay_signature(o));
   w.line("static_cast<const ein::runtime::cuda_graph*>(graph)->replay(s);");
@@ -179,7 +190,7 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
   w.open("void " + cuda_entry(o, "free_prepared") + "(void* storage) noexcept");
   w.line("ein::runtime::free_device_storage(storage);");
   w.close();
-  detail::emit_graph_entries(w, o);
+  detail::emit_graph_entries(w, plan, o);
   w.close_namespace(ns);
   return w.str();
 }

@@ -64,11 +64,11 @@ inline std::string cuda_entry(const options& o, const std::string& what = "run")
 }
 
 /// One host function per step of `plan`, each after a comment saying what it computes: a step
-/// `calls` binds runs its CBLAS or oneDNN call, any other is an eOperator computing as
-/// `accumulate` asks.
+/// `calls` binds runs its CBLAS (or, as `gemm` says, oneDNN sgemm) or oneDNN call, any other is an
+/// eOperator computing as `accumulate` asks.
 inline void emit_step_functions(writer& w, const layout& plan,
                                 const std::vector<std::optional<ein::plan::library_call>>& calls,
-                                accumulation accumulate) {
+                                accumulation accumulate, library::host_gemm gemm = library::host_gemm::cblas) {
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     auto& s = plan.steps[k];
     w.line();
@@ -77,7 +77,7 @@ inline void emit_step_functions(writer& w, const layout& plan,
     if (calls[k] && calls[k]->library == ein::plan::onednn)
       emit_onednn_function(w, s, plan, *calls[k]);
     else if (calls[k])
-      emit_cblas_function(w, s, plan, *calls[k]);
+      emit_cblas_function(w, s, plan, *calls[k], gemm);
     else
       emit_host_function(w, s, plan, accumulate);
   }
@@ -233,7 +233,9 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   w.line("#include \"" + (imported ? std::string("ein/ein.hpp") : o.model_header) + "\"");
   w.line("#include \"ein/runtime/bindings.hpp\"");
   w.line("#include \"ein/runtime/eoperator.hpp\"");
-  if (any_call(calls, ein::plan::onednn)) w.line("#include \"ein/runtime/onednn.hpp\"");
+  const auto gemm = cuda ? library::host_gemm::cblas : host_gemm_of(p.bound_for);
+  if (any_call(calls, ein::plan::onednn) || any_onednn_gemm(calls, gemm))
+    w.line("#include \"ein/runtime/onednn.hpp\"");
   w.line("#include \"ein/runtime/plan.hpp\"");
   w.line();
   if (!imported) {
@@ -244,7 +246,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   }
   w.open_namespace(ns);
   if (imported) detail::emit_program_object(w, plan, p.outputs, o);
-  emit_step_functions(w, plan, calls, o.accumulate);
+  emit_step_functions(w, plan, calls, o.accumulate, gemm);
   if (cuda) {
     w.line();
     w.comment("Defined in " + o.name + ".cu: check the bindings and launch the kernels; the\n"

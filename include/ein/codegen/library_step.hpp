@@ -2,6 +2,7 @@
 // cuDNN) calls, reading the buffers the plan bound to each operand.
 #pragma once
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -40,11 +41,30 @@ inline std::vector<std::string> input_variables(const ein::plan::library_call& c
 
 }  // namespace detail
 
-/// `inline void eop_<name>_host(reads..., target)` computing the step with CBLAS, then its
-/// epilogue: the same signature as the eOperator's host function, so run() calls either alike.
-inline void emit_cblas_function(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call) {
+/// The library a plan's float products call on the host: oneDNN's sgemm where the plan is bound
+/// for a build that calls oneDNN (library::host_gemm says why), else CBLAS.
+inline library::host_gemm host_gemm_of(const ein::plan::capabilities& bound_for) {
+  const auto& libs = bound_for.libraries;
+  return std::find(libs.begin(), libs.end(), ein::plan::onednn) != libs.end() ? library::host_gemm::onednn
+                                                                                : library::host_gemm::cblas;
+}
+
+/// Whether some step is a float product that `gemm` runs on oneDNN (the code then includes
+/// ein/runtime/onednn.hpp).
+inline bool any_onednn_gemm(const std::vector<std::optional<ein::plan::library_call>>& calls, library::host_gemm gemm) {
+  if (gemm != library::host_gemm::onednn) return false;
+  for (auto& c : calls)
+    if (c && c->library == ein::plan::blas && c->op.type == ir::dtype::f32) return true;
+  return false;
+}
+
+/// `inline void eop_<name>_host(reads..., target)` computing the step with CBLAS (or oneDNN's
+/// sgemm, as `gemm` says), then its epilogue: the same signature as the eOperator's host
+/// function, so run() calls either alike.
+inline void emit_cblas_function(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+                                library::host_gemm gemm = library::host_gemm::cblas) {
   w.open("inline void " + s.function + "_host(" + parameters_text(s, plan) + ")");
-  library::emit_cblas(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable);
+  library::emit_cblas(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable, gemm);
   emit_host_epilogue(w, s, plan);
   w.close();
 }
@@ -52,14 +72,28 @@ inline void emit_cblas_function(writer& w, const step& s, const layout& plan, co
 /// The name of the function holding step `s`'s oneDNN primitive in the header.
 inline std::string onednn_state_function(const step& s) { return s.function + "_onednn"; }
 
-/// The step's oneDNN primitive (library::emit_onednn_state) and `inline void eop_<name>_host(reads...,
-/// target)` running it, the filter reordered on every call: the same signature as the
-/// eOperator's host function, so run() calls either alike.
+namespace detail {
+
+// `, <bias>, <residual>`: the epilogue's buffers of a oneDNN call (`nullptr` for a term it lacks),
+// after its source and destination; nothing for a call without an epilogue.
+inline std::string onednn_epilogue_arguments(const ein::plan::library_call& call, const layout& plan) {
+  if (!call.epilogue) return "";
+  auto& e = *call.epilogue;
+  return ", " + (e.bias ? plan.buffers[*e.bias].variable : std::string("nullptr")) + ", " +
+         (e.residual ? plan.buffers[*e.residual].variable : std::string("nullptr"));
+}
+
+}  // namespace detail
+
+/// The step's oneDNN primitive (library::emit_onednn_state, with the call's epilogue) and `inline
+/// void eop_<name>_host(reads..., target)` running it, the filter reordered on every call: the
+/// same signature as the eOperator's host function, so run() calls either alike.
 inline void emit_onednn_function(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call) {
-  library::emit_onednn_state(w, call.op, onednn_state_function(s));
+  library::emit_onednn_state(w, call.op, onednn_state_function(s), call.epilogue);
   const auto [src, weights] = library::onednn_operands(call.op, detail::input_variables(call, plan));
   w.open("inline void " + s.function + "_host(" + parameters_text(s, plan) + ")");
-  w.line(onednn_state_function(s) + "().run(" + src + ", " + weights + ", " + plan.buffers[s.target].variable + ");");
+  w.line(onednn_state_function(s) + "().run(" + src + ", " + weights + ", " + plan.buffers[s.target].variable +
+         detail::onednn_epilogue_arguments(call, plan) + ");");
   w.close();
 }
 
@@ -80,7 +114,7 @@ inline void emit_onednn_prepared_call(writer& w, const step& s, const layout& pl
                                       std::int64_t offset) {
   const std::string src = library::onednn_operands(call.op, detail::input_variables(call, plan))[0];
   w.line("ein::runtime::onednn_state(storage, " + std::to_string(offset) + ").run(" + src + ", " +
-         plan.buffers[s.target].variable + ");");
+         plan.buffers[s.target].variable + detail::onednn_epilogue_arguments(call, plan) + ");");
 }
 
 /// The cuBLAS call of a step on the plan's handle `handle` (its stream already set), rounding

@@ -64,10 +64,9 @@ inline preparation make_preparation(const layout& plan) {
     if (r.in_prepare[k]) continue;
     auto& call = plan.steps[k].call;
     stateful[k] = call && call->library == ein::plan::onednn && ready[call->inputs[1]];
-    if (stateful[k])
-      read_later[call->inputs[0]] = true;
-    else
-      for (auto id : plan.steps[k].reads) read_later[id] = true;
+    // a oneDNN state holds its filter: the step reads its source and its epilogue's terms only
+    for (auto id : plan.steps[k].reads)
+      if (!stateful[k] || id != call->inputs[1] || id == call->inputs[0]) read_later[id] = true;
   }
   for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
     if (!ready[id] || !read_later[id]) continue;

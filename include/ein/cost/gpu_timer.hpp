@@ -30,22 +30,19 @@
 #include "ein/runtime/cublas.hpp"
 #include "ein/runtime/cuda.hpp"
 #include "ein/runtime/cuda_check.hpp"
+#include "ein/runtime/cuda_device.hpp"
 #if defined(EIN_HAVE_CUDNN)
 #include "ein/runtime/cudnn.hpp"
 #endif
 
 namespace ein::cost {
 
-/// Whether the CUDA runtime finds a device; `why` (when given) gets the runtime's reason when not.
+/// Whether the CUDA runtime finds a device to time on; `why` (when given) gets the reason when not:
+/// none here, or a broken CUDA setup (runtime::query_devices).
 inline bool gpu_present(std::string* why = nullptr) {
-  int count = 0;
-  cudaError_t e = cudaGetDeviceCount(&count);
-  if (e == cudaSuccess && count > 0) return true;
-  if (why)
-    *why = e == cudaSuccess ? std::string("no CUDA device found")
-                            : std::string("no CUDA device found (") + cudaGetErrorString(e) + ")";
-  cudaGetLastError();  // the failed query is not an error of later calls
-  return false;
+  const runtime::device_query q = runtime::query_devices();
+  if (why) *why = q.why;
+  return q.presence == runtime::device_presence::present;
 }
 
 /// The name of CUDA device `device` ("NVIDIA H100 80GB HBM3").

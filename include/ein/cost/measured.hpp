@@ -6,6 +6,7 @@
 #include <atomic>
 #include <charconv>
 #include <cstdint>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -202,6 +203,12 @@ class measured final : public model {
     if (timer_) cache_.expect(device_, timer_->setup());
   }
 
+  /// Kernels the fallback prices above `seconds` are not timed (the fallback prices them): a
+  /// kernel that slow is the choice only where every other is slower, and timing it takes longer
+  /// than the choice is worth (a band product matched as a dense GEMM; loops over a large
+  /// convolution).
+  void time_at_most(double seconds) { max_timed_ = seconds; }
+
   double seconds(const workload& w) const override {
     auto key = kernel_key(w);
     if (key.empty()) {
@@ -209,7 +216,7 @@ class measured final : public model {
       return fallback_.seconds(w);
     }
     if (auto t = lookup(key)) return *t;
-    if (!timer_ || untimeable(key)) return priced_by_fallback(key, w);
+    if (!timer_ || untimeable(key) || fallback_.seconds(w) > max_timed_) return priced_by_fallback(key, w);
     std::lock_guard device(device_mutex_);
     detail::file_lock across_processes(cache_.path());
     // another thread may have timed it, or failed to, while this one waited
@@ -266,6 +273,7 @@ class measured final : public model {
   timer* timer_;
   const model& fallback_;
   std::string device_;
+  double max_timed_ = std::numeric_limits<double>::infinity();
   mutable std::mutex mutex_;         // the sets below
   mutable std::mutex device_mutex_;  // one timing at a time
   mutable std::set<std::string> cached_, timed_, fallback_keys_;

@@ -25,8 +25,9 @@ class captured {
   static constexpr bool graph = Prepared::captures_graph;
 
  public:
-  /// Captures (cuda: checks the bindings and records one run; host: keeps the bindings, checked
-  /// on each replay). Use prepared.capture(b).
+  /// Captures (cuda: checks the bindings, runs the plan once with its outputs in scratch memory
+  /// so that the libraries' first-use work is not captured, and records one run, writing none of
+  /// the bound outputs; host: keeps the bindings, checked on each replay). Use prepared.capture(b).
   captured(const Prepared& prepared, const runtime::bindings& b) : prepared_(&prepared) {
     if constexpr (graph) {
       graph_ = prepared.capture_graph(b);

@@ -32,9 +32,10 @@
 
 namespace ein::measure {
 
-/// The versions of the libraries the host timer calls, as built: `OpenBLAS 0.3.21; oneDNN
-/// 2.6.3` (a CBLAS other than OpenBLAS: `CBLAS`; none: empty).
-inline std::string host_libraries() {
+/// The versions of the libraries the host timer calls, as built, and which runs float products
+/// (`gemm`): `OpenBLAS 0.3.21; oneDNN 2.6.3; float products on oneDNN` (a CBLAS other than
+/// OpenBLAS: `CBLAS`; none: empty).
+inline std::string host_libraries(codegen::library::host_gemm gemm) {
   std::string r;
 #if defined(EIN_HAVE_CBLAS)
 #if defined(OPENBLAS_VERSION)
@@ -51,6 +52,7 @@ inline std::string host_libraries() {
   r += (r.empty() ? "" : "; ") + std::string("oneDNN ") + std::to_string(d->major) + "." + std::to_string(d->minor) +
        "." + std::to_string(d->patch);
 #endif
+  if (gemm == codegen::library::host_gemm::onednn) r += "; float products on oneDNN";
   return r;
 }
 
@@ -61,6 +63,7 @@ struct host_timer_options {
   std::int64_t max_bytes = std::int64_t{4} << 30;
   batch_options batch;
   codegen::accumulation accumulate = codegen::accumulation::element;
+  codegen::library::host_gemm gemm = codegen::library::host_gemm::cblas;  // as the plans' products run
 };
 
 /// What one round of batched eOperator timing did: kernels timed, left for want of time (priced by
@@ -84,7 +87,7 @@ class host_timer final : public cost::timer {
   explicit host_timer(std::optional<host_toolchain> toolchain, host_timer_options o = {})
       : toolchain_(std::move(toolchain)),
         options_(std::move(o)),
-        machine_(this_host(toolchain_ ? toolchain_->str() : std::string(), host_libraries())) {}
+        machine_(this_host(toolchain_ ? toolchain_->str() : std::string(), host_libraries(options_.gemm))) {}
 
   std::string device() const override { return machine_.device; }
   cost::environment setup() const override { return machine_.environment; }
@@ -151,6 +154,8 @@ class host_timer final : public cost::timer {
       std::fprintf(stderr, "%s: compiling %zu eOperators to time them\n", progress, cases.size());
     host_batch batch(std::move(cases), *toolchain_, options_.accumulate, options_.batch);
     auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    // one kernel timed at a time on this machine, also across generations sharing the cache
+    cost::detail::file_lock across_processes(cache.path());
     for (std::size_t i = 0; i < batch.size(); ++i) {
       if (elapsed() > budget_seconds) {
         stats.left = batch.size() - i;
@@ -215,7 +220,8 @@ class host_timer final : public cost::timer {
   }
 
 #if defined(EIN_HAVE_CBLAS)
-  // As codegen::library::emit_cblas writes it: one cblas_?gemm per matrix of the batch.
+  // As codegen::library::emit_cblas writes it: one cblas_?gemm (oneDNN's sgemm for float where the
+  // plans call it) per matrix of the batch.
   std::optional<double> gemm_seconds(const match::instance& op) {
     auto& g = op.gemm();
     auto last = [&](bool trans, std::int64_t rows, std::int64_t cols, std::int64_t ld, std::int64_t stride) {
@@ -241,10 +247,17 @@ class host_timer final : public cost::timer {
     auto x = random_floats(a), y = random_floats(b);
     std::vector<float> z(c);
     const auto alpha = static_cast<float>(g.alpha);
+    auto product = [&](std::int64_t q) {
+      const float *xa = x.data() + op.inputs[0].offset + q * g.stride_a, *yb = y.data() + op.inputs[1].offset + q * g.stride_b;
+#if defined(EIN_HAVE_ONEDNN)
+      if (options_.gemm == codegen::library::host_gemm::onednn)
+        return runtime::onednn_sgemm(g.trans_a ? 'T' : 'N', g.trans_b ? 'T' : 'N', m, n, k, alpha, xa, lda, yb, ldb, 0.0f,
+                                     z.data() + q * g.stride_c, ldc);
+#endif
+      cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, xa, lda, yb, ldb, 0.0f, z.data() + q * g.stride_c, ldc);
+    };
     return record(time_runs([&] {
-      for (std::int64_t q = 0; q < g.batch; ++q)
-        cblas_sgemm(CblasRowMajor, ta, tb, m, n, k, alpha, x.data() + op.inputs[0].offset + q * g.stride_a, lda,
-                    y.data() + op.inputs[1].offset + q * g.stride_b, ldb, 0.0f, z.data() + q * g.stride_c, ldc);
+      for (std::int64_t q = 0; q < g.batch; ++q) product(q);
     }, options_.timing));
   }
 #endif
@@ -267,6 +280,9 @@ class host_timer final : public cost::timer {
     std::vector<float> y(dst);
     try {
       runtime::onednn_convolution conv(geometry);
+      // oneDNN's reference loops run a convolution no kernel of its own covers, orders of magnitude
+      // below its others: priced as the slowest time the cache holds, never chosen, never run
+      if (conv.implementation().rfind("ref", 0) == 0) return record({cost::measurement_cache::max_seconds, cost::measurement_cache::max_seconds, 1});
       runtime::onednn_prepared_convolution prepared(conv, k.data() + op.inputs[1].offset);
       return record(time_runs([&] { prepared.run(x.data() + op.inputs[0].offset, y.data()); }, options_.timing));
     } catch (const dnnl::error& e) {

@@ -151,6 +151,17 @@ inline bool onednn_runs(const match::instance& op) {
   return a.r * a.s <= a.p * a.q && out_channels >= 8;
 }
 
+// An epilogue oneDNN runs in a float convolution's call (runtime::onednn_epilogue): a bias per
+// output channel (oneDNN's bias), a residual laid out as the output (a binary add post-op), ReLU
+// (an eltwise post-op). The output channels are y's of a conv2d and x's of a conv_transpose2d.
+inline bool onednn_takes(const match::instance& op, const epilogue_form& e) {
+  auto* a = std::get_if<match::conv_attrs>(&op.attrs);
+  if (!a || op.type != ir::dtype::f32) return false;
+  const std::int64_t channels = a->backward_data ? a->c : a->k;
+  const std::int64_t step = a->backward_data ? a->x_strides[1] : a->y_strides[1];
+  return !e.bias || (e.bias_extent == channels && e.bias_step == step);
+}
+
 // An epilogue cuBLASLt runs after a float Matmul (CUBLASLT_EPILOGUE_{BIAS,RELU,RELU_BIAS}, the
 // residual as C with beta 1), and so the host's loop after CBLAS: one product whose output rows
 // are packed, the bias along them (the row-major n, cuBLASLt's column-major m).
@@ -194,13 +205,14 @@ inline constexpr library blas{"blas", &detail::blas_runs, &detail::blas_takes};
 /// Example: a conv2d padded (1, 1) runs; one padded 1 before and 2 after each row does not.
 inline constexpr library cudnn{"cudnn", &detail::cudnn_runs, &detail::cudnn_takes};
 
-/// Convolutions (conv2d, grouped too, and conv_transpose2d: conv_attrs) oneDNN's forward
-/// primitives run, whose filter has no more taps than the image it slides over (y for conv2d, the
-/// input for conv_transpose2d) has points, into 8 channels or more: host.
+/// Convolutions (conv2d, grouped too, and conv_transpose2d: conv_attrs) oneDNN's forward primitives run, whose
+/// filter has no more taps than the image it slides over (y for conv2d, the input for
+/// conv_transpose2d) has points, into 8 channels or more: host. A bias per output channel, a
+/// residual and ReLU after it run in the call (bias and post-ops).
 /// Example: a float conv2d of a 3×3 filter into 16 channels, stride 2, runs; a double one does
 /// not; a conv_transpose2d into 1 channel does not, nor one matched with a 32×32 filter over a
 /// 9×9 input.
-inline constexpr library onednn{"onednn", &detail::onednn_runs};
+inline constexpr library onednn{"onednn", &detail::onednn_runs, &detail::onednn_takes};
 
 /// What a build's generated code calls: the library families it links, in the order a kernel
 /// tries them (a GEMM that also matches as a degenerate convolution runs as the GEMM where

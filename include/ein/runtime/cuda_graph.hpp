@@ -1,15 +1,73 @@
-// A CUDA graph captured from a plan's run on a stream of its own, replayed on any stream.
+// A CUDA graph captured from a plan's run on a stream of its own, replayed on any stream, and the
+// scratch outputs of the run that warms the plan up before the capture.
 #pragma once
 
 #include <cuda_runtime.h>
 
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
 #include <mutex>
+#include <string_view>
 #include <utility>
+#include <vector>
 
+#include "ein/runtime/bindings.hpp"
 #include "ein/runtime/cuda_check.hpp"
 #include "ein/runtime/per_stream.hpp"
 
 namespace ein::runtime {
+
+/// Bindings `b` with the outputs named in `outputs` moved to scratch device memory of their size
+/// on stream `s` (stream-ordered, freed in stream order with this object): a run whose results
+/// nobody reads, as the one that warms a plan up before its capture. Each scratch output sits at
+/// its bound pointer's offset modulo 256, so that library calls that choose by alignment
+/// (cuBLASLt, cuDNN) choose as for the bound buffers. An output not bound, or bound to null,
+/// stays as it is: the run reports it.
+class scratch_outputs {
+ public:
+  struct output {
+    std::string_view name;
+    std::size_t bytes = 0;
+  };
+
+  scratch_outputs(const bindings& b, std::initializer_list<output> outputs, cudaStream_t s)
+      : stream_(s), bound_(std::vector<binding>{}, b.caller()) {
+    std::vector<binding> items = b.items();
+    try {
+      for (binding& item : items) {
+        const auto* o = std::find_if(outputs.begin(), outputs.end(), [&](const output& x) { return x.name == item.name; });
+        if (o == outputs.end() || !item.data) continue;
+        void* base = nullptr;
+        EIN_CUDA_CHECK(cudaMallocAsync(&base, o->bytes + 2 * alignment, s));
+        memory_.push_back(base);
+        const std::uintptr_t start = (reinterpret_cast<std::uintptr_t>(base) + alignment - 1) / alignment * alignment;
+        item.data = reinterpret_cast<const void*>(start + reinterpret_cast<std::uintptr_t>(item.data) % alignment);
+      }
+    } catch (...) {
+      release();
+      throw;
+    }
+    bound_ = bindings(std::move(items), b.caller());
+  }
+  scratch_outputs(const scratch_outputs&) = delete;
+  scratch_outputs& operator=(const scratch_outputs&) = delete;
+  ~scratch_outputs() { release(); }
+
+  const bindings& get() const { return bound_; }
+
+ private:
+  static constexpr std::uintptr_t alignment = 256;  // the most any library asks of an operand
+  void release() noexcept {
+    for (void* p : memory_) ignore_status(cudaFreeAsync(p, stream_));
+    memory_.clear();
+  }
+
+  cudaStream_t stream_;
+  bindings bound_;
+  std::vector<void*> memory_;
+};
 
 /// The work of one run of a prepared cuda plan, captured once into an executable CUDA graph and
 /// replayed as one launch. It captures on a stream it owns, so the library state that the run
@@ -21,15 +79,17 @@ namespace ein::runtime {
 /// replay() may be called from several threads at once: CUDA does not synchronize an executable
 /// graph's launches from several threads, so replays take a lock.
 ///
-///     cuda_graph g([&](cudaStream_t s) { make_state(s); }, [&](cudaStream_t s) { run(s); });
+///     cuda_graph g([&](cudaStream_t s) { make_state(s); warm_up(s); }, [&](cudaStream_t s) { run(s); });
 ///     g.replay(stream);
 class cuda_graph {
  public:
-  /// Makes the stream, runs `prepare(stream)` outside capture (what must not happen under
-  /// capture: handles, cudaMalloc, occupancy queries), then captures `record(stream)` (in
-  /// cudaStreamCaptureModeThreadLocal: other threads' unsafe calls do not end it) and
-  /// instantiates it. Stream-ordered temporaries of `record` become the graph's memory nodes.
-  /// An exception from either ends the capture and releases everything.
+  /// Makes the stream, runs `prepare(stream)` outside capture and waits for it (what must not
+  /// happen under capture: handles, cudaMalloc, occupancy queries; and a generated plan's warm-up
+  /// run on scratch outputs, so that what the libraries do on first use — cuBLASLt's heuristic
+  /// query, cuDNN's first executions, modules loaded lazily — is done before), then captures
+  /// `record(stream)` (in cudaStreamCaptureModeThreadLocal: other threads' unsafe calls do not
+  /// end it) and instantiates it. Stream-ordered temporaries of `record` become the graph's
+  /// memory nodes. An exception from either ends the capture and releases everything.
   template <class Prepare, class Record>
   cuda_graph(Prepare&& prepare, Record&& record) {
     try {
@@ -37,6 +97,7 @@ class cuda_graph {
       EIN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
       EIN_CUDA_CHECK(cudaEventCreateWithFlags(&replayed_, cudaEventDisableTiming));
       std::forward<Prepare>(prepare)(stream_);
+      EIN_CUDA_CHECK(cudaStreamSynchronize(stream_));
       EIN_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
       cudaGraph_t graph = nullptr;
       try {

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <unordered_map>
 
 #include "ein/runtime/onednn_geometry.hpp"
 
@@ -37,6 +38,16 @@ inline std::byte* onednn_scratchpad(std::size_t bytes) {
   return buffer.get();
 }
 
+/// c = alpha · op(a) · op(b) + beta · c, every matrix row-major, op 'N' or 'T' (transposed): a host
+/// plan's float product on oneDNN's sgemm, which runs on the process's OpenMP team as its
+/// convolutions do. Throws dnnl::error where oneDNN refuses the call.
+inline void onednn_sgemm(char trans_a, char trans_b, std::int64_t m, std::int64_t n, std::int64_t k, float alpha,
+                         const float* a, std::int64_t lda, const float* b, std::int64_t ldb, float beta, float* c,
+                         std::int64_t ldc) {
+  dnnl::error::wrap_c_api(dnnl_sgemm(trans_a, trans_b, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc),
+                          "oneDNN's sgemm refused a product of the plan");
+}
+
 /// One convolution step of a plan: the forward-inference primitive of a geometry (direct
 /// algorithm, weights in the layout oneDNN chooses for it, scaled by alpha), built once. A plan
 /// keeps one per step in a function-local static. Every call runs on its thread's stream and
@@ -44,34 +55,34 @@ inline std::byte* onednn_scratchpad(std::size_t bytes) {
 /// share nothing mutable.
 class onednn_convolution {
  public:
-  /// Builds the primitive; throws dnnl::error when oneDNN has no implementation for `g`.
-  explicit onednn_convolution(const onednn_geometry& g)
+  /// Builds the primitive, ending in epilogue `e` where oneDNN runs it in the call (else it runs
+  /// after the call, as a loop: epilogue_in_call() says which); throws dnnl::error when oneDNN has
+  /// no implementation for `g`.
+  explicit onednn_convolution(const onednn_geometry& g, onednn_epilogue e = {})
       : src_(desc(g.src_dims, layout_strides(g.src_dims, g.src_strides, g.dst_dims, g.dst_strides).data())),
         dst_(desc(g.dst_dims, layout_strides(g.dst_dims, g.dst_strides, g.src_dims, g.src_strides).data())),
-        user_weights_(weights_desc(g)) {
-    const dnnl::memory::dims strides{g.stride[0], g.stride[1]}, dilates{g.dilation[0] - 1, g.dilation[1] - 1},
-        pad{g.pad[0], g.pad[1]}, pad_end{g.pad_end[0], g.pad_end[1]};
-    const dnnl::memory::desc any(user_weights_.dims(), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any);
-    dnnl::primitive_attr attr;
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+        user_weights_(weights_desc(g)),
+        epilogue_(e),
+        channels_(g.dst_dims[1]),
+        channel_stride_(g.dst_strides[1]),
+        dst_elements_(elements(g.dst_dims, g.dst_strides)) {
     // alpha scales the filter as it is reordered: oneDNN 2.6 has no output scale for every float
     // convolution it runs.
     if (g.alpha != 1) scale_.set_output_scales(0, {g.alpha});
-    const auto inference = dnnl::prop_kind::forward_inference;
-    if (g.forward) {
-      dnnl::convolution_forward::primitive_desc pd(
-          {inference, dnnl::algorithm::convolution_direct, src_, any, dst_, strides, dilates, pad, pad_end}, attr,
-          onednn_engine());
-      primitive_ = dnnl::convolution_forward(pd);
-      weights_ = pd.weights_desc(), scratchpad_ = pd.scratchpad_desc(), implementation_ = pd.impl_info_str();
-    } else {
-      dnnl::deconvolution_forward::primitive_desc pd(
-          {inference, dnnl::algorithm::deconvolution_direct, src_, any, dst_, strides, dilates, pad, pad_end}, attr,
-          onednn_engine());
-      primitive_ = dnnl::deconvolution_forward(pd);
-      weights_ = pd.weights_desc(), scratchpad_ = pd.scratchpad_desc(), implementation_ = pd.impl_info_str();
+    try {
+      make(g, true);
+      // oneDNN 2.6's GEMM-based convolution (`x64:gemm:jit`) adds a binary post-op's elements at
+      // the wrong places for NHWC data (tests/codegen/onednn: the 1×11 cases): its residual is
+      // added after the call instead.
+      if (in_call_ && e.residual && implementation_.find("gemm") != std::string::npos) make(g, false);
+    } catch (const dnnl::error&) {
+      if (!e.bias && !e.residual && !e.relu) throw;
+      make(g, false);  // no implementation takes these post-ops: the epilogue runs after the call
     }
   }
+
+  /// Whether the epilogue runs in oneDNN's call (its bias and post-ops), rather than after it.
+  bool epilogue_in_call() const { return in_call_; }
 
   /// The name of the implementation oneDNN chose, e.g. `brgconv:avx512_core`; `ref:any` is its
   /// reference loops.
@@ -86,17 +97,29 @@ class onednn_convolution {
     return chosen;
   }
 
-  /// dst = src ⋆ weights, `weights` as reorder_weights() returns them (scaled by alpha).
-  void run(const float* src, const dnnl::memory& weights, float* dst) const {
+  /// dst = src ⋆ weights and the epilogue (`bias`, `residual`: null where it has none),
+  /// `weights` as reorder_weights() returns them (scaled by alpha).
+  void run(const float* src, const dnnl::memory& weights, float* dst, const float* bias = nullptr,
+           const float* residual = nullptr) const {
     dnnl::memory s(src_, onednn_engine(), const_cast<float*>(src)), d(dst_, onednn_engine(), dst),
         pad(scratchpad_, onednn_engine(), onednn_scratchpad(scratchpad_.get_size()));
-    primitive_.execute(onednn_stream(), {{DNNL_ARG_SRC, s}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, d},
-                                         {DNNL_ARG_SCRATCHPAD, pad}});
+    std::unordered_map<int, dnnl::memory> args{
+        {DNNL_ARG_SRC, s}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, d}, {DNNL_ARG_SCRATCHPAD, pad}};
+    if (in_call_ && epilogue_.bias)
+      args.emplace(DNNL_ARG_BIAS, dnnl::memory(bias_, onednn_engine(), const_cast<float*>(bias)));
+    if (in_call_ && epilogue_.residual)
+      args.emplace(DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1,
+                   dnnl::memory(dst_, onednn_engine(), const_cast<float*>(residual)));
+    primitive_.execute(onednn_stream(), args);
     onednn_stream().wait();
+    if (!in_call_) finish(dst, bias, residual);
   }
 
-  /// dst = alpha · (src ⋆ weights), reordering `weights` (laid out as the geometry says) first.
-  void run(const float* src, const float* weights, float* dst) const { run(src, reorder_weights(weights), dst); }
+  /// The same, reordering `weights` (laid out as the geometry says) first.
+  void run(const float* src, const float* weights, float* dst, const float* bias = nullptr,
+           const float* residual = nullptr) const {
+    run(src, reorder_weights(weights), dst, bias, residual);
+  }
 
  private:
   /// `strides` with each extent-1 dimension's stride set where the other activation's layout
@@ -134,7 +157,60 @@ class onednn_convolution {
     return {dims, dnnl::memory::data_type::f32, strides};
   }
 
-  dnnl::memory::desc src_, dst_, user_weights_, weights_, scratchpad_;
+  // Elements from dst's first to one past its last (its strides step forward).
+  static std::int64_t elements(const std::int64_t* dims, const std::int64_t* strides) {
+    std::int64_t last = 0;
+    for (int d = 0; d < 4; ++d) last += (dims[d] - 1) * strides[d];
+    return last + 1;
+  }
+
+  // The primitive of `g`, its epilogue in the call where `in_call` (bias and post-ops), else none.
+  void make(const onednn_geometry& g, bool in_call) {
+    in_call_ = in_call && (epilogue_.bias || epilogue_.residual || epilogue_.relu);
+    const dnnl::memory::dims strides{g.stride[0], g.stride[1]}, dilates{g.dilation[0] - 1, g.dilation[1] - 1},
+        pad{g.pad[0], g.pad[1]}, pad_end{g.pad_end[0], g.pad_end[1]};
+    const dnnl::memory::desc any(user_weights_.dims(), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any);
+    bias_ = in_call_ && epilogue_.bias ? dnnl::memory::desc({channels_}, dnnl::memory::data_type::f32,
+                                                             dnnl::memory::format_tag::a)
+                                       : dnnl::memory::desc();
+    dnnl::post_ops ops;
+    if (in_call_ && epilogue_.residual) ops.append_binary(dnnl::algorithm::binary_add, dst_);
+    if (in_call_ && epilogue_.relu) ops.append_eltwise(1.0f, dnnl::algorithm::eltwise_relu, 0.0f, 0.0f);
+    dnnl::primitive_attr attr;
+    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+    attr.set_post_ops(ops);
+    const auto inference = dnnl::prop_kind::forward_inference;
+    if (g.forward) {
+      dnnl::convolution_forward::primitive_desc pd(
+          {inference, dnnl::algorithm::convolution_direct, src_, any, bias_, dst_, strides, dilates, pad, pad_end},
+          attr, onednn_engine());
+      primitive_ = dnnl::convolution_forward(pd);
+      weights_ = pd.weights_desc(), scratchpad_ = pd.scratchpad_desc(), implementation_ = pd.impl_info_str();
+    } else {
+      dnnl::deconvolution_forward::primitive_desc pd(
+          {inference, dnnl::algorithm::deconvolution_direct, src_, any, bias_, dst_, strides, dilates, pad, pad_end},
+          attr, onednn_engine());
+      primitive_ = dnnl::deconvolution_forward(pd);
+      weights_ = pd.weights_desc(), scratchpad_ = pd.scratchpad_desc(), implementation_ = pd.impl_info_str();
+    }
+  }
+
+  // The epilogue after a call that did not run it: over dst's elements in memory order, the
+  // channel of each from its offset (dst's channel stride and count).
+  void finish(float* dst, const float* bias, const float* residual) const {
+    if (!epilogue_.bias && !epilogue_.residual && !epilogue_.relu) return;
+    for (std::int64_t i = 0; i < dst_elements_; ++i) {
+      float v = dst[i];
+      if (epilogue_.bias) v += bias[(i / channel_stride_) % channels_];
+      if (epilogue_.residual) v += residual[i];
+      dst[i] = epilogue_.relu && v < 0 ? 0.0f : v;
+    }
+  }
+
+  dnnl::memory::desc src_, dst_, user_weights_, weights_, bias_, scratchpad_;
+  onednn_epilogue epilogue_;
+  std::int64_t channels_, channel_stride_, dst_elements_;
+  bool in_call_ = false;
   dnnl::primitive_attr scale_;  // of the filter's reorder
   dnnl::primitive primitive_;
   std::string implementation_;
@@ -147,7 +223,9 @@ class onednn_prepared_convolution {
   onednn_prepared_convolution(const onednn_convolution& conv, const float* weights)
       : conv_(conv), weights_(conv.reorder_weights(weights)) {}
 
-  void run(const float* src, float* dst) const { conv_.run(src, weights_, dst); }
+  void run(const float* src, float* dst, const float* bias = nullptr, const float* residual = nullptr) const {
+    conv_.run(src, weights_, dst, bias, residual);
+  }
 
  private:
   onednn_convolution conv_;

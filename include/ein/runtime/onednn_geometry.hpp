@@ -1,5 +1,6 @@
-// The geometry of a convolution step in oneDNN's terms, apart from oneDNN itself: what the code
-// generator computes and writes, and what ein::runtime::onednn_convolution builds its primitive from.
+// The geometry of a convolution step in oneDNN's terms, and what the step does to its result before
+// writing it, apart from oneDNN itself: what the code generator computes and writes, and what
+// ein::runtime::onednn_convolution builds its primitive from.
 #pragma once
 
 #include <cstdint>
@@ -25,6 +26,14 @@ struct onednn_geometry {
   std::int64_t pad[2] = {}, pad_end[2] = {}, stride[2] = {1, 1}, dilation[2] = {1, 1};
   float alpha = 1;
   std::int64_t groups = 1;
+};
+
+/// What a convolution step adds to its result before writing it, as oneDNN runs it in the call
+/// (a plan's epilogue, plan/epilogue.hpp): `dst = relu?(alpha · (src ⋆ weights) + bias[oc] +
+/// residual)`, the bias one value per output channel (oneDNN's bias), the residual a tensor laid
+/// out as dst (a binary add post-op), ReLU an eltwise post-op.
+struct onednn_epilogue {
+  bool bias = false, residual = false, relu = false;
 };
 
 }  // namespace ein::runtime

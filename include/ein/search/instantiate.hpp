@@ -58,7 +58,7 @@ struct plan {
       if (k.library() && !k.weight_only) r.push_back(k.op->kind);
     return r;
   }
-  /// Kernels that run (weight-only kernels are computed when the code is generated).
+  /// Kernels that read inputs (weight-only ones run once in ein::prepare, first in each ein::run).
   std::size_t run_time_kernels() const {
     return static_cast<std::size_t>(
         std::count_if(kernels.begin(), kernels.end(), [](const kernel& k) { return !k.weight_only; }));

@@ -20,23 +20,69 @@ namespace ein_test {
 template <int K>
 struct onednn_case {};
 
-/// Cases 0..onednn_count-1: onednn_double_case is in double (oneDNN has no double convolution),
-/// those from onednn_grouped_cases on are grouped convolutions.
-inline constexpr int onednn_count = 18;
-inline constexpr int onednn_double_case = 11;
-inline constexpr int onednn_grouped_cases = 12;
+/// Cases 0..onednn_count-1: case 11 is in double (oneDNN has no double convolution); cases from
+/// onednn_epilogues on end in an epilogue (onednn_epilogue_of); cases from onednn_wide on are
+/// NHWC convolutions of a 1×11 filter padded 5 a side over images 4 to 9 wide (GCN's), which
+/// oneDNN runs with an implementation of its own (a GEMM over the image on an AVX2 machine), each
+/// ending in a residual; cases from onednn_grouped on are grouped convolutions.
+inline constexpr int onednn_count = 26;
+inline constexpr int onednn_epilogues = 12;
+inline constexpr int onednn_wide = 18;
+inline constexpr int onednn_grouped = 20;
+
+/// What case `k` (from onednn_epilogues on) adds to its convolution before writing it: a bias per
+/// output channel, a residual of the output's shape, ReLU, in the combinations a plan fuses into
+/// the call (plan::fuse_epilogues).
+struct onednn_epilogue_terms {
+  bool bias = false, residual = false, relu = false;
+};
+inline onednn_epilogue_terms onednn_epilogue_of(int k) {
+  static constexpr onednn_epilogue_terms terms[] = {
+      {true, false, false}, {true, false, true}, {false, true, true},
+      {true, true, true},   {false, false, true}, {true, true, false},
+      {false, true, false}, {true, true, true}};
+  return k < onednn_epilogues || k >= onednn_grouped ? onednn_epilogue_terms{} : terms[k - onednn_epilogues];
+}
 
 /// The capabilities the family's plans are bound for: oneDNN runs every convolution it accepts
 /// (plan::onednn_accepts), compute-bound or not, so that every layout of the family reaches the
 /// emitter; a build's capabilities (plan::onednn) leave memory-bound ones to eOperators.
 inline ein::plan::capabilities onednn_only() {
-  return {{ein::plan::library{ein::plan::onednn.name, &ein::plan::onednn_accepts}}};
+  return {{ein::plan::library{ein::plan::onednn.name, &ein::plan::onednn_accepts, ein::plan::onednn.takes}}};
 }
 
 /// Whether case `k`'s filter is a weight (bound by ein::prepare) rather than an input.
 inline bool onednn_weight_filter(int k) { return k % 2 == 0; }
 
-/// A grouped convolution (case `k` from onednn_grouped_cases on) as ONNX's Conv and
+/// `p` (one convolution `out`) with `e`'s terms added after it when it has any:
+///   y[i...] = relu?(out[i...] + b[i_channel] + R[i...]),
+/// y then the output, out a temporary; the bias `b` a weight, the residual `R` an input.
+inline ein::ir::program with_epilogue(ein::ir::program p, onednn_epilogue_terms e, std::size_t channel) {
+  namespace ir = ein::ir;
+  if (!e.bias && !e.residual && !e.relu) return p;
+  const auto& out = p.definitions.front();
+  const auto box = out.value->traversal;
+  std::vector<ir::affine> at;
+  for (auto& it : box) at.push_back(ir::idx(it.name));
+  const ir::tensor result{"out", out.type, out.value->shape(), ir::tensor_role::definition};
+  ir::expr body = ir::make_access(result, at);
+  if (e.bias) {
+    const ir::tensor b{"b", out.type, {box[channel].extent()}, ir::tensor_role::weight};
+    p.tensors.push_back(b);
+    body = body + ir::make_access(b, {at[channel]});
+  }
+  if (e.residual) {
+    const ir::tensor R{"R", out.type, out.value->shape(), ir::tensor_role::input};
+    p.tensors.push_back(R);
+    body = body + ir::make_access(R, at);
+  }
+  if (e.relu) body = ir::make_unary(ir::unary_fn::relu, body);
+  p.definitions.push_back({"y", ir::make_scope(box, {}, body), out.type});
+  p.outputs = {"y"};
+  return p;
+}
+
+/// A grouped convolution (case `k` from onednn_grouped on) as ONNX's Conv and
 /// ops::grouped_conv2d write it: G groups (2 or 3, or depthwise: G = C channels, one channel a
 /// filter) of Cg channels and Mg filters each (a depthwise multiplier of 1 in even cases, 2 in odd),
 ///   out[n, f, p, q] = Σ_{c,r,s} X[n, ⌊f / Mg⌋·Cg + c, p·st + r·d − pad, q·st + s·d − pad] · K[f, c, r, s]
@@ -82,7 +128,7 @@ inline ein::ir::program onednn_grouped_conv(int k) {
           {"out"}};
 }
 
-/// Case `k` (below onednn_grouped_cases): with a random stream of seed k + 1, a conv2d (two cases of three) or a
+/// Case `k` (below onednn_grouped): with a random stream of seed k + 1, a conv2d (two cases of three) or a
 /// conv_transpose2d of n in [1, 3] images of 4 to 12 channels, 5 to 9 rows and columns, a filter
 /// of 1 to 3 taps a side, stride 1 or 2, padding 0 to 2 (before; the output extent sets the
 /// padding after), dilation 1 or 2 (conv2d), data NHWC or NCHW, the filter's four dimensions
@@ -94,14 +140,15 @@ inline ein::ir::program onednn_grouped_conv(int k) {
 inline ein::ir::program onednn_conv(int k) {
   namespace ir = ein::ir;
   using ir::idx;
-  if (k >= onednn_grouped_cases) return onednn_grouped_conv(k);
+  if (k >= onednn_grouped) return onednn_grouped_conv(k);
   ein::eval::random_stream rng(static_cast<std::uint64_t>(k) + 1);
-  const bool transposed = k % 3 == 2, nhwc = rng.integer(0, 1) == 1;
-  const auto type = k == onednn_double_case ? ir::dtype::f64 : ir::dtype::f32;
+  const bool wide = k >= onednn_wide, transposed = k % 3 == 2 && !wide, nhwc = rng.integer(0, 1) == 1 || wide;
+  const auto type = k == onednn_epilogues - 1 ? ir::dtype::f64 : ir::dtype::f32;
   const std::int64_t n = rng.integer(1, 3), c = rng.integer(4, 12), f = rng.integer(4, 12), h = rng.integer(5, 9),
-                     w = rng.integer(5, 9), r = rng.integer(1, 3), s = rng.integer(1, 3), st = rng.integer(1, 2),
+                     w = rng.integer(wide ? 4 : 5, 9), r = wide ? 1 : rng.integer(1, 3),
+                     s = wide ? 11 : rng.integer(1, 3), st = wide ? 1 : rng.integer(1, 2),
                      pad = rng.integer(0, std::min<std::int64_t>(2, std::min(r, s) - 1)),
-                     dil = transposed ? 1 : rng.integer(1, 2);
+                     dil = transposed || wide ? 1 : rng.integer(1, 2), pad_col = wide ? 5 : pad;
   // The filter's dimensions (f, c, r, s) in a random order.
   std::array<int, 4> order{0, 1, 2, 3};
   for (std::size_t d = 3; d > 0; --d)
@@ -127,16 +174,18 @@ inline ein::ir::program onednn_conv(int k) {
   // Every fourth case scales its products (oneDNN's output scale).
   const auto scaled = [&](ir::expr e) { return k % 4 == 1 ? ir::make_constant(0.5) * e : e; };
   if (!transposed) {
-    const std::int64_t p = (h + 2 * pad - dil * (r - 1) - 1) / st + 1, q = (w + 2 * pad - dil * (s - 1) - 1) / st + 1;
+    const std::int64_t p = (h + 2 * pad - dil * (r - 1) - 1) / st + 1,
+                       q = (w + 2 * pad_col - dil * (s - 1) - 1) / st + 1;
     const auto X = data("X", c, h, w);
     auto body = scaled(ir::make_access(X, in_layout(idx("n"), idx("c"), idx("p") * st + idx("r") * dil - pad,
-                                                    idx("q") * st + idx("s") * dil - pad)) *
+                                                    idx("q") * st + idx("s") * dil - pad_col)) *
                        filter(idx("f"), idx("c"), idx("r"), idx("s")));
     using box = std::vector<ir::iterator>;
     const box out = nhwc ? box{{"n", 0, n}, {"p", 0, p}, {"q", 0, q}, {"f", 0, f}}
                          : box{{"n", 0, n}, {"f", 0, f}, {"p", 0, p}, {"q", 0, q}};
-    return {"onednn_conv_" + std::to_string(k), {X, K},
-            {{"out", ir::make_scope(out, {{"r", 0, r}, {"s", 0, s}, {"c", 0, c}}, body), type}}, {"out"}};
+    return with_epilogue({"onednn_conv_" + std::to_string(k), {X, K},
+                          {{"out", ir::make_scope(out, {{"r", 0, r}, {"s", 0, s}, {"c", 0, c}}, body), type}}, {"out"}},
+                         onednn_epilogue_of(k), nhwc ? 3 : 1);
   }
   const std::int64_t oh = (h - 1) * st - 2 * pad + r, ow = (w - 1) * st - 2 * pad + s;
   const auto X = data("X", c, h, w);
@@ -145,8 +194,9 @@ inline ein::ir::program onednn_conv(int k) {
   using box = std::vector<ir::iterator>;
   const box out = nhwc ? box{{"n", 0, n}, {"h", 0, oh}, {"w", 0, ow}, {"f", 0, f}}
                        : box{{"n", 0, n}, {"f", 0, f}, {"h", 0, oh}, {"w", 0, ow}};
-  return {"onednn_conv_" + std::to_string(k), {X, K},
-          {{"out", ir::make_scope(out, {{"i", 0, h}, {"j", 0, w}, {"c", 0, c}}, body), type}}, {"out"}};
+  return with_epilogue({"onednn_conv_" + std::to_string(k), {X, K},
+                        {{"out", ir::make_scope(out, {{"i", 0, h}, {"j", 0, w}, {"c", 0, c}}, body), type}}, {"out"}},
+                       onednn_epilogue_of(k), nhwc ? 3 : 1);
 }
 
 }  // namespace ein_test

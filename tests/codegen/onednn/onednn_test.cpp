@@ -6,6 +6,8 @@
 #define EIN_STRICT  // every program here must have its generated plan
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -18,6 +20,7 @@
 #include "codegen/e2e/prepared_harness.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein_generated/onednn_all.hpp"
+#include "ein/runtime/onednn.hpp"
 
 namespace {
 
@@ -30,8 +33,17 @@ void check_case() {
   const auto p = ein::reify(object);
   CAPTURE(K);
   CAPTURE(plan_of<K>::description);
-  const bool calls = std::string_view(plan_of<K>::description).find("= library conv") != std::string_view::npos;
+  const std::string_view description = plan_of<K>::description;
+  const bool calls = description.find("= library conv") != std::string_view::npos;
   CHECK(calls == (p.definitions[0].type == ein::ir::dtype::f32));
+  // an epilogue runs in the call: one step, which writes y
+  const auto e = ein_test::onednn_epilogue_of(K);
+  if (e.bias || e.residual || e.relu) {
+    CHECK(description.find("y = library conv") != std::string_view::npos);
+    CHECK(description.find(" epilogue(") != std::string_view::npos);
+    CHECK((description.find("relu)") != std::string_view::npos) == e.relu);
+    CHECK(description.find("out = ") == std::string_view::npos);
+  }
   ein_test::check_against_interpreter(object, 40 + K, plan_of<K>::tolerance);
   if (ein_test::onednn_weight_filter(K))
     ein_test::check_prepared_against_interpreter(object, 60 + K, plan_of<K>::tolerance);
@@ -121,5 +133,39 @@ TEST_CASE("oneDNN plans: a dimension of extent 1 takes the layout of the other a
                 want += double(x[(h + r - 2) * 32 + w + s - 2]) * k[(r * 5 + s) * 56 + f];
           CHECK(y[(h * 32 + w) * 56 + f] == doctest::Approx(want).epsilon(1e-5));
         }
+  }
+}
+
+TEST_CASE("oneDNN plans: a convolution's bias, residual and ReLU run in oneDNN's call, or after it where oneDNN refuses") {
+  // ResNet's 3×3 layer of 64 channels at 56×56, NHWC, as codegen::library::onednn_geometry_of
+  // writes it
+  ein::runtime::onednn_geometry g{.forward = true,
+                                  .src_dims = {1, 64, 56, 56},
+                                  .src_strides = {200704, 1, 3584, 64},
+                                  .weights_dims = {64, 64, 3, 3},
+                                  .weights_strides = {576, 1, 192, 64},
+                                  .dst_dims = {1, 64, 56, 56},
+                                  .dst_strides = {200704, 1, 3584, 64},
+                                  .pad = {1, 1},
+                                  .pad_end = {1, 1}};
+  for (auto e : {ein::runtime::onednn_epilogue{true, false, true}, ein::runtime::onednn_epilogue{true, true, true},
+                 ein::runtime::onednn_epilogue{false, false, true}}) {
+    CAPTURE(e.bias);
+    CAPTURE(e.residual);
+    const ein::runtime::onednn_convolution conv(g, e);
+    CHECK(conv.epilogue_in_call());
+    // the same values as the call without the epilogue, then the epilogue by hand
+    std::vector<float> x(200704), k(36864), b(64), r(200704), y(200704), plain(200704);
+    ein::eval::random_stream rng(9);
+    for (auto* v : {&x, &k, &b, &r})
+      for (auto& value : *v) value = static_cast<float>(rng.uniform());
+    conv.run(x.data(), k.data(), y.data(), e.bias ? b.data() : nullptr, e.residual ? r.data() : nullptr);
+    ein::runtime::onednn_convolution(g).run(x.data(), k.data(), plain.data());
+    double err = 0;
+    for (std::size_t i = 0; i < y.size(); ++i) {
+      float v = plain[i] + (e.bias ? b[i % 64] : 0.0f) + (e.residual ? r[i] : 0.0f);
+      err = std::max(err, static_cast<double>(std::abs((e.relu && v < 0 ? 0.0f : v) - y[i])));
+    }
+    CHECK(err < 1e-4);
   }
 }

@@ -1,29 +1,19 @@
 // The GPU timer on a device: library calls and eOperators are timed, the measured model caches
-// them. Skipped where no CUDA device is present.
+// them. Skipped where no CUDA device is here, failed where the CUDA setup is broken.
 #include <doctest/doctest.h>
 
-#include <cstdio>
 #include <string>
 
 #include "ein/cost/gpu_timer.hpp"
 #include "ein/match/match.hpp"
+#include "runtime/cuda/device_cases.hpp"
 #include "search/rediscover_support.hpp"
 
 using namespace ein;
 using namespace ein::ir;
 
-namespace {
-// Says so where no device is present (ctest reports the test skipped on that line).
-bool no_gpu() {
-  std::string why;
-  if (cost::gpu_present(&why)) return false;
-  std::printf("ein: GPU test skipped: %s\n", why.c_str());
-  return true;
-}
-}  // namespace
-
 TEST_CASE("gpu timer: a GEMM, a convolution and eOperators are timed on the GPU") {
-  if (no_gpu()) return;
+  if (ein_test::skip_without_device()) return;
   cost::gpu_timer timer;
   MESSAGE("device: " << timer.device());
   CHECK(!timer.device().empty());
@@ -52,7 +42,7 @@ TEST_CASE("gpu timer: a GEMM, a convolution and eOperators are timed on the GPU"
 }
 
 TEST_CASE("gpu timer: the device is found on the GPU") {
-  if (no_gpu()) return;
+  if (ein_test::skip_without_device()) return;
   std::string why;
   CHECK(cost::gpu_present(&why));
   CHECK(!cost::gpu_name().empty());

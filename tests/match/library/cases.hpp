@@ -84,7 +84,7 @@ inline std::vector<library_case> library_cases() {
                                                 idx("w") * 2 + idx("s") * 2 - 2}) *
                make_access(f32("K", {4, 3, 3, 3}), {idx("f"), idx("c"), idx("r"), idx("s")})),
        op_kind::conv2d});
-  // DESIGN.md's Conv3x3: K[r, s, f, c] is in no cuDNN filter format (repacked first)
+  // Conv3x3 with its filter as K[r, s, f, c], in no cuDNN filter format (repacked first)
   c.push_back({"conv_rsfc",
                operators::conv2d_canonical({{"n", 1}, {"h", 7}, {"w", 7}, {"f", 4}, {"c", 3}}),
                op_kind::conv2d});

@@ -76,8 +76,9 @@ inline std::string geometry_text(const runtime::convolution_geometry& g) {
 /// Writes `static const ein::runtime::cudnn_convolution& <function>(cudaStream_t s)`:
 /// the state of one conv2d (forward) or conv_transpose2d (backward data) step for stream `s` on
 /// the calling thread (runtime::per_stream: its own workspace), set up on its first call there
-/// from the instance's geometry (descriptors, CUDNN_FMA_MATH unless `tf32`, the first runnable
-/// algorithm of cuDNN's heuristics, its workspace; runtime::cudnn_convolution) on `handle` (an
+/// from the instance's geometry (descriptors, CUDNN_FMA_MATH unless `tf32`, the first algorithm
+/// of cuDNN's heuristics that this precision allows, its workspace; with epilogue `e`, the
+/// algorithm cuDNN's fused call takes when tried; runtime::cudnn_convolution) on `handle` (an
 /// expression of `s` giving the plan's cudnnHandle_t), and kept for the process.
 /// @pre ein::plan::cudnn_accepts(op).
 inline void emit_cudnn_state(writer& w, const match::instance& op, const std::string& function,
@@ -106,8 +107,8 @@ struct fused_operands {
 /// Example (3×3, NHWC): `cudnnConvolutionForward(handle, &ein_alpha, ein_conv.x, x, ein_conv.w, k,
 /// ein_conv.conv, ein_conv.forward_algo, ein_conv.workspace, ein_conv.workspace_size, &ein_beta,
 /// ein_conv.y, y)`. With `fused` (a step that ends in its epilogue, its state made from a fused
-/// geometry): cudnnConvolutionBiasActivationForward, the residual as z with alpha2 1 (else y
-/// with alpha2 0).
+/// geometry): the state's forward_bias_activation (cudnnConvolutionBiasActivationForward where
+/// it took an algorithm at prepare), the residual as z with alpha2 1 (else y with alpha2 0).
 /// @pre ein::plan::cudnn_accepts(op).
 inline void emit_cudnn_run(writer& w, const match::instance& op, const std::vector<std::string>& inputs,
                            const std::string& output, const std::string& state, const std::string& handle,
@@ -126,10 +127,8 @@ inline void emit_cudnn_run(writer& w, const match::instance& op, const std::vect
          (fused ? "ein_alpha2 = " + literal(residual ? 1.0 : 0.0, op.type) : "ein_beta = " + literal(0.0, op.type)) +
          ";");
   if (fused) {
-    w.line("EIN_CUDNN_CHECK(cudnnConvolutionBiasActivationForward(" + handle + ", &ein_alpha, ein_conv.x, " + in +
-           ", ein_conv.w, " + wt + ", ein_conv.conv, ein_conv.forward_algo, ein_conv.workspace, "
-           "ein_conv.workspace_size, &ein_alpha2, ein_conv.y, " + (residual ? fused->residual : output) +
-           ", ein_conv.bias, " + fused->bias + ", ein_conv.activation, ein_conv.y, " + output + "));");
+    w.line("ein_conv.forward_bias_activation(" + handle + ", &ein_alpha, " + in + ", " + wt + ", &ein_alpha2, " +
+           (residual ? fused->residual : output) + ", " + fused->bias + ", " + output + ");");
   } else if (forward)
     w.line("EIN_CUDNN_CHECK(cudnnConvolutionForward(" + handle + ", &ein_alpha, ein_conv.x, " + in +
            ", ein_conv.w, " + wt + ", ein_conv.conv, ein_conv.forward_algo, ein_conv.workspace, "

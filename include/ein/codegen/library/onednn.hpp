@@ -4,6 +4,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "ein/detail/error.hpp"
 #include "ein/match/instance.hpp"
 #include "ein/plan/capabilities.hpp"
+#include "ein/plan/epilogue.hpp"
 #include "ein/runtime/onednn_geometry.hpp"
 
 namespace ein::codegen::library {
@@ -101,14 +103,23 @@ inline std::string onednn_geometry_text(const match::instance& op) {
          (g.groups != 1 ? ", .groups = " + number(g.groups) : std::string()) + "}";
 }
 
+/// The C++ initializer of the ein::runtime::onednn_epilogue of epilogue `e` (a plan's, on a call
+/// oneDNN runs): `ein::runtime::onednn_epilogue{.bias = true, .residual = false, .relu = true}`.
+inline std::string onednn_epilogue_text(const ein::plan::epilogue& e) {
+  return std::string("ein::runtime::onednn_epilogue{.bias = ") + flag(e.bias.has_value()) +
+         ", .residual = " + flag(e.residual.has_value()) + ", .relu = " + flag(e.relu) + "}";
+}
+
 /// Writes `inline const ein::runtime::onednn_convolution& <function>()`: the primitive of the
-/// step, built on its first call (a function-local static, so once per process and safely from
-/// several threads) and kept until exit.
+/// step, ending in `epilogue` where it has one, built on its first call (a function-local static,
+/// so once per process and safely from several threads) and kept until exit.
 /// @pre ein::plan::onednn_accepts(op).
-inline void emit_onednn_state(writer& w, const match::instance& op, const std::string& function) {
+inline void emit_onednn_state(writer& w, const match::instance& op, const std::string& function,
+                              const std::optional<ein::plan::epilogue>& epilogue = std::nullopt) {
   w.open("inline const ein::runtime::onednn_convolution& " + function + "()");
   w.line("static const ein::runtime::onednn_convolution state(");
-  w.line("    " + onednn_geometry_text(op) + ");");
+  w.line("    " + onednn_geometry_text(op) + (epilogue ? "," : ");"));
+  if (epilogue) w.line("    " + onednn_epilogue_text(*epilogue) + ");");
   w.line("return state;");
   w.close();
 }
