@@ -3,6 +3,7 @@
 // libraries.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -145,6 +146,34 @@ TEST_CASE("bind: a grouped convolution is a oneDNN or cuDNN call though memory-b
   REQUIRE(match::memory_bound(instance_of(one_group, match::op_kind::conv2d)));
   CHECK(kinds(one_group, blas_onednn) == std::vector<std::string>{"-"});
   CHECK(kinds(one_group, blas_cudnn) == std::vector<std::string>{"-"});
+}
+
+TEST_CASE("bind: shapes that match as grouped convolutions but do not slide a filter stay eOperators when memory-bound") {
+  // a batch of small products, bm[b, m, n] = Σ_k Q[b, m, k]·R[b, n, k]: a depthwise 1×4 over a
+  // 10×4 image whose filter spans each row (one output column)
+  auto Q = f32("Q", {2, 10, 4}), R = f32("R", {2, 10, 4});
+  ir::program bm{"bm", {Q, R},
+                 {{"bm", ir::make_scope({{"b", 0, 2}, {"m", 0, 10}, {"n", 0, 10}}, {{"k", 0, 4}},
+                                        ir::make_access(Q, {idx("b"), idx("m"), idx("k")}) *
+                                            ir::make_access(R, {idx("b"), idx("n"), idx("k")})),
+                   ir::dtype::f32}},
+                 {"bm"}};
+  auto as_conv = match::match(*bm.definitions[0].value);
+  REQUIRE(std::any_of(as_conv.begin(), as_conv.end(), [](const match::instance& i) {
+    return i.kind == match::op_kind::conv2d && i.conv().groups > 1 && match::memory_bound(i);
+  }));
+  CHECK(kinds(bm, blas_onednn) == std::vector<std::string>{"-"});
+  CHECK(kinds(bm, blas_cudnn) == std::vector<std::string>{"-"});
+  // a per-channel scale, y[n, c, h, w] = X[n, c, h, w]·S[c]: a depthwise 1×1
+  auto X = f32("X", {1, 16, 8, 8}), S = f32("S", {16});
+  ir::program scale{"scale", {X, S},
+                    {{"y", ir::make_scope({{"n", 0, 1}, {"c", 0, 16}, {"h", 0, 8}, {"w", 0, 8}}, {},
+                                          ir::make_access(X, {idx("n"), idx("c"), idx("h"), idx("w")}) *
+                                              ir::make_access(S, {idx("c")})),
+                      ir::dtype::f32}},
+                    {"y"}};
+  CHECK(kinds(scale, blas_onednn) == std::vector<std::string>{"-"});
+  CHECK(kinds(scale, blas_cudnn) == std::vector<std::string>{"-"});
 }
 
 TEST_CASE("onednn_accepts: sizes that agree, padding and strides that step forward, float only; onednn runs small filters") {

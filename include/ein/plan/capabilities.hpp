@@ -117,9 +117,16 @@ namespace detail {
 // Whether a library call can gain on an eOperator for convolution `op`: a compute-bound one
 // (EinNet §5), or a grouped one, memory-bound by nature (a depthwise 3×3 does 18 FLOPs for each
 // output it writes) but run by the libraries' own grouped and depthwise kernels
-// (docs/decisions/0027).
+// (docs/decisions/0027) — where its filter slides over the image, as those kernels are made for.
+// Other shapes match as grouped convolutions too, and stay eOperators when memory-bound: a
+// per-channel scale X[n, c, h, w]·S[c] (a depthwise 1×1), and a batch of products, whose filter
+// spans a whole row of its image (`bm[b, m, n] = Σ_k Q[b, m, k]·R[b, n, k]` is a depthwise 1×4
+// over a 10×4 image, one output column).
 inline bool convolution_worth_a_call(const match::instance& op) {
-  return !match::memory_bound(op) || op.conv().groups > 1;
+  if (!match::memory_bound(op)) return true;
+  auto& a = op.conv();
+  const bool slides = (a.r > 1 && a.p > 1) || (a.s > 1 && a.q > 1);
+  return a.groups > 1 && slides;
 }
 
 // A compute-bound GEMM BLAS accepts, or a matrix-vector product (one matrix, m or n of 1, summed
