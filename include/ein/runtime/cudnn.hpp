@@ -111,6 +111,7 @@ class cudnn_convolution {
                                                  g.filter[1], g.filter[2], g.filter[3]));
       EIN_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv, g.pad[0], g.pad[1], g.stride[0], g.stride[1],
                                                       g.dilation[0], g.dilation[1], CUDNN_CROSS_CORRELATION, data));
+      if (g.groups != 1) EIN_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv, g.groups));
       const cudnnMathType_t math = math_type(g);
       EIN_CUDNN_CHECK(cudnnSetConvolutionMathType(conv, math));
       std::size_t bytes = 0;
