@@ -2,9 +2,8 @@
 // CUDA device: each network's cuda plan (cuDNN for its convolutions, the grouped and depthwise ones
 // with cuDNN's group count, cuBLAS for its products, generated kernels for the rest), prepared on
 // the device with the file's initializers, run on ONNX Runtime's input, checked against ONNX
-// Runtime's output (every element within 1e-4, and within 1e-4 of the output's largest magnitude,
-// as bench_onnx_host checks) and timed (CUDA events around each prepared run, medians); prints a
-// table and writes JSON. Without a CUDA device it says so and exits 77 (skipped), and fails where
+// Runtime's output as bench_onnx_host checks it (onnx/reference_data.hpp) and timed (CUDA events
+// around each prepared run, medians); prints a table and writes JSON. Without a CUDA device it says so and exits 77 (skipped), and fails where
 // the CUDA setup is broken (runtime::exit_without_device): where there is none, building it is
 // the check that the three cuda plans compile and link.
 //
@@ -12,7 +11,6 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -26,59 +24,32 @@
 #include <ein/runtime/cuda_device.hpp>
 
 #include "common/machine.hpp"
-#include "common/statistics.hpp"
+#include "gpu/gpu_timing.hpp"
+#include "onnx/reference_data.hpp"
 #include "ein_generated/mobilenet_v2_cuda.hpp"
 #include "ein_generated/resnet18_cuda.hpp"
 #include "ein_generated/squeezenet1_1_cuda.hpp"
 
 namespace {
 
-// A device copy of host floats, freed with it.
-class device_floats {
- public:
-  explicit device_floats(const std::vector<float>& host) : count_(host.size()) {
-    EIN_CUDA_CHECK(cudaMalloc(&data_, std::max<std::size_t>(1, count_) * sizeof(float)));
-    EIN_CUDA_CHECK(cudaMemcpy(data_, host.data(), count_ * sizeof(float), cudaMemcpyHostToDevice));
-  }
-  explicit device_floats(std::size_t count) : count_(count) {
-    EIN_CUDA_CHECK(cudaMalloc(&data_, std::max<std::size_t>(1, count_) * sizeof(float)));
-  }
-  device_floats(const device_floats&) = delete;
-  device_floats& operator=(const device_floats&) = delete;
-  ~device_floats() { cudaFree(data_); }
-  float* data() const { return data_; }
-  std::vector<float> to_host() const {
-    std::vector<float> host(count_);
-    EIN_CUDA_CHECK(cudaMemcpy(host.data(), data_, count_ * sizeof(float), cudaMemcpyDeviceToHost));
-    return host;
-  }
-
- private:
-  float* data_ = nullptr;
-  std::size_t count_;
-};
-
-struct result {
-  double ms = 0, max_abs = 0, scale = 0;  // scale: the largest |ONNX Runtime's output|
-};
+using ein::bench::gpu::device_array;
+using ein::bench::onnx_reference::result;
 
 template <class Program>
 result measure(const Program& program, const std::string& folder, const std::string& name, int runs) {
-  const std::string dir = folder + "/" + name;
-  auto read = [&](const char* file) {
-    std::string path = dir + "/test_data_set_0/" + file;
-    return ein::onnx::read_values(ein::onnx::read_tensor_file(path), dir, path).f32;
-  };
-  const std::vector<float> want = read("output_0.pb");
-  const device_floats x(read("input_0.pb")), y(want.size());
+  const auto data = ein::bench::onnx_reference::read(folder, name);
+  device_array x(data.input.size()), y(data.output.size());
+  x.upload(data.input);
   // the weights the plan lists, copied to the device with their shapes
-  const ein::onnx::initializers file(dir + "/" + name + ".onnx");
-  std::vector<std::unique_ptr<device_floats>> copies;
+  const ein::onnx::initializers file(folder + "/" + name + "/" + name + ".onnx");
+  std::vector<std::unique_ptr<device_array>> copies;
   std::vector<ein::runtime::binding> weights;
   for (std::string_view w : Program::weights) {
     const ein::onnx::tensor_data* t = file.find(w);
-    if (!t || t->type != ::onnx::TensorProto_DataType_FLOAT) throw ein::user_error("bench_onnx_cuda: " + name + " has no float weight `" + std::string(w) + "`");
-    copies.push_back(std::make_unique<device_floats>(t->f32));
+    if (!t || t->type != ::onnx::TensorProto_DataType_FLOAT)
+      throw ein::user_error("bench_onnx_cuda: " + name + " has no float weight `" + std::string(w) + "`");
+    copies.push_back(std::make_unique<device_array>(t->f32.size()));
+    copies.back()->upload(t->f32);
     ein::runtime::binding b(w, static_cast<const float*>(copies.back()->data()));
     b.rank = t->dims.size();
     for (std::size_t d = 0; d < t->dims.size(); ++d) b.shape[d] = t->dims[d];
@@ -88,32 +59,11 @@ result measure(const Program& program, const std::string& folder, const std::str
   EIN_CUDA_CHECK(cudaStreamCreate(&stream));
   auto net = ein::prepare(program, ein::runtime::bindings(std::move(weights), "ein::prepare"), stream);
   auto run = [&] { net.run({{"input", static_cast<const float*>(x.data())}, {"output", y.data()}}, stream); };
-  result r;
   run();
   EIN_CUDA_CHECK(cudaStreamSynchronize(stream));
-  const std::vector<float> got = y.to_host();
-  for (std::size_t i = 0; i < got.size(); ++i) {
-    r.max_abs = std::max(r.max_abs, std::abs(double(got[i]) - double(want[i])));
-    r.scale = std::max(r.scale, std::abs(double(want[i])));
-  }
-  for (int k = 0; k < 3; ++k) run();
-  cudaEvent_t start, stop;
-  EIN_CUDA_CHECK(cudaEventCreate(&start));
-  EIN_CUDA_CHECK(cudaEventCreate(&stop));
-  std::vector<double> ms;
-  for (int k = 0; k < runs; ++k) {
-    EIN_CUDA_CHECK(cudaEventRecord(start, stream));
-    run();
-    EIN_CUDA_CHECK(cudaEventRecord(stop, stream));
-    EIN_CUDA_CHECK(cudaEventSynchronize(stop));
-    float t = 0;
-    EIN_CUDA_CHECK(cudaEventElapsedTime(&t, start, stop));
-    ms.push_back(t);
-  }
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
+  result r = ein::bench::onnx_reference::compare(y.download(), data.output);
+  r.ms = ein::bench::gpu::median_ms(run, stream, 3, runs);
   cudaStreamDestroy(stream);
-  r.ms = ein::bench::median(ms);
   return r;
 }
 
@@ -128,23 +78,21 @@ int main(int argc, char** argv) {
   if (auto status = ein::runtime::exit_without_device("bench_onnx_cuda")) return *status;
   const std::string folder = argv[1];
   const int runs = argc == 5 ? std::max(1, std::atoi(argv[4])) : 30;
-  cudaDeviceProp device{};
-  EIN_CUDA_CHECK(cudaGetDeviceProperties(&device, 0));
+  const auto device = ein::bench::gpu::describe_device();
   nlohmann::ordered_json out;
   out["command"] = "bench_onnx_cuda";
-  out["machine"] = {{"gpu", device.name}, {"cpu", ein::bench::cpu_model()}, {"utc", ein::bench::utc_now()}};
+  out["machine"] = {{"gpu", device.name}, {"cuda", device.runtime}, {"cpu", ein::bench::cpu_model()}, {"utc", ein::bench::utc_now()}};
   out["runs"] = runs;
   out["statistic"] = "median";
   bool close = true;
   std::printf("| network | ein cuda (ms) | max abs. difference | relative to max abs. output |\n|---|---|---|---|\n");
   auto row = [&](const char* name, result r) {
-    double relative = r.scale > 0 ? r.max_abs / r.scale : r.max_abs;
-    std::printf("| %s | %.3f | %.2g | %.2g |\n", name, r.ms, r.max_abs, relative);
+    std::printf("| %s | %.3f | %.2g | %.2g |\n", name, r.ms, r.max_abs, r.relative());
     out["networks"][name] = {{"ein_cuda_ms", r.ms},
                              {"max_abs_difference_from_onnxruntime", r.max_abs},
                              {"max_abs_output", r.scale},
-                             {"difference_relative_to_max_abs_output", relative}};
-    close = close && r.max_abs <= 1e-4 && relative <= 1e-4;
+                             {"difference_relative_to_max_abs_output", r.relative()}};
+    close = close && r.close();
   };
   row("resnet18", measure(ein_generated::resnet18_cuda::net, folder, "resnet18", runs));
   row("mobilenet_v2", measure(ein_generated::mobilenet_v2_cuda::net, folder, "mobilenet_v2", runs));
