@@ -119,6 +119,7 @@ TEST_CASE("onednn_accepts: sizes that agree, padding and strides that step forwa
   CHECK_FALSE(with([](match::conv_attrs& a) { a.pad_w = -1, a.q = 14; }));  // a negative padding
   CHECK_FALSE(with([](match::conv_attrs& a) { a.x_strides[3] = 0; }));    // columns that overlap
   CHECK(with([](match::conv_attrs& a) { a.w_strides = {1, 16, 128, 384}; }));  // any filter layout
+  CHECK_FALSE(with([](match::conv_attrs& a) { a.w_strides = {1, 8, 128, 384}; }));  // filters that overlap
   auto shifted = c;
   shifted.inputs[0].offset = 3;
   CHECK(plan::onednn_accepts(shifted));

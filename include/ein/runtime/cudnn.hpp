@@ -20,13 +20,10 @@ namespace ein::runtime {
 
 /// A failed cuDNN call: says which call, where, cuDNN's text for the status and, from cuDNN 9 on,
 /// cuDNN's own account of the last error (cudnnGetLastErrorString).
-class cudnn_error : public std::runtime_error {
+class cudnn_error : public call_error<cudnnStatus_t> {
  public:
   cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line)
-      : std::runtime_error(std::string("ein: cuDNN call `") + call + "` failed at " + file + ":" +
-                           std::to_string(line) + ": " + cudnnGetErrorString(status) + last_error()),
-        status_(status) {}
-  cudnnStatus_t status() const { return status_; }
+      : call_error(status, "cuDNN", call, file, line, cudnnGetErrorString(status) + last_error()) {}
 
  private:
   static std::string last_error() {
@@ -37,7 +34,6 @@ class cudnn_error : public std::runtime_error {
 #endif
     return {};
   }
-  cudnnStatus_t status_;
 };
 
 inline void cudnn_check(cudnnStatus_t status, const char* call, const char* file, int line) {
