@@ -135,7 +135,7 @@ inline plan pack_weight_operands(const plan& p, const cost::model& model, const 
   ir::scope_ptr expr = p.expr;
   bool changed = false;
   for (auto& k : p.kernels) {
-    if (k.weight_only || !k.library() || k.op->kind == match::op_kind::elementwise || caps.calls(*k.op)) continue;
+    if (k.weight_only || !k.library() || k.op->kind == match::op_kind::elementwise || called_operator(k, caps)) continue;
     if (which == pack_kernels::compute_bound_refused && match::memory_bound(*k.op)) continue;
     std::optional<ir::scope_ptr> packed;
     std::string text;
