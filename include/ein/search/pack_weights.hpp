@@ -114,7 +114,8 @@ enum class pack_kernels {
                           // its FLOPs nor its bytes
 };
 
-/// `p` for a build with capabilities `caps`: a library kernel the build does not call, whose
+/// `p` for a build with capabilities `caps`: a library kernel whose cheapest instance the build
+/// does not call (though it may call a dearer one: search::called_operator), whose
 /// scope matches a called operator once one weight-only operand (a weight,
 /// or a scope of weights) is read through a copy with its dimensions permuted, reads that copy —
 /// a weight transform, free at run time (EinNet §6: weight-only expressions are computed ahead).
@@ -135,7 +136,7 @@ inline plan pack_weight_operands(const plan& p, const cost::model& model, const 
   ir::scope_ptr expr = p.expr;
   bool changed = false;
   for (auto& k : p.kernels) {
-    if (k.weight_only || !k.library() || k.op->kind == match::op_kind::elementwise || called_operator(k, caps)) continue;
+    if (k.weight_only || !k.library() || k.op->kind == match::op_kind::elementwise || caps.calls(*k.op)) continue;
     if (which == pack_kernels::compute_bound_refused && match::memory_bound(*k.op)) continue;
     std::optional<ir::scope_ptr> packed;
     std::string text;
