@@ -7,6 +7,12 @@ gradient must be within 1e-4. Writes the results as JSON and prints one line per
 
     python3 bench/gradients/compare.py <work folder> <results.json>
 
+PyTorch runs in float64, on ein's float32 values widened: its float32 CPU convolutions give a wrong
+filter gradient for a 1×1 stride-2 convolution of a channels-last input, as ResNet-18's downsampling
+convolutions are here (off by 10 where the filter gradient's largest magnitude is 6 on random data,
+PyTorch 2.15; bench/gradients/torch_strided_1x1.py shows it). float64 takes another path, which agrees
+with ein to 6e-7.
+
 Batch normalization is written out, (y − mean)·scale/√(var + eps) + shift, as ein's folded form
 computes it: PyTorch's batch_norm has no derivative with respect to its running statistics, which
 ein's programs hold as weights.
@@ -41,8 +47,9 @@ TOLERANCE = 1e-4
 
 
 def load(work, entry):
+    """A float32 file of the work folder as a float64 tensor: PyTorch's autograd runs in float64."""
     data = np.fromfile(os.path.join(work, entry["file"]), dtype=np.float32)
-    return torch.from_numpy(data.reshape(entry["shape"])).clone()
+    return torch.from_numpy(data.reshape(entry["shape"]).astype(np.float64))
 
 
 def compare(work, entry):

@@ -2,8 +2,9 @@
 reference.py twin built from the weights that ein's run wrote (batch normalization written out, as
 compare.py does), its output's vector–Jacobian product with the same seed by autograd, timed as a
 whole (forward and backward) and backward alone, the median of `runs` runs after one, with the
-process's peak resident memory; with --compare, every gradient compared with each ein run's in
-the work folder (largest difference relative to PyTorch's largest magnitude). Prints JSON.
+process's peak resident memory, all in float32; with --compare, every gradient compared with each
+ein run's in the work folder (largest difference relative to PyTorch's largest magnitude), PyTorch's
+computed again in float64 as compare.py does. Prints JSON.
 
     python3 bench/gradients/torch_step.py <work folder> <runs> [--compare]
 """
@@ -30,9 +31,9 @@ def main():
     args = parser.parse_args()
     with open(os.path.join(args.work, "resnet18.cost.json")) as f:
         entry = json.load(f)
-    tensors = {e["name"]: load(args.work, e).requires_grad_() for e in entry["tensors"]}
+    tensors = {e["name"]: load(args.work, e).float().requires_grad_() for e in entry["tensors"]}
     x = tensors["x"]
-    (seed,) = [load(args.work, s) for s in entry["seeds"]]
+    (seed,) = [load(args.work, s).float() for s in entry["seeds"]]
     params = [tensors[e["name"]] for e in entry["tensors"]]
 
     def step(backward_only=False):
@@ -54,6 +55,11 @@ def main():
               "backward_median_ms": float(np.median(backward)),
               "peak_resident_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
     if args.compare:
+        exact = {e["name"]: load(args.work, e).requires_grad_() for e in entry["tensors"]}
+        y = reference.MODELS["resnet18"](exact, entry)(exact["x"])
+        names = list(exact)
+        grads = dict(zip(names, torch.autograd.grad(y, [exact[n] for n in names],
+                                                    grad_outputs=load(args.work, entry["seeds"][0]).reshape(y.shape))))
         errors = {}
         for variant in ("cost", "store", "recompute"):
             path = os.path.join(args.work, f"resnet18.{variant}.json")
@@ -63,7 +69,7 @@ def main():
                 ein = json.load(f)
             worst = 0.0
             for g in ein["gradients"]:
-                want = tensors[g["tensor"]].grad
+                want = grads[g["tensor"]]
                 got = load(args.work, g)
                 worst = max(worst, (got - want).abs().max().item() / max(want.abs().max().item(), 1e-30))
             errors[variant] = worst
