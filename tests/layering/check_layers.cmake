@@ -1,9 +1,10 @@
 # The layering of include/ein/ as a test: each folder (and each top-level header) may reach, through
 # its #include "ein/..." lines followed transitively, only the folders listed for it below, which
 # follow the pipeline (README.md's Layout): the front end, the IR and the interpreter first, then
-# derivation, matching, plans, cost, search, gradients, code generation and measuring; runtime/ is
-# what generated code includes and reaches nothing of ein but detail/; ein.hpp, what users
-# include, reaches neither the search nor code generation.
+# derivation, matching, plans, cost, search, gradients, code generation and measuring; tune/ (the
+# schedule spaces, the tuning database, the reuse plan) is plain data that code generation and
+# measuring read; runtime/ is what generated code includes and reaches nothing of ein but detail/;
+# ein.hpp, what users include, reaches neither the search nor code generation.
 #   cmake -DINCLUDE=<repository>/include -P check_layers.cmake
 cmake_minimum_required(VERSION 3.20)
 set(base detail version.hpp)
@@ -19,13 +20,14 @@ set(allowed_plan derive match eval ir ${base})
 set(allowed_cost plan derive match eval ir runtime ${base})
 set(allowed_search cost plan derive match eval ir runtime ${base})
 set(allowed_grad search cost plan derive match eval ir runtime ${base})
-set(allowed_codegen grad plan derive match eval ir runtime ${base})
-set(allowed_measure codegen grad search cost plan derive match eval ir runtime ${base})
+set(allowed_tune ${base})
+set(allowed_codegen tune grad plan derive match eval ir runtime ${base})
+set(allowed_measure tune codegen grad search cost plan derive match eval ir runtime ${base})
 set(allowed_dispatch front eval ir runtime ${base})
 set(allowed_front.hpp front ir ${base})
 set(allowed_ein.hpp front.hpp dispatch front eval ir runtime ${base})
 set(allowed_onnx.hpp ein.hpp front.hpp dispatch front eval ir runtime onnx ${base})
-set(allowed_ein_search.hpp measure codegen grad search cost plan derive match eval ir runtime ${base})
+set(allowed_ein_search.hpp tune measure codegen grad search cost plan derive match eval ir runtime ${base})
 set(allowed_version.hpp "")
 
 if(NOT INCLUDE)
