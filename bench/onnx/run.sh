@@ -18,7 +18,8 @@ cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DEIN_BUILD_TESTS=OFF -DEIN_BU
   -DEIN_ONNX_BENCH_DIR="$(realpath "$files")"
 cmake --build "$build" -j"${EIN_JOBS:-2}" --target bench_onnx_host
 "$build/bench/onnx/bench_onnx_host" "$files" bench/results/onnx_host.json --runs "$runs"
-if cmake --build "$build" --target help | grep -q bench_onnx_cuda; then
+targets=$(cmake --build "$build" --target help)  # whole: grep -q would end the pipe early under pipefail
+if [[ $targets == *bench_onnx_cuda* ]]; then
   cmake --build "$build" -j"${EIN_JOBS:-2}" --target bench_onnx_cuda
   status=0
   "$build/bench/onnx/bench_onnx_cuda" "$files" bench/results/onnx_cuda.json --runs "$runs" || status=$?
