@@ -70,14 +70,12 @@ result measure(const Program& program, const std::string& folder, const std::str
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 && !(argc == 5 && std::string(argv[3]) == "--runs")) {
-    std::fprintf(stderr, "usage: %s <folder of torchvision_reference.py> <out.json> [--runs N]\n", argv[0]);
-    return 2;
-  }
+  const auto args = ein::bench::onnx_reference::parse(argc, argv);
+  if (!args) return 2;
   // where none is here, building this program was the check: the three cuda plans compile and link
   if (auto status = ein::runtime::exit_without_device("bench_onnx_cuda")) return *status;
-  const std::string folder = argv[1];
-  const int runs = argc == 5 ? std::max(1, std::atoi(argv[4])) : 30;
+  const std::string& folder = args->folder;
+  const int runs = args->runs;
   const auto device = ein::bench::gpu::describe_device();
   nlohmann::ordered_json out;
   out["command"] = "bench_onnx_cuda";
@@ -97,7 +95,7 @@ int main(int argc, char** argv) {
   row("resnet18", measure(ein_generated::resnet18_cuda::net, folder, "resnet18", runs));
   row("mobilenet_v2", measure(ein_generated::mobilenet_v2_cuda::net, folder, "mobilenet_v2", runs));
   row("squeezenet1_1", measure(ein_generated::squeezenet1_1_cuda::net, folder, "squeezenet1_1", runs));
-  std::ofstream(argv[2]) << out.dump(2) << "\n";
+  std::ofstream(args->out) << out.dump(2) << "\n";
   if (!close) std::fprintf(stderr, "bench_onnx_cuda: an output differs from ONNX Runtime's by more than 1e-4\n");
   return close ? 0 : 1;
 }

@@ -50,12 +50,10 @@ result measure(const Program& program, const std::string& folder, const std::str
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 && !(argc == 5 && std::string(argv[3]) == "--runs")) {
-    std::fprintf(stderr, "usage: %s <folder of torchvision_reference.py> <out.json> [--runs N]\n", argv[0]);
-    return 2;
-  }
-  const std::string folder = argv[1];
-  const int runs = argc == 5 ? std::max(1, std::atoi(argv[4])) : 30;
+  const auto args = ein::bench::onnx_reference::parse(argc, argv);
+  if (!args) return 2;
+  const std::string& folder = args->folder;
+  const int runs = args->runs;
   std::ifstream in(folder + "/reference.json");
   const nlohmann::json reference = nlohmann::json::parse(in);
   nlohmann::ordered_json out;
@@ -81,7 +79,7 @@ int main(int argc, char** argv) {
   row("resnet18", measure(ein_generated::resnet18::net, folder, "resnet18", runs));
   row("mobilenet_v2", measure(ein_generated::mobilenet_v2::net, folder, "mobilenet_v2", runs));
   row("squeezenet1_1", measure(ein_generated::squeezenet1_1::net, folder, "squeezenet1_1", runs));
-  std::ofstream(argv[2]) << out.dump(2) << "\n";
+  std::ofstream(args->out) << out.dump(2) << "\n";
   if (!close) std::fprintf(stderr, "bench_onnx_host: an output differs from ONNX Runtime's by more than 1e-4\n");
   return close ? 0 : 1;
 }

@@ -1,17 +1,35 @@
-// What bench_onnx_host and bench_onnx_cuda share: a network's input and ONNX Runtime's output as
-// torchvision_reference.py wrote them, how far ein's output is from ONNX Runtime's, and the check
+// What bench_onnx_host and bench_onnx_cuda share: their arguments, a network's input and ONNX
+// Runtime's output as torchvision_reference.py wrote them, how far ein's output is from ONNX Runtime's, and the check
 // both make (every element within 1e-4, and within 1e-4 of the output's largest magnitude: random
 // weights can make outputs tiny).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <ein/onnx.hpp>
 
 namespace ein::bench::onnx_reference {
+
+/// `<program> <folder of torchvision_reference.py> <out.json> [--runs N]`.
+struct arguments {
+  std::string folder, out;
+  int runs = 30;
+};
+
+/// The arguments of `argv`, or nothing after printing the usage.
+inline std::optional<arguments> parse(int argc, char** argv) {
+  if (argc != 3 && !(argc == 5 && std::string(argv[3]) == "--runs")) {
+    std::fprintf(stderr, "usage: %s <folder of torchvision_reference.py> <out.json> [--runs N]\n", argv[0]);
+    return std::nullopt;
+  }
+  return arguments{argv[1], argv[2], argc == 5 ? std::max(1, std::atoi(argv[4])) : 30};
+}
 
 /// The input ONNX Runtime ran `name` on and its output, from `<folder>/<name>/test_data_set_0`.
 struct reference_data {

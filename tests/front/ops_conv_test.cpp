@@ -98,37 +98,46 @@ TEST_CASE("ops::conv_transpose2d with output padding equals the scatter loop on 
   conv_transpose2d_case<1, 3, 2, 1, 2, 4, 3, 3, 1, 2>();  // stride 3, two extra rows
 }
 
-// Per-axis stride, padding and dilation, and the filter in layout Fl: the loop indexes the
-// filter as (r, s, f, c) through `at`.
+// The filter's index of (r, s, f, c) in layout Fl.
+template <ops::filter Fl>
+shape filter_at(std::int64_t r, std::int64_t s, std::int64_t f, std::int64_t c) {
+  if constexpr (Fl == ops::filter::rsfc) return shape{r, s, f, c};
+  if constexpr (Fl == ops::filter::kcrs) return shape{f, c, r, s};
+  if constexpr (Fl == ops::filter::rscf) return shape{r, s, c, f};
+}
+
+// The convolution as loops: G groups of C/G channels, filter f (of F, F/G a group) reading
+// channel ⌊f / (F/G)⌋·C/G + c of x; per-axis stride, padding and dilation; the filter in layout
+// Fl with C/G channels.
+template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, std::int64_t F, std::int64_t R,
+          std::int64_t S, std::int64_t G, ops::hw St, ops::hw P, ops::hw D, ops::layout L, ops::filter Fl>
+eval::dense conv2d_loop(eval::bindings& env) {
+  constexpr std::int64_t oh = (H + 2 * P.h - D.h * (R - 1) - 1) / St.h + 1;
+  constexpr std::int64_t ow = (W + 2 * P.w - D.w * (S - 1) - 1) / St.w + 1;
+  constexpr std::int64_t cg = C / G, mg = F / G;
+  constexpr bool nhwc = L == ops::layout::nhwc;
+  eval::dense y(nhwc ? shape{N, oh, ow, F} : shape{N, F, oh, ow});
+  for (std::int64_t n = 0; n < N; ++n)
+    for (std::int64_t h = 0; h < oh; ++h)
+      for (std::int64_t w = 0; w < ow; ++w)
+        for (std::int64_t f = 0; f < F; ++f)
+          for (std::int64_t r = 0; r < R; ++r)
+            for (std::int64_t s = 0; s < S; ++s)
+              for (std::int64_t c = 0; c < cg; ++c) {
+                std::int64_t ih = h * St.h + r * D.h - P.h, iw = w * St.w + s * D.w - P.w, ic = f / mg * cg + c;
+                double x = nhwc ? get(env["X"], {n, ih, iw, ic}) : get(env["X"], {n, ic, ih, iw});
+                add_at(y, nhwc ? shape{n, h, w, f} : shape{n, f, h, w}, x * get(env["K"], filter_at<Fl>(r, s, f, c)));
+              }
+  return y;
+}
+
+// Per-axis stride, padding and dilation, and the filter in layout Fl.
 template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, std::int64_t F, std::int64_t R,
           std::int64_t S, ops::hw St, ops::hw P, ops::hw D, ops::layout L, ops::filter Fl>
 void conv2d_axes_case() {
-  static constexpr std::int64_t oh = (H + 2 * P.h - D.h * (R - 1) - 1) / St.h + 1;
-  static constexpr std::int64_t ow = (W + 2 * P.w - D.w * (S - 1) - 1) / St.w + 1;
-  static constexpr bool nhwc = L == ops::layout::nhwc;
-  auto at = [](std::int64_t r, std::int64_t s, std::int64_t f, std::int64_t c) {
-    if constexpr (Fl == ops::filter::rsfc) return shape{r, s, f, c};
-    if constexpr (Fl == ops::filter::kcrs) return shape{f, c, r, s};
-    if constexpr (Fl == ops::filter::rscf) return shape{r, s, c, f};
-  };
-  auto loop = [at](eval::bindings& env) {
-    eval::dense y(nhwc ? shape{N, oh, ow, F} : shape{N, F, oh, ow});
-    for (std::int64_t n = 0; n < N; ++n)
-      for (std::int64_t h = 0; h < oh; ++h)
-        for (std::int64_t w = 0; w < ow; ++w)
-          for (std::int64_t f = 0; f < F; ++f)
-            for (std::int64_t r = 0; r < R; ++r)
-              for (std::int64_t s = 0; s < S; ++s)
-                for (std::int64_t c = 0; c < C; ++c) {
-                  std::int64_t ih = h * St.h + r * D.h - P.h, iw = w * St.w + s * D.w - P.w;
-                  double x = nhwc ? get(env["X"], {n, ih, iw, c}) : get(env["X"], {n, c, ih, iw});
-                  add_at(y, nhwc ? shape{n, h, w, f} : shape{n, f, h, w}, x * get(env["K"], at(r, s, f, c)));
-                }
-    return y;
-  };
-  static constexpr activation<nhwc, N, H, W, C> x;
+  static constexpr activation<L == ops::layout::nhwc, N, H, W, C> x;
   static constexpr filter_weight<Fl, R, S, F, C> k;
-  check(program(ops::conv2d<"y", L, St, P, D, Fl>(x, k)), "y", loop);
+  check(program(ops::conv2d<"y", L, St, P, D, Fl>(x, k)), "y", conv2d_loop<N, H, W, C, F, R, S, 1, St, P, D, L, Fl>);
 }
 
 TEST_CASE("ops::conv2d equals the loop with per-axis stride, padding and dilation, in every filter layout") {
@@ -154,36 +163,13 @@ TEST_CASE("ops::conv2d's square form and its defaults give the program of the sp
   CHECK(square != other);
 }
 
-// G groups of C/G channels: filter f (of F, F/G a group) reads channel ⌊f / (F/G)⌋·C/G + c of
-// x, the filter in layout Fl with C/G channels. G = C is depthwise_conv2d.
+// G groups; G = C is depthwise_conv2d.
 template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, std::int64_t F, std::int64_t R,
           std::int64_t S, std::int64_t G, ops::hw St, ops::hw P, ops::layout L, ops::filter Fl>
 void grouped_case() {
-  static constexpr std::int64_t oh = (H + 2 * P.h - R) / St.h + 1, ow = (W + 2 * P.w - S) / St.w + 1;
-  static constexpr std::int64_t cg = C / G, mg = F / G;
-  static constexpr bool nhwc = L == ops::layout::nhwc;
-  auto at = [](std::int64_t r, std::int64_t s, std::int64_t f, std::int64_t c) {
-    if constexpr (Fl == ops::filter::rsfc) return shape{r, s, f, c};
-    if constexpr (Fl == ops::filter::kcrs) return shape{f, c, r, s};
-    if constexpr (Fl == ops::filter::rscf) return shape{r, s, c, f};
-  };
-  auto loop = [at](eval::bindings& env) {
-    eval::dense y(nhwc ? shape{N, oh, ow, F} : shape{N, F, oh, ow});
-    for (std::int64_t n = 0; n < N; ++n)
-      for (std::int64_t h = 0; h < oh; ++h)
-        for (std::int64_t w = 0; w < ow; ++w)
-          for (std::int64_t f = 0; f < F; ++f)
-            for (std::int64_t r = 0; r < R; ++r)
-              for (std::int64_t s = 0; s < S; ++s)
-                for (std::int64_t c = 0; c < cg; ++c) {
-                  std::int64_t ih = h * St.h + r - P.h, iw = w * St.w + s - P.w, ic = f / mg * cg + c;
-                  double x = nhwc ? get(env["X"], {n, ih, iw, ic}) : get(env["X"], {n, ic, ih, iw});
-                  add_at(y, nhwc ? shape{n, h, w, f} : shape{n, f, h, w}, x * get(env["K"], at(r, s, f, c)));
-                }
-    return y;
-  };
-  static constexpr activation<nhwc, N, H, W, C> x;
-  static constexpr filter_weight<Fl, R, S, F, cg> k;
+  constexpr auto loop = conv2d_loop<N, H, W, C, F, R, S, G, St, P, 1, L, Fl>;
+  static constexpr activation<L == ops::layout::nhwc, N, H, W, C> x;
+  static constexpr filter_weight<Fl, R, S, F, C / G> k;
   check(program(ops::grouped_conv2d<"y", G, L, St, P, 1, Fl>(x, k)), "y", loop);
   if constexpr (G == C) check(program(ops::depthwise_conv2d<"y", L, St, P, 1, Fl>(x, k)), "y", loop);
 }
