@@ -4,8 +4,10 @@ forward values stored or recomputed as priced, all stored, all recomputed) and P
 (torch_step.py: forward and backward, and backward alone), each in a process of its own under
 `nice -n -19`, each a median of `runs` runs; each figure is the median over the rounds of each
 round's median, with each process's peak resident memory and each plan's peak bytes from its
-generation report. Every ein gradient is compared with PyTorch's (within 1e-4 of the largest
-magnitude). Writes the results as JSON and prints them as a table.
+generation report. Every ein gradient is compared with PyTorch's float64 one: it must be within
+1e-4 of its largest magnitude, or within twice the difference PyTorch's own float32 step shows on
+that tensor (float32 sums over a batch of 16 images at 224x224 cancel: PyTorch's input gradient is
+some 5e-2 off in float32). Writes the results as JSON and prints them as a table.
 
     python3 bench/gradients/host_rounds.py <build folder> <work folder> <results.json> [--rounds 3] [--runs 3]
 
@@ -64,7 +66,12 @@ def main():
         with open(path) as f:
             report = json.load(f)
         reports[v] = {"plan_peak_bytes": report["peak_bytes"], "gradient": report["gradient"]}
-    errors = torch_rounds[-1]["max_rel_err_vs_ein"]
+    compared = torch_rounds[-1]
+    errors, own = compared["max_rel_err_vs_ein"], compared["torch_float32_rel_err"]
+    # A gradient as close to PyTorch's float64 one as float32 arithmetic gets: within 1e-4, or
+    # within twice what PyTorch's own float32 step is off on that tensor.
+    allowed = {t: max(1e-4, 2 * e) for t, e in own.items()}
+    beyond = {v: sorted(t for t, e in compared["ein_rel_err"][v].items() if not e <= allowed[t]) for v in VARIANTS}
     results = {
         "command": "python3 bench/gradients/host_rounds.py " + " ".join(sys.argv[1:]),
         "started": started, "finished": {"load_average": load_average(),
@@ -72,14 +79,16 @@ def main():
         "machine": ein["machine"], "model": "ResNet-18, batch 16, 224x224, every input and weight differentiated",
         "timing": f"median over {args.rounds} interleaved rounds of each round's median of {args.runs} runs after one",
         "ein": {v: {"round_medians_ms": rounds[v], "median_ms": float(np.median(rounds[v])),
-                    "peak_resident_bytes": max(resident[v]), **reports[v], "max_rel_err_vs_torch": errors[v]}
+                    "peak_resident_bytes": max(resident[v]), **reports[v], "max_rel_err_vs_torch": errors[v],
+                    "rel_err_vs_torch": compared["ein_rel_err"][v], "beyond_allowed": beyond[v]}
                 for v in VARIANTS},
         "torch": {"version": torch_rounds[-1]["torch"], "threads": torch_rounds[-1]["threads"],
                   "step_round_medians_ms": [t["step_median_ms"] for t in torch_rounds],
                   "step_median_ms": float(np.median([t["step_median_ms"] for t in torch_rounds])),
                   "backward_round_medians_ms": [t["backward_median_ms"] for t in torch_rounds],
                   "backward_median_ms": float(np.median([t["backward_median_ms"] for t in torch_rounds])),
-                  "peak_resident_bytes": max(t["peak_resident_bytes"] for t in torch_rounds)},
+                  "peak_resident_bytes": max(t["peak_resident_bytes"] for t in torch_rounds),
+                  "float32_max_rel_err_vs_float64": max(own.values()), "float32_rel_err_vs_float64": own},
     }
     with open(args.results, "w") as f:
         json.dump(results, f, indent=2)
@@ -94,9 +103,11 @@ def main():
     t = results["torch"]
     print(f"{'PyTorch, forward + backward':28} {t['step_median_ms']:10.0f} {t['peak_resident_bytes'] / 2**20:10.0f}")
     print(f"{'PyTorch, backward alone':28} {t['backward_median_ms']:10.0f}")
-    bad = [v for v in VARIANTS if not errors[v] <= 1e-4]
+    print(f"{'PyTorch in float32':28} {'':10} {'':10} {'':10} {max(own.values()):13.2e}")
+    bad = [f"{v}: {', '.join(beyond[v])}" for v in VARIANTS if beyond[v]]
     if bad:
-        raise SystemExit(f"host_rounds.py: ein's gradients differ from PyTorch's by more than 1e-4 ({', '.join(bad)})")
+        raise SystemExit("host_rounds.py: ein's gradients differ from PyTorch's float64 ones by more than 1e-4 and "
+                         f"twice PyTorch's own float32 difference ({'; '.join(bad)})")
 
 
 if __name__ == "__main__":
