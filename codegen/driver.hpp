@@ -118,7 +118,9 @@ inline void choose_host_measured(cost_choice& c, const search_request& q) {
 // roofline model. measured: the same, and for cuda plans without a GPU the cache's only device's
 // measurements, every kernel the search prices then required to be in the cache (the plan is the
 // one a GPU machine with the same cache chose). roofline: the roofline model of the profile given.
-inline cost_choice choose_cost(const search_request& q) {
+// A host plan of a program with 16-bit tensors (`sixteen_bit`) is priced by the roofline: the host
+// timer does not time 16-bit kernels yet (docs/decisions/0028).
+inline cost_choice choose_cost(const search_request& q, bool sixteen_bit) {
   cost_choice c;
   c.roofline = std::make_unique<cost::roofline>(cost::load_profile(q.profile_path));
   c.profile_file = q.profile_path;
@@ -129,6 +131,12 @@ inline cost_choice choose_cost(const search_request& q) {
   }
   const std::string no_cache = "the measured cost model needs a cache file (--cost-cache)";
   if (q.plan_for == backend::host) {
+    const std::string untimed = "the host timer does not time kernels of ein::half or ein::bfloat16 yet";
+    if (sixteen_bit && q.cost == "measured") throw user_error("--cost measured: " + untimed + "; use --cost roofline");
+    if (sixteen_bit) {
+      c.why = untimed;
+      return c;
+    }
     if (q.cost == "auto" && q.cache_path.empty()) {
       c.why = "no cost cache (--cost-cache) to keep this host's measurements in";
       return c;
@@ -192,7 +200,10 @@ inline ein::plan::capabilities build_capabilities(backend target, bool onednn) {
 // them and the search report, and returns the plan for `o.target`'s build. Kernels the measured
 // model timed are saved to its cache, even when the search fails.
 inline ein::plan::program_plan search_plan(const ir::program& p, const search_request& q, options& o) {
-  auto choice = choose_cost(q);
+  auto choice = choose_cost(q, std::any_of(p.tensors.begin(), p.tensors.end(),
+                                           [](const ir::tensor& t) { return ir::is_16bit(t.type); }) ||
+                                   std::any_of(p.definitions.begin(), p.definitions.end(),
+                                               [](const ir::definition& d) { return ir::is_16bit(d.type); }));
   const auto caps = build_capabilities(q.plan_for, q.onednn);
   std::printf("cost model: %s: %s\n",
               choice.host ? ("measured on " + choice.host->device() + ", exploring with roofline " +
@@ -473,6 +484,10 @@ inline int driver_main(int argc, char** argv) {
     o.key = m.key;
     ir::program p = std::move(m.program);
     p.name = o.name;
+    if (o.target == backend::cuda) {  // before the search, which would time kernels it cannot write
+      expect_cuda_element_types(p.tensors);
+      expect_cuda_element_types(p.definitions);
+    }
     std::optional<cost::roofline> pricing;
     if (!gradient.empty()) {
       if (search) {

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <deque>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -20,20 +21,35 @@ namespace ein_test {
 struct host_buffers {
   std::deque<std::vector<float>> f32;
   std::deque<std::vector<double>> f64;
+  std::deque<std::vector<ein::half>> f16;
+  std::deque<std::vector<ein::bfloat16>> bf16;
   std::vector<ein::runtime::binding> items;
 
+  // f(the buffers of element type t).
+  template <class F>
+  decltype(auto) of_type(ein::ir::dtype t, F&& f) {
+    switch (t) {
+      case ein::ir::dtype::f32: return f(f32);
+      case ein::ir::dtype::f64: return f(f64);
+      case ein::ir::dtype::f16: return f(f16);
+      case ein::ir::dtype::bf16: return f(bf16);
+    }
+    throw ein::internal_error("unknown element type");
+  }
   void bind_input(const std::string& name, ein::ir::dtype t, const ein::eval::dense& v) {
-    if (t == ein::ir::dtype::f32)
-      items.emplace_back(name, std::as_const(f32.emplace_back(v.data.begin(), v.data.end())));
-    else
-      items.emplace_back(name, std::as_const(f64.emplace_back(v.data)));
+    of_type(t, [&](auto& store) {
+      using T = typename std::remove_reference_t<decltype(store)>::value_type::value_type;
+      auto& values = store.emplace_back();
+      for (double x : v.data) values.push_back(static_cast<T>(x));
+      items.emplace_back(name, std::as_const(values));
+    });
   }
   // The output's span, to compare after the run.
   void bind_output(const std::string& name, ein::ir::dtype t, std::size_t count) {
-    if (t == ein::ir::dtype::f32)
-      items.emplace_back(name, f32.emplace_back(count, -7.0f));
-    else
-      items.emplace_back(name, f64.emplace_back(count, -7.0));
+    of_type(t, [&](auto& store) {
+      using T = typename std::remove_reference_t<decltype(store)>::value_type::value_type;
+      items.emplace_back(name, store.emplace_back(count, static_cast<T>(-7.0f)));
+    });
   }
 };
 
@@ -66,13 +82,14 @@ void check_against(const Object& object, std::uint64_t seed, double tolerance, R
   } else {
     ein::run(object, b);
   }
-  // Outputs were bound after the inputs, in order: their buffers are the last ones.
-  std::size_t f32_at = buffers.f32.size(), f64_at = buffers.f64.size();
+  // Outputs were bound after the inputs, in order: their buffers are the last ones of their type.
+  std::map<ein::ir::dtype, std::size_t> later;
   for (auto it = outputs.rbegin(); it != outputs.rend(); ++it) {
     CAPTURE(it->first);
-    double err = it->second == ein::ir::dtype::f32
-                     ? ein::eval::max_rel_error(std::span<const float>(buffers.f32[--f32_at]), ref.at(it->first))
-                     : ein::eval::max_rel_error(std::span<const double>(buffers.f64[--f64_at]), ref.at(it->first));
+    double err = buffers.of_type(it->second, [&](auto& store) {
+      auto& values = store[store.size() - ++later[it->second]];
+      return ein::eval::max_rel_error(std::span(std::as_const(values)), ref.at(it->first));
+    });
     CHECK(err <= tolerance);
   }
 }
