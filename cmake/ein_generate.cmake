@@ -316,7 +316,7 @@ function(ein_generate target)
   if(onednn)
     set(onednn_flag on)
   endif()
-  # The measured cost model's GPU timer (cost/gpu_timer.hpp). It reaches the driver API through
+  # The measured cost model's GPU timer (measure/gpu_timer.hpp). It reaches the driver API through
   # cudart, so the search program needs no libcuda and still runs (with the roofline model) where the
   # toolkit is installed without a GPU driver.
   set(cuda_timer FALSE)

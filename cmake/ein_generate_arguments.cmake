@@ -158,7 +158,11 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
   if(wrong STREQUAL "" AND (NOT EXISTS "${model}" OR IS_DIRECTORY "${model}"))
     set(wrong "${source} ${model} does not exist or is a folder")
   endif()
-  # SHAPE: `name=d0,d1,...` items separated by spaces (ein_import checks the names and extents)
+  # SHAPE: `name=d0,d1,...` items separated by spaces (ein_import checks the names and extents), in
+  # one argument of ein_import's command
+  if(wrong STREQUAL "" AND DEFINED arg_SHAPE)
+    ein_generate_path_problem(wrong SHAPE "${arg_SHAPE}")
+  endif()
   if(wrong STREQUAL "" AND DEFINED arg_SHAPE AND NOT "${arg_SHAPE}" MATCHES "^ *[^ =]+=[0-9]+(,[0-9]+)*( +[^ =]+=[0-9]+(,[0-9]+)*)* *$")
     set(wrong "SHAPE '${arg_SHAPE}' must be name=d0,d1,... items separated by spaces (the shapes of graph inputs)")
   endif()

@@ -27,7 +27,7 @@
 #include "host_measured.hpp"
 #include "model_file.hpp"
 #if defined(EIN_HAVE_CUDA_TIMER)
-#include "ein/cost/gpu_timer.hpp"
+#include "ein/measure/gpu_timer.hpp"
 #endif
 
 namespace ein::codegen {
@@ -78,7 +78,7 @@ struct cost_choice {
 // Whether a timer can run kernels here; `why_not` says why not.
 inline bool can_time(std::string& why_not) {
 #if defined(EIN_HAVE_CUDA_TIMER)
-  return cost::gpu_present(&why_not);
+  return measure::gpu_present(&why_not);
 #else
   why_not = "the stage-1 driver was built without the CUDA toolkit";
   return false;
@@ -154,7 +154,7 @@ inline cost_choice choose_cost(const search_request& q, bool sixteen_bit) {
   c.cache = std::make_unique<cost::measurement_cache>(q.cache_path);
 #if defined(EIN_HAVE_CUDA_TIMER)
   if (gpu) {
-    c.timer = std::make_unique<cost::gpu_timer>(0, cost::gpu_timer_options{.tf32 = c.roofline->profile().use_tf32});
+    c.timer = std::make_unique<measure::gpu_timer>(0, measure::gpu_timer_options{.tf32 = c.roofline->profile().use_tf32});
     c.measured = std::make_unique<cost::measured>(*c.cache, c.timer.get(), *c.roofline);
     c.why = q.cost == "auto" ? "a CUDA device is present" : "requested (--cost measured)";
     return c;

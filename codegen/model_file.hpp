@@ -4,7 +4,6 @@
 
 #include <cctype>
 #include <cstdint>
-#include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -13,6 +12,7 @@
 
 #include "ein/detail/error.hpp"
 #include "ein/detail/json_input.hpp"
+#include "ein/ir/fingerprint.hpp"
 #include "ein/ir/json.hpp"
 
 namespace ein::codegen {
@@ -38,14 +38,12 @@ inline constexpr const char* model_file_format = "ein.model.v1";
 
 /// Writes `m` to `path`; throws user_error when it cannot.
 inline void write_model_file(const model_file& m, const std::string& path) {
-  char key[19];
-  std::snprintf(key, sizeof key, "0x%016llx", static_cast<unsigned long long>(m.key));
   nlohmann::json j = {{"format", model_file_format}, {"object", m.object}};
   if (m.onnx.empty())
     j["model"] = m.model;
   else
     j["onnx"] = m.onnx;
-  j["key"] = key;
+  j["key"] = "0x" + ir::fingerprint_text(m.key);
   j["program"] = ir::to_json(m.program);
   std::ofstream out(path, std::ios::binary);
   out << j.dump(1) << "\n";

@@ -1,8 +1,7 @@
 // torchvision's ResNet-18, MobileNet-V2 and SqueezeNet 1.1 as ONNX files (exported with random
 // weights by torchvision_reference.py, which also ran ONNX Runtime and PyTorch eager on the same
 // input): each imported, searched and generated for the host by ein_generate, prepared with the
-// file's initializers, checked against ONNX Runtime's output (every element within 1e-4, and
-// within 1e-4 of the output's largest magnitude: random weights can make outputs tiny) and
+// file's initializers, checked against ONNX Runtime's output (onnx/reference_data.hpp) and
 // timed; prints a table and writes JSON beside ONNX Runtime's and PyTorch's medians.
 //
 //   bench_onnx_host <folder of torchvision_reference.py> <out.json> [--runs N]
@@ -20,33 +19,23 @@
 
 #include "common/machine.hpp"
 #include "common/statistics.hpp"
+#include "onnx/reference_data.hpp"
 #include "ein_generated/mobilenet_v2.hpp"
 #include "ein_generated/resnet18.hpp"
 #include "ein_generated/squeezenet1_1.hpp"
 
 namespace {
 
-struct result {
-  double ms = 0, max_abs = 0, scale = 0;  // scale: the largest |ONNX Runtime's output|
-};
+using ein::bench::onnx_reference::result;
 
 template <class Program>
 result measure(const Program& program, const std::string& folder, const std::string& name, int runs) {
-  const std::string dir = folder + "/" + name;
-  auto read = [&](const char* file) {
-    std::string path = dir + "/test_data_set_0/" + file;
-    return ein::onnx::read_values(ein::onnx::read_tensor_file(path), dir, path).f32;
-  };
-  const std::vector<float> x = read("input_0.pb"), want = read("output_0.pb");
-  std::vector<float> y(want.size());
-  auto net = ein::prepare(program, ein::onnx::initializers(dir + "/" + name + ".onnx"));
-  auto run = [&] { net.run({{"input", x}, {"output", y}}); };
-  result r;
+  const auto data = ein::bench::onnx_reference::read(folder, name);
+  std::vector<float> y(data.output.size());
+  auto net = ein::prepare(program, ein::onnx::initializers(folder + "/" + name + "/" + name + ".onnx"));
+  auto run = [&] { net.run({{"input", data.input}, {"output", y}}); };
   run();
-  for (std::size_t i = 0; i < y.size(); ++i) {
-    r.max_abs = std::max(r.max_abs, std::abs(double(y[i]) - double(want[i])));
-    r.scale = std::max(r.scale, std::abs(double(want[i])));
-  }
+  result r = ein::bench::onnx_reference::compare(y, data.output);
   for (int k = 0; k < 2; ++k) run();
   std::vector<double> ms;
   for (int k = 0; k < runs; ++k) {
@@ -61,12 +50,10 @@ result measure(const Program& program, const std::string& folder, const std::str
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 3 && !(argc == 5 && std::string(argv[3]) == "--runs")) {
-    std::fprintf(stderr, "usage: %s <folder of torchvision_reference.py> <out.json> [--runs N]\n", argv[0]);
-    return 2;
-  }
-  const std::string folder = argv[1];
-  const int runs = argc == 5 ? std::max(1, std::atoi(argv[4])) : 30;
+  const auto args = ein::bench::onnx_reference::parse(argc, argv);
+  if (!args) return 2;
+  const std::string& folder = args->folder;
+  const int runs = args->runs;
   std::ifstream in(folder + "/reference.json");
   const nlohmann::json reference = nlohmann::json::parse(in);
   nlohmann::ordered_json out;
@@ -83,17 +70,16 @@ int main(int argc, char** argv) {
   auto row = [&](const char* name, result r) {
     auto& ref = reference.at("networks").at(name);
     double ort = ref.at("onnxruntime_ms"), eager = ref.at("pytorch_eager_ms");
-    double relative = r.scale > 0 ? r.max_abs / r.scale : r.max_abs;
-    std::printf("| %s | %.2f | %.2f | %.2f | %.2g | %.2g |\n", name, r.ms, ort, eager, r.max_abs, relative);
+    std::printf("| %s | %.2f | %.2f | %.2f | %.2g | %.2g |\n", name, r.ms, ort, eager, r.max_abs, r.relative());
     out["networks"][name] = {{"ein_ms", r.ms}, {"onnxruntime_ms", ort}, {"pytorch_eager_ms", eager},
                              {"max_abs_difference_from_onnxruntime", r.max_abs}, {"max_abs_output", r.scale},
-                             {"difference_relative_to_max_abs_output", relative}};
-    close = close && r.max_abs <= 1e-4 && relative <= 1e-4;
+                             {"difference_relative_to_max_abs_output", r.relative()}};
+    close = close && r.close();
   };
   row("resnet18", measure(ein_generated::resnet18::net, folder, "resnet18", runs));
   row("mobilenet_v2", measure(ein_generated::mobilenet_v2::net, folder, "mobilenet_v2", runs));
   row("squeezenet1_1", measure(ein_generated::squeezenet1_1::net, folder, "squeezenet1_1", runs));
-  std::ofstream(argv[2]) << out.dump(2) << "\n";
+  std::ofstream(args->out) << out.dump(2) << "\n";
   if (!close) std::fprintf(stderr, "bench_onnx_host: an output differs from ONNX Runtime's by more than 1e-4\n");
   return close ? 0 : 1;
 }

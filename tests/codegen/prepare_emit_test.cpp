@@ -30,6 +30,14 @@ std::string function(const std::string& source, const std::string& head) {
   return source.substr(from, source.find("\n}\n", from) - from);
 }
 
+// Where prepare() keeps buffer `name` in its storage (make_preparation).
+std::int64_t stored_at(const codegen::layout& plan, const codegen::preparation& prep, const std::string& name) {
+  for (std::size_t i = 0; i < prep.stored.size(); ++i)
+    if (plan.buffers[prep.stored[i]].name == name) return prep.offset[i];
+  FAIL("prepare() keeps no " << name);
+  return -1;
+}
+
 codegen::options cuda_options(const char* name) {
   codegen::options o;
   o.name = name;
@@ -100,18 +108,22 @@ TEST_CASE("the cuda backend: the header declares the prepared entry points, the 
     CHECK(h.find(std::string(entry) + ";") != std::string::npos);
     CHECK(cu.find(std::string(entry) + " {") != std::string::npos);
   }
-  CHECK(h.find("static constexpr std::size_t prepared_bytes = 976;") != std::string::npos);
-  CHECK(cu.find("return ein::runtime::allocate_device_storage(976);") != std::string::npos);
+  const auto plan = codegen::make_layout(p);
+  const auto prep = codegen::make_preparation(plan);
+  const std::string bytes = std::to_string(prep.bytes);
+  CHECK(h.find("static constexpr std::size_t prepared_bytes = " + bytes + ";") != std::string::npos);
+  CHECK(cu.find("return ein::runtime::allocate_device_storage(" + bytes + ");") != std::string::npos);
   std::string prepare = function(cu, "void prepare_cuda_"), run = function(cu, "void run_prepared_cuda_");
   CHECK(prepare.find("eop_Kt_kernel<<<") != std::string::npos);
-  CHECK(prepare.find("cudaMemcpyAsync(static_cast<std::byte*>(storage) + 0, t_bias, 20, cudaMemcpyDefault, s)") !=
-        std::string::npos);
+  const auto& bias = plan.buffers[plan.by_name.at("bias")];
+  CHECK(prepare.find("cudaMemcpyAsync(static_cast<std::byte*>(storage) + " + std::to_string(stored_at(plan, prep, "bias")) +
+                     ", t_bias, " + std::to_string(bias.count() * 4) + ", cudaMemcpyDefault, s)") != std::string::npos);
   CHECK(prepare.find("EIN_CUDA_CHECK(cudaStreamSynchronize(s));") != std::string::npos);
   CHECK(prepare.find("expect_device_pointer(\"K\", t_K);") != std::string::npos);
   CHECK(run.find("eop_Kt_kernel") == std::string::npos);
   CHECK(run.find("b.expect_no_weights({\"A\", \"out\"}, {\"K\", \"bias\"});") != std::string::npos);
-  CHECK(run.find("const float* t_Kt = reinterpret_cast<const float*>(static_cast<const std::byte*>(storage) + 256);") !=
-        std::string::npos);
+  CHECK(run.find("const float* t_Kt = reinterpret_cast<const float*>(static_cast<const std::byte*>(storage) + " +
+                 std::to_string(stored_at(plan, prep, "Kt")) + ");") != std::string::npos);
   CHECK(run.find("expect_device_pointer(\"A\", t_A);") != std::string::npos);
   // ein::run still transforms on every call.
   CHECK(function(cu, "void run_cuda_").find("eop_Kt_kernel<<<") != std::string::npos);

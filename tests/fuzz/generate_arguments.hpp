@@ -5,7 +5,8 @@
 // line for ein's search program that
 //   - says what the arguments said: every keyword given once, its value where the search program
 //     reads it (a plan built on a misread value fails, e.g. SEARCH banana taken for OFF), the
-//     model a file, the object a C++ name;
+//     model a file and the object a C++ name, or the ONNX file a file and SHAPE as given, a value
+//     the build's commands can carry;
 //   - the search program runs it: status 0, or 1 with its message where what ein_generate cannot
 //     see before the build is wrong (a profile file that holds no profile; COST measured without
 //     a GPU and without cached times, the documented answer).
@@ -37,9 +38,9 @@ namespace ein_fuzz::generate_arguments {
 
 namespace fs = std::filesystem;
 
-inline const std::vector<std::string> keywords = {"MODEL", "OBJECT", "BACKEND", "NAME", "SEARCH", "PROFILE", "COST",
-                                           "COST_CACHE", "PLAN_FOR", "ACCUMULATE", "ALPHA", "PROGRAM_STATES",
-                                           "MEASURE_BUDGET"};
+inline const std::vector<std::string> keywords = {"MODEL", "OBJECT", "ONNX", "SHAPE", "BACKEND", "NAME", "SEARCH",
+                                           "PROFILE", "COST", "COST_CACHE", "PLAN_FOR", "ACCUMULATE", "ALPHA",
+                                           "PROGRAM_STATES", "MEASURE_BUDGET"};
 
 inline bool is_keyword(const std::string& s) { return std::find(keywords.begin(), keywords.end(), s) != keywords.end(); }
 
@@ -53,7 +54,7 @@ struct call {
 
 // The valid calls mutants start from, one per way of calling ein_generate.
 inline std::vector<call> valid_calls(const fs::path& dir) {
-  const std::string spaced = (dir / "model x.hpp").string();
+  const std::string spaced = (dir / "model x.hpp").string(), spaced_onnx = (dir / "net x.onnx").string();
   return {
       {"plan", true, {"MODEL", "model.hpp", "OBJECT", "fuzz::net", "BACKEND", "host"}},
       {"plan", true,
@@ -66,6 +67,8 @@ inline std::vector<call> valid_calls(const fs::path& dir) {
       {"plan", true,
        {"BACKEND", "cuda", "OBJECT", "fuzz::net", "MODEL", "model.hpp", "COST", "measured", "COST_CACHE",
         (dir / "caches" / "c.json").string(), "SEARCH", "yes"}},
+      {"plan", true, {"ONNX", "net.onnx", "BACKEND", "host", "SHAPE", "x=1,3,8,8"}},
+      {"plan", true, {"SHAPE", " x=1,2  y.0=3 ", "BACKEND", "cuda", "ONNX", spaced_onnx, "NAME", "onnx_net", "SEARCH", "OFF"}},
   };
 }
 
@@ -82,7 +85,8 @@ inline const std::vector<std::string> words = {
     "$<1:x>",   "]=]",         "]==]",          "\\",            "::",           "x::y",        "::x",
     "x::",      "1x",          "ns::net",       "NAME",          "MODEL",        "model.hpp",   "missing.hpp",
     "folder",   "model;odd.hpp", "model x.hpp", "quote\"d.hpp",  "profile.json", "profile;odd.json",
-    "cache.json", "folder/c.json", "caches"};
+    "cache.json", "folder/c.json", "caches", "net.onnx", "net x.onnx", "missing.onnx", "x=1,3,8,8",
+    "x=1,3,8,8 y=2", "x=", "=1,2", "x=1,,2", "x=-1", "x 1", "x=1.5", "x=1;2", "x;y=1", "x=1\ny=2", "[x]=1", "x=1 x=2"};
 
 class mutator {
  public:
@@ -165,7 +169,7 @@ inline std::string hex_decode(const std::string& h) {
 // and the object.
 struct verdict {
   bool accepted = false;
-  std::string error, model, object;
+  std::string error, model, object, onnx, shape;
   std::vector<std::string> driver_args;
 };
 
@@ -184,7 +188,9 @@ inline std::vector<verdict> run_cmake(const std::vector<call>& calls, std::size_
     << "  else()\n"
     << "    string(HEX \"${r_model}\" m)\n"
     << "    string(HEX \"${r_object}\" o)\n"
-    << "    set(line \"A x${m} x${o}\")\n"
+    << "    string(HEX \"${r_onnx}\" x)\n"
+    << "    string(HEX \"${r_shape}\" s)\n"
+    << "    set(line \"A x${m} x${o} x${x} x${s}\")\n"
     << "    foreach(x IN LISTS r_driver_args)\n"
     << "      string(HEX \"${x}\" h)\n"
     << "      string(APPEND line \" x${h}\")\n"
@@ -217,10 +223,12 @@ inline std::vector<verdict> run_cmake(const std::vector<call>& calls, std::size_
     v.accepted = kind == "A";
     if (!v.accepted) {
       v.error = fields.empty() ? std::string() : fields[0];
-    } else if (fields.size() >= 2) {
+    } else if (fields.size() >= 4) {
       v.model = fields[0];
       v.object = fields[1];
-      v.driver_args.assign(fields.begin() + 2, fields.end());
+      v.onnx = fields[2];
+      v.shape = fields[3];
+      v.driver_args.assign(fields.begin() + 4, fields.end());
     }
     out.push_back(std::move(v));
   }
@@ -266,11 +274,24 @@ inline std::string check_accepted(const call& c, const verdict& v, const fs::pat
   auto first = [&](std::string w) {
     if (why.empty()) why = std::move(w);
   };
-  if (!given.count("MODEL") || !fs::is_regular_file(v.model) || !same_file(v.model, dir / value("MODEL")))
-    first("the model '" + v.model + "' is not the file MODEL names");
-  if (!std::regex_match(v.object, std::regex("(::)?[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*")) ||
-      v.object != value("OBJECT"))
-    first("the object '" + v.object + "' is not OBJECT as a C++ name");
+  if (given.count("ONNX")) {
+    if (given.count("MODEL") || given.count("OBJECT")) first("accepted ONNX with MODEL or OBJECT");
+    if (!fs::is_regular_file(v.onnx) || !same_file(v.onnx, dir / value("ONNX")))
+      first("the ONNX file '" + v.onnx + "' is not the file ONNX names");
+    if (!v.model.empty() || !v.object.empty()) first("a model '" + v.model + "' or object '" + v.object + "' with ONNX");
+    // name=d0,d1,... items separated by spaces, in a value the build's commands carry as one argument
+    static const std::regex shape(" *[^ =;\"\\[\\]\r\n]+=[0-9]+(,[0-9]+)*( +[^ =;\"\\[\\]\r\n]+=[0-9]+(,[0-9]+)*)* *");
+    if (v.shape != value("SHAPE") || (given.count("SHAPE") && !std::regex_match(v.shape, shape)))
+      first("SHAPE is '" + v.shape + "', the arguments say '" + value("SHAPE") + "'");
+  } else {
+    if (given.count("SHAPE")) first("accepted SHAPE without ONNX");
+    if (!v.onnx.empty()) first("an ONNX file '" + v.onnx + "' without ONNX");
+    if (!given.count("MODEL") || !fs::is_regular_file(v.model) || !same_file(v.model, dir / value("MODEL")))
+      first("the model '" + v.model + "' is not the file MODEL names");
+    if (!std::regex_match(v.object, std::regex("(::)?[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*")) ||
+        v.object != value("OBJECT"))
+      first("the object '" + v.object + "' is not OBJECT as a C++ name");
+  }
   const std::string backend = value("BACKEND");
   if (backend == "cuda" && !c.cuda) first("accepted BACKEND cuda without the CUDA language");
   first(expect("--backend", backend));
@@ -330,7 +351,8 @@ inline std::string check_refused(const call& c, const verdict& v) {
   const std::string opening = "ein_generate(" + c.target + "): ";
   if (v.error.rfind(opening, 0) != 0) return "a refusal that does not name the call: " + v.error;
   static const std::regex names(
-      "(MODEL|OBJECT|BACKEND|NAME|SEARCH|PROFILE|COST|COST_CACHE|PLAN_FOR|ACCUMULATE|ALPHA|PROGRAM_STATES|MEASURE_BUDGET|"
+      "(MODEL|OBJECT|ONNX|SHAPE|BACKEND|NAME|SEARCH|PROFILE|COST|COST_CACHE|PLAN_FOR|ACCUMULATE|ALPHA|PROGRAM_STATES|"
+      "MEASURE_BUDGET|"
       "unknown arguments|device profile)");
   if (!std::regex_search(v.error, names)) return "a refusal that names no argument: " + v.error;
   return {};
@@ -360,6 +382,7 @@ inline int run(std::uint64_t count, std::uint64_t seed) {
   fs::create_directories(dir / "caches");
   for (const char* header : {"model.hpp", "model x.hpp", "model;odd.hpp", "quote\"d.hpp"})
     write_text(dir / header, "// a model\n");
+  for (const char* onnx : {"net.onnx", "net x.onnx"}) write_text(dir / onnx, "not read: ein_generate's arguments only name it\n");
   const std::string profile = read_text(std::string(EIN_SOURCE_DIR) + "/cost/profiles/h100_sxm5.json");
   write_text(dir / "profile.json", profile);
   write_text(dir / "profile;odd.json", profile);

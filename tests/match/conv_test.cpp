@@ -169,6 +169,89 @@ TEST_CASE("conv2d: near misses do not match") {
                                                  k)));
 }
 
+TEST_CASE("conv2d: grouped and depthwise convolutions as ONNX's Conv writes them, every layout") {
+  // G groups of Cg channels and Mg filters: filter f reads channel ⌊f / Mg⌋·Cg + c of X (nothing
+  // summed over c where Cg = 1, the filter read at c = 0); G = 1 is the plain convolution.
+  struct groups_case {
+    std::int64_t G, Cg, Mg;
+  };
+  const std::vector<groups_case> cases{{1, 3, 4}, {2, 2, 3}, {3, 2, 1}, {2, 1, 3}, {6, 1, 1}, {4, 1, 2}};
+  const std::vector<std::vector<std::string>> x_layouts{{"n", "h", "w", "c"}, {"n", "c", "h", "w"}};
+  const std::vector<std::vector<std::string>> w_layouts{{"f", "c", "r", "s"}, {"f", "r", "s", "c"}, {"r", "s", "f", "c"}};
+  int checked = 0;
+  for (auto [G, Cg, Mg] : cases)
+    for (std::int64_t st : {1, 2})
+      for (std::int64_t pad : {0, 1})
+        for (std::size_t xl = 0; xl < x_layouts.size(); ++xl)
+          for (std::size_t wl = 0; wl < w_layouts.size(); ++wl) {
+            const std::int64_t N = 2, H = 6, W = 5, R = 3, S = 2, C = G * Cg, F = G * Mg;
+            const std::int64_t P = (H + 2 * pad - R) / st + 1, Q = (W + 2 * pad - S) / st + 1;
+            std::map<std::string, std::int64_t> ext{{"n", N}, {"c", C}, {"f", F}, {"h", H}, {"w", W},
+                                                    {"r", R}, {"s", S}, {"p", P}, {"q", Q}};
+            const affine channel = G == 1 ? idx("c") : Cg == 1 ? idx("f").floordiv(Mg) : idx("f").floordiv(Mg) * Cg + idx("c");
+            std::map<std::string, affine> xi{{"n", idx("n")}, {"c", channel}, {"h", idx("p") * st + idx("r") - pad},
+                                             {"w", idx("q") * st + idx("s") - pad}};
+            std::map<std::string, affine> wi{{"f", idx("f")}, {"c", Cg == 1 && G > 1 ? affine(0) : idx("c")},
+                                             {"r", idx("r")}, {"s", idx("s")}};
+            auto wext = ext;
+            wext["c"] = Cg;
+            auto x = named_access("X", x_layouts[xl], xi, ext);
+            auto w = named_access("K", w_layouts[wl], wi, wext);
+            std::vector<std::string> summed{"r", "s"};
+            if (Cg > 1 || G == 1) summed.push_back("c");
+            auto t = ext;
+            t["c"] = Cg;
+            auto s = make_scope(traversal(xl == 0 ? std::vector<std::string>{"n", "p", "q", "f"}
+                                                  : std::vector<std::string>{"n", "f", "p", "q"},
+                                          ext),
+                                traversal(summed, t), x * w);
+            CAPTURE(to_string(*s));
+            auto i = expect_match(*s, op_kind::conv2d);
+            auto& a = i.conv();
+            CHECK(a.groups == G);
+            CHECK(a.c == C);
+            CHECK(a.k == F);
+            CHECK(a.filter_channels() == Cg);
+            CHECK(a.layout == (xl == 0 ? "nhwc" : "nchw"));
+            // one channel a filter: KCRS and KRSC are the same layout, named KCRS
+            CHECK(a.filter_layout == (wl == 2 ? "strided" : wl == 0 || Cg == 1 ? "kcrs" : "krsc"));
+            CHECK(i.flops == 2.0 * N * F * P * Q * Cg * R * S);
+            ++checked;
+          }
+  CHECK(checked == 144);
+}
+
+TEST_CASE("conv2d: grouped near misses and the group-shared filter") {
+  // 2 groups of 2 channels, 3 filters each, NCHW
+  auto K = f32("K", {6, 2, 3, 3});
+  std::vector<iterator> out{{"n", 0, 2}, {"f", 0, 6}, {"p", 0, 4}, {"q", 0, 4}};
+  std::vector<iterator> sum{{"c", 0, 2}, {"r", 0, 3}, {"s", 0, 3}};
+  auto k = make_access(K, {idx("f"), idx("c"), idx("r"), idx("s")});
+  auto x_at = [](const tensor& X, affine channel) {
+    return make_access(X, {idx("n"), std::move(channel), idx("p") + idx("r"), idx("q") + idx("s")});
+  };
+  // a group steps over 3 channels but its filters read 2: no library's groups
+  auto X5 = f32("X", {2, 6, 6, 6});
+  expect_no_match(*make_scope(out, sum, x_at(X5, idx("f").floordiv(3) * 3 + idx("c")) * k), op_kind::conv2d);
+  // the group taken from f's remainder (filters interleaved across groups): no stride gives it
+  auto X4 = f32("X", {2, 4, 6, 6});
+  expect_no_match(*make_scope(out, sum, x_at(X4, idx("f").mod(2) * 2 + idx("c")) * k), op_kind::conv2d);
+  // the right form matches, in 2 groups
+  auto i = expect_match(*make_scope(out, sum, x_at(X4, idx("f").floordiv(3) * 2 + idx("c")) * k), op_kind::conv2d);
+  CHECK(i.conv().groups == 2);
+  // one filter bank shared by both groups of one channel, K[f mod 3, 0, ...]: each group is an
+  // image of its own (a convolution of batch n·2), which the reference executor must agree with
+  auto shared = make_scope(out, {{"r", 0, 3}, {"s", 0, 3}},
+                           x_at(f32("X", {2, 2, 6, 6}), idx("f").floordiv(3)) *
+                               make_access(f32("K", {3, 1, 3, 3}), {idx("f").mod(3), 0, idx("r"), idx("s")}));
+  REQUIRE(!of_kind(*shared, op_kind::conv2d).empty());
+  for (auto& m : of_kind(*shared, op_kind::conv2d)) {
+    INFO("instance: " << m.str());
+    CHECK(semantic_error(*shared, m) < 1e-12);
+    CHECK(m.conv().groups == 1);
+  }
+}
+
 TEST_CASE("conv_transpose2d: layouts, stride, padding, output padding, kernel shapes") {
   const std::int64_t N = 2, I = 3, J = 2, C = 2, F = 3;
   const std::vector<std::vector<std::string>> a_layouts{{"n", "i", "j", "c"}, {"n", "c", "i", "j"}};

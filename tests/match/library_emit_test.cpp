@@ -5,7 +5,9 @@
 #include "ein/codegen/library/cblas.hpp"
 #include "ein/codegen/library/cublas.hpp"
 #include "ein/codegen/library/cudnn.hpp"
+#include "ein/codegen/library/onednn.hpp"
 #include "match/check.hpp"
+#include "match/library/cases.hpp"
 
 namespace library_emit_test {
 
@@ -104,6 +106,35 @@ TEST_CASE("library emitters: cuDNN descriptors, and what they refuse") {
   // TF32 only where asked, never for double
   CHECK(codegen::library::geometry(nhwc, true).tf32);
   CHECK(!codegen::library::geometry(nhwc, false).tf32);
+}
+
+TEST_CASE("library emitters: cuDNN's group count and oneDNN's groups dimension of grouped convolutions") {
+  for (auto& c : match::library_test::library_cases()) {
+    if (c.name != "conv_grouped_nchw" && c.name != "conv_depthwise_nhwc") continue;
+    CAPTURE(c.name);
+    auto op = expect_match(*c.scope, match::op_kind::conv2d);
+    const bool depthwise = c.name == "conv_depthwise_nhwc";
+    REQUIRE(op.conv().groups == (depthwise ? 8 : 2));
+    REQUIRE(plan::cudnn_accepts(op));
+    const auto g = codegen::library::geometry(op, false);
+    CHECK(g.groups == op.conv().groups);
+    // the filter descriptor is (k, c/groups, r, s): cudnnSetConvolutionGroupCount splits x's channels
+    CHECK(g.filter[0] == (depthwise ? 8 : 4));
+    CHECK(g.filter[1] == (depthwise ? 1 : 3));
+    CHECK(g.x_dims[1] == (depthwise ? 8 : 6));
+    CHECK(codegen::library::geometry_text(g).find(depthwise ? ", .groups = 8}" : ", .groups = 2}") != std::string::npos);
+    REQUIRE(plan::onednn_accepts(op));
+    const auto d = codegen::library::onednn_geometry_of(op);
+    CHECK(d.groups == op.conv().groups);
+    CHECK(d.weights_dims[0] == g.filter[0]);
+    CHECK(d.weights_dims[1] == g.filter[1]);
+    CHECK(codegen::library::onednn_geometry_text(op).find(depthwise ? ", .groups = 8}" : ", .groups = 2}") !=
+          std::string::npos);
+  }
+  // without groups neither text names them (plans of ungrouped convolutions are unchanged)
+  auto plain = expect_match(*conv_case(true, true), match::op_kind::conv2d);
+  CHECK(codegen::library::geometry_text(codegen::library::geometry(plain, false)).find("groups") == std::string::npos);
+  CHECK(codegen::library::onednn_geometry_text(plain).find("groups") == std::string::npos);
 }
 
 TEST_CASE("library emitters: cuDNN's unsupported layouts and types are refused") {

@@ -118,7 +118,7 @@ TEST_CASE("soundness: every instance and bridge returned for random scopes compu
 TEST_CASE("soundness: random band- and convolution-like scopes near the canonical forms") {
   // B[b, m·cm + D·w + c0, k] with random cm, D, c0 and sequence length: only the exact band
   // matches G2BMM, and whatever matches must compute the scope.
-  int bands = 0, convs = 0;
+  int bands = 0, convs = 0, grouped = 0;
   for (std::uint64_t seed = 1; seed <= 3000; ++seed) {
     eval::random_stream rng(seed);
     auto pick = [&](std::int64_t lo, std::int64_t hi) { return rng.integer(lo, hi); };
@@ -138,19 +138,30 @@ TEST_CASE("soundness: random band- and convolution-like scopes near the canonica
         {{"n", 0, 2}, {"h", 0, P}, {"f", 0, 2}}, {{"r", 0, R}, {"c", 0, 2}},
         make_access(f32("X", {2, H, 2}), {idx("n"), idx("h") * st + idx("r") * dl + cc, idx("c")}) *
             make_access(f32("K", {R, 2, 2}), {idx("r"), idx("f"), idx("c")}));
-    for (auto* e : {&s, &t}) {
+    // grouped-conv-like: X[n, ⌊f / Mg⌋·step + c, h·st + r·dl + cc] · K[f or f mod Mg, c, r] with
+    // random groups, a group step that is sometimes not the channels a filter reads, filters
+    // sometimes shared by the groups
+    std::int64_t G = pick(1, 3), Cg = pick(1, 2), Mg = pick(1, 3), step = pick(0, 3) == 0 ? Cg + 1 : Cg;
+    auto u = make_scope({{"n", 0, 2}, {"f", 0, G * Mg}, {"h", 0, P}}, {{"c", 0, Cg}, {"r", 0, R}},
+                        make_access(f32("X", {2, G * step, H}),
+                                    {idx("n"), idx("f").floordiv(Mg) * step + idx("c"), idx("h") * st + idx("r") * dl + cc}) *
+                            make_access(f32("K", {G * Mg, Cg, R}),
+                                        {pick(0, 3) == 0 ? idx("f").mod(Mg) : idx("f"), idx("c"), idx("r")}));
+    for (auto* e : {&s, &t, &u}) {
       INFO("seed " << seed << ": " << ir::to_string(**e));
       for (auto& i : match::match(**e)) {
         INFO("instance: " << i.str());
         CHECK(semantic_error(**e, i, seed) < 1e-12);
         bands += i.kind == op_kind::g2bmm;
         convs += i.kind == op_kind::conv2d;
+        grouped += i.kind == op_kind::conv2d && i.conv().groups > 1;
       }
     }
   }
-  MESSAGE("g2bmm " << bands << ", conv2d " << convs);
+  MESSAGE("g2bmm " << bands << ", conv2d " << convs << " (grouped " << grouped << ")");
   CHECK(bands > 100);
   CHECK(convs > 100);
+  CHECK(grouped > 100);
 }
 
 TEST_CASE("bridgeable agrees with bridges for every operator over random scopes") {

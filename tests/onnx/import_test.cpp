@@ -1,6 +1,7 @@
 // The importer on hand-built models: what it refuses and how the message names it (the file,
 // the node's name, index and op type, the attribute or input), symbolic shapes, external data,
-// and the interpreter's values of an imported grouped convolution against loops written here.
+// and the interpreter's values of an imported grouped convolution against loops written here, its
+// match as one convolution of its group count, and ops::grouped_conv2d's definition of it.
 #include <doctest/doctest.h>
 
 #include <filesystem>
@@ -10,6 +11,9 @@
 
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
+#include "ein/front.hpp"
+#include "ein/ir/canonical.hpp"
+#include "ein/match/match.hpp"
 #include "ein/onnx/import.hpp"
 #include "import.hpp"
 
@@ -197,7 +201,7 @@ TEST_CASE("a Reshape's shape must be known at import, and an output's declared s
 
 // y[n, f, h, w] = Σ_{c, r, s} x[n, g·Cg + c, h + r − 1, w + s − 1] · w[f, c, r, s], g = f / (M / group)
 TEST_CASE("a grouped convolution imports as the loops of its definition compute it") {
-  for (std::int64_t group : {1, 2, 4}) {
+  for (std::int64_t group : {1, 2, 4}) {  // 4: depthwise, 2 filters a channel
     const std::int64_t c = 4, m = 8, cg = c / group, mg = m / group, h = 5;
     auto conv = node("Conv", {"x", "w"}, {"y"}, "conv");
     integer(conv, "group", group);
@@ -220,7 +224,37 @@ TEST_CASE("a grouped convolution imports as the loops of its definition compute 
           worst = std::max(worst, std::abs(sum - out.at({0, f, i, j})));
         }
     CHECK(worst < 1e-12);
+    // one convolution of `group` groups, a library's (cuDNN's group count, oneDNN's groups)
+    std::int64_t groups = 0;
+    for (auto& i : ein::match::match(*p.definitions.at(0).value))
+      if (i.kind == ein::match::op_kind::conv2d) groups = i.conv().groups;
+    CHECK(groups == group);
   }
+}
+
+// ONNX's Conv with `group` and ops::grouped_conv2d (NCHW, PyTorch's KCRS filter) write one
+// definition (the same up to iterator names).
+template <std::int64_t Group>
+void check_front_end_writes_the_import() {
+  constexpr std::int64_t c = 4, m = 8, h = 5;
+  static constexpr ein::input<"x", float, 1, c, h, h> x;
+  static constexpr ein::weight<"w", float, m, c / Group, 3, 3> w;
+  auto front = ein::reify(ein::program(ein::ops::grouped_conv2d<"y", Group, ein::ops::nchw, 2, 1>(x, w)));
+  auto conv = node("Conv", {"x", "w"}, {"y"}, "conv");
+  integer(conv, "group", Group);
+  ints(conv, "pads", {1, 1, 1, 1});
+  ints(conv, "strides", {2, 2});
+  auto imported = ein::onnx::import_model(
+      model({conv}, {value("x", {1, c, h, h})}, {value("y", {1, m, 3, 3})}, {floats("w", {m, c / Group, 3, 3})}),
+      "m.onnx");
+  CAPTURE(Group);
+  CHECK(ein::ir::equivalent_form(*front.definitions.at(0).value, *imported.definitions.at(0).value));
+}
+
+TEST_CASE("ops::grouped_conv2d writes the definition ONNX's grouped Conv imports as") {
+  check_front_end_writes_the_import<1>();
+  check_front_end_writes_the_import<2>();
+  check_front_end_writes_the_import<4>();  // depthwise, 2 filters a channel
 }
 
 TEST_CASE("external data is read beside the file, and never from outside its folder") {

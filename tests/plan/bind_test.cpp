@@ -3,6 +3,7 @@
 // libraries.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -103,6 +104,78 @@ TEST_CASE("bind: oneDNN runs float convolutions in any layout and padding; doubl
   CHECK(kinds(conv(3, 1, false, ir::dtype::f64), blas_onednn) == std::vector<std::string>{"-"});
 }
 
+TEST_CASE("bind: a matrix-vector product is a BLAS call though memory-bound") {
+  // ResNet-18's classifier: [1, 512] by the transposed [1000, 512]
+  auto W = f32("W", {1000, 512});
+  auto gemv = [&](std::int64_t rows) {
+    auto xs = f32("x", {rows, 512});
+    return ir::program{"fc", {xs, W},
+                       {{"y", ir::make_scope({{"i", 0, rows}, {"j", 0, 1000}}, {{"k", 0, 512}},
+                                             ir::make_access(xs, {idx("i"), idx("k")}) * ir::make_access(W, {idx("j"), idx("k")})),
+                         ir::dtype::f32}},
+                       {"y"}};
+  };
+  REQUIRE(match::memory_bound(instance_of(gemv(1), match::op_kind::matmul)));
+  CHECK(kinds(gemv(1)) == std::vector<std::string>{"matmul"});
+  CHECK(kinds(gemv(1), blas_cudnn) == std::vector<std::string>{"matmul"});
+  // two rows: a memory-bound product of matrices, an eOperator
+  REQUIRE(match::memory_bound(instance_of(gemv(2), match::op_kind::matmul)));
+  CHECK(kinds(gemv(2)) == std::vector<std::string>{"-"});
+}
+
+TEST_CASE("bind: a grouped convolution is a oneDNN or cuDNN call though memory-bound") {
+  // MobileNet's depthwise 3×3, NCHW, and 8 filters over one channel in one group
+  auto depthwise = [&](ir::affine channel, std::int64_t filters) {
+    auto Kd = f32("K", {filters, 1, 3, 3});
+    auto Xd = f32("X", {1, filters == 32 ? 32 : 1, 28, 28});
+    return ir::program{"dw", {Xd, Kd},
+                       {{"y", ir::make_scope({{"n", 0, 1}, {"f", 0, filters}, {"p", 0, 28}, {"q", 0, 28}}, {{"r", 0, 3}, {"s", 0, 3}},
+                                             ir::make_access(Xd, {idx("n"), std::move(channel), idx("p") + idx("r") - 1, idx("q") + idx("s") - 1}) *
+                                                 ir::make_access(Kd, {idx("f"), 0, idx("r"), idx("s")})),
+                         ir::dtype::f32}},
+                       {"y"}};
+  };
+  auto dw = depthwise(idx("f"), 32);
+  auto grouped = instance_of(dw, match::op_kind::conv2d);
+  REQUIRE(grouped.conv().groups == 32);
+  REQUIRE(match::memory_bound(grouped));
+  CHECK(kinds(dw, blas_onednn) == std::vector<std::string>{"conv2d"});
+  CHECK(kinds(dw, blas_cudnn) == std::vector<std::string>{"conv2d"});
+  // as memory-bound (3.96 FLOPs per byte), in one group: an eOperator
+  auto one_group = depthwise(ir::affine(0), 8);
+  REQUIRE(match::memory_bound(instance_of(one_group, match::op_kind::conv2d)));
+  CHECK(kinds(one_group, blas_onednn) == std::vector<std::string>{"-"});
+  CHECK(kinds(one_group, blas_cudnn) == std::vector<std::string>{"-"});
+}
+
+TEST_CASE("bind: shapes that match as grouped convolutions but do not slide a filter stay eOperators when memory-bound") {
+  // a batch of small products, bm[b, m, n] = Σ_k Q[b, m, k]·R[b, n, k]: a depthwise 1×4 over a
+  // 10×4 image whose filter spans each row (one output column)
+  auto Q = f32("Q", {2, 10, 4}), R = f32("R", {2, 10, 4});
+  ir::program bm{"bm", {Q, R},
+                 {{"bm", ir::make_scope({{"b", 0, 2}, {"m", 0, 10}, {"n", 0, 10}}, {{"k", 0, 4}},
+                                        ir::make_access(Q, {idx("b"), idx("m"), idx("k")}) *
+                                            ir::make_access(R, {idx("b"), idx("n"), idx("k")})),
+                   ir::dtype::f32}},
+                 {"bm"}};
+  auto as_conv = match::match(*bm.definitions[0].value);
+  REQUIRE(std::any_of(as_conv.begin(), as_conv.end(), [](const match::instance& i) {
+    return i.kind == match::op_kind::conv2d && i.conv().groups > 1 && match::memory_bound(i);
+  }));
+  CHECK(kinds(bm, blas_onednn) == std::vector<std::string>{"-"});
+  CHECK(kinds(bm, blas_cudnn) == std::vector<std::string>{"-"});
+  // a per-channel scale, y[n, c, h, w] = X[n, c, h, w]·S[c]: a depthwise 1×1
+  auto X = f32("X", {1, 16, 8, 8}), S = f32("S", {16});
+  ir::program scale{"scale", {X, S},
+                    {{"y", ir::make_scope({{"n", 0, 1}, {"c", 0, 16}, {"h", 0, 8}, {"w", 0, 8}}, {},
+                                          ir::make_access(X, {idx("n"), idx("c"), idx("h"), idx("w")}) *
+                                              ir::make_access(S, {idx("c")})),
+                      ir::dtype::f32}},
+                    {"y"}};
+  CHECK(kinds(scale, blas_onednn) == std::vector<std::string>{"-"});
+  CHECK(kinds(scale, blas_cudnn) == std::vector<std::string>{"-"});
+}
+
 TEST_CASE("onednn_accepts: sizes that agree, padding and strides that step forward, float only; onednn runs small filters") {
   auto c = instance_of(conv(3, 1), match::op_kind::conv2d);
   CHECK(plan::onednn_accepts(c));
@@ -119,6 +192,7 @@ TEST_CASE("onednn_accepts: sizes that agree, padding and strides that step forwa
   CHECK_FALSE(with([](match::conv_attrs& a) { a.pad_w = -1, a.q = 14; }));  // a negative padding
   CHECK_FALSE(with([](match::conv_attrs& a) { a.x_strides[3] = 0; }));    // columns that overlap
   CHECK(with([](match::conv_attrs& a) { a.w_strides = {1, 16, 128, 384}; }));  // any filter layout
+  CHECK_FALSE(with([](match::conv_attrs& a) { a.w_strides = {1, 8, 128, 384}; }));  // filters that overlap
   auto shifted = c;
   shifted.inputs[0].offset = 3;
   CHECK(plan::onednn_accepts(shifted));

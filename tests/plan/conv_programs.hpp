@@ -1,5 +1,6 @@
 // Convolution programs the plan and library-step tests bind: an NHWC convolution with a
-// chosen filter format and padding, a strided 1×1 convolution, and a transposed convolution.
+// chosen filter format and padding, a strided 1×1 convolution, a batch of products and a transposed
+// convolution.
 #pragma once
 
 #include <cstdint>
@@ -50,6 +51,18 @@ inline ein::ir::program strided_1x1(std::int64_t n, std::int64_t hw, std::int64_
                              ir::make_access(X, {idx("n"), idx("p") * 2, idx("q") * 2, idx("c")}) *
                                  ir::make_access(K, {idx("f"), idx("c")}));
   return {"strided_1x1", {X, K}, {{"y", body, ir::dtype::f32}}, {"y"}};
+}
+
+// y[b, m, n] = Σ_k Q[b, m, k] · R[b, n, k]: a batch of products (attention's scores), which also
+// matches as a grouped convolution of b groups whose 1×k filter spans each row of its image.
+inline ein::ir::program batch_of_products(std::int64_t b, std::int64_t m, std::int64_t n, std::int64_t k) {
+  namespace ir = ein::ir;
+  using ir::idx;
+  auto Q = f32("Q", {b, m, k}), R = f32("R", {b, n, k});
+  auto body = ir::make_scope({{"b", 0, b}, {"m", 0, m}, {"n", 0, n}}, {{"k", 0, k}},
+                             ir::make_access(Q, {idx("b"), idx("m"), idx("k")}) *
+                                 ir::make_access(R, {idx("b"), idx("n"), idx("k")}));
+  return {"batch_of_products", {Q, R}, {{"y", body, ir::dtype::f32}}, {"y"}};
 }
 
 // InfoGAN-style transposed convolution: NCHW dy A, (c, f, r, s) filter, stride 2, padding 1.

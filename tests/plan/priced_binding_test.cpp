@@ -1,13 +1,15 @@
 // A searched plan binds the instance its search priced, whatever order the build's libraries
 // come in: strided 1×1 convolutions under cost models that favour one of their two instances,
-// each bound call run by its reference executor against the interpreter; and make_plan given a
-// priced instance its build cannot call.
+// each bound call run by its reference executor against the interpreter; a build that does not
+// call the cheapest instance calls the next; and make_plan given a priced instance its build
+// cannot call.
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <random>
 #include <span>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "ein/codegen/backend.hpp"
@@ -106,6 +108,43 @@ TEST_CASE("priced binding: a searched plan calls the instance the search priced,
     }
   }
   CHECK(bound == 12);
+}
+
+TEST_CASE("priced binding: where the build does not call the cheapest instance, it calls the next it does") {
+  search::options o;
+  o.explore_depth = 1;
+  o.converge_depth = 2;
+  const auto blas_only = codegen::capabilities_of(codegen::backend::host, true, false, false);
+  const favouring conv_cheapest(match::op_kind::conv2d);
+  std::mt19937_64 g(23);
+  for (int trial = 0; trial < 4; ++trial) {
+    // a strided 1×1 convolution for a build without oneDNN: the GEMM, not an eOperator
+    const std::int64_t hw = 2 * (8 + g() % 8), c = 64 * (1 + g() % 4), f = 64 * (1 + g() % 4);
+    // a batch of products, a grouped convolution oneDNN refuses (its filter spans the row): the
+    // batch_matmul CBLAS runs
+    const std::int64_t b = 2 + g() % 4, m = 16 + g() % 32, n = 16 + g() % 32, k = 32 + g() % 32;
+    for (auto& [src, caps, want] : {std::tuple{plan_test::strided_1x1(1, hw, c, f), blas_only, match::op_kind::matmul},
+                                    std::tuple{plan_test::batch_of_products(b, m, n, k), blas_then_onednn(),
+                                               match::op_kind::batch_matmul}}) {
+      CAPTURE(ir::to_string(src));
+      CAPTURE(caps.str());
+      auto r = search::optimize_program(src, derive::intra_rules(), conv_cheapest, o, {}, caps);
+      // the model prices the convolution cheapest, which this build does not call
+      auto written = search::instantiate(src.definitions.front().value, conv_cheapest).kernels.back();
+      REQUIRE(written.op);
+      REQUIRE(written.op->kind == match::op_kind::conv2d);
+      REQUIRE_FALSE(caps.calls(*written.op));
+      REQUIRE(r.priced.at("y"));
+      CHECK(r.priced.at("y")->kind == want);
+      CHECK(search::kernel_seconds_as_run(written, conv_cheapest, caps) ==
+            doctest::Approx(conv_cheapest.seconds(cost::workload::library(*r.priced.at("y")))).epsilon(1e-12));
+      auto p = search::make_plan(r, caps);
+      REQUIRE(p.kernels.size() == 1);
+      REQUIRE(p.kernels.front().call);
+      CHECK(p.kernels.front().call->op.str() == r.priced.at("y")->str());
+      CHECK(plan_error(p, src, 200 + trial) < 1e-9);
+    }
+  }
 }
 
 TEST_CASE("priced binding: make_plan binds what it is given for the build it was priced for, and matches for another") {

@@ -61,10 +61,10 @@ inline preparation make_preparation(const layout& plan) {
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     if (r.in_prepare[k]) continue;
     auto& call = plan.steps[k].call;
-    stateful[k] = call && call->library == ein::plan::onednn && ready[call->inputs[1]];
+    stateful[k] = call && call->library == ein::plan::onednn && ready[call->filter()];
     // a oneDNN state holds its filter: the step reads its source and its epilogue's terms only
     for (auto id : plan.steps[k].reads)
-      if (!stateful[k] || id != call->inputs[1] || id == call->inputs[0]) read_later[id] = true;
+      if (!stateful[k] || id != call->filter() || id == call->inputs[0]) read_later[id] = true;
   }
   for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
     if (!ready[id] || !read_later[id]) continue;

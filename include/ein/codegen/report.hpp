@@ -4,7 +4,6 @@
 
 #include <nlohmann/json.hpp>
 
-#include <cstdio>
 #include <string>
 
 #include "ein/codegen/backend.hpp"
@@ -12,6 +11,7 @@
 #include "ein/codegen/layout.hpp"
 #include "ein/codegen/options.hpp"
 #include "ein/codegen/preparation.hpp"
+#include "ein/ir/fingerprint.hpp"
 #include "ein/ir/json.hpp"
 #include "ein/ir/print.hpp"
 #include "ein/plan/json.hpp"
@@ -56,8 +56,6 @@ inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const opt
   auto calls = emitted_calls(plan, o.target);
   auto prepared = make_preparation(plan);
   nlohmann::ordered_json r;
-  char key[24];
-  std::snprintf(key, sizeof key, "0x%016llx", static_cast<unsigned long long>(o.key));
   r["name"] = o.name;
   r["object"] = o.object;
   if (o.onnx.empty())
@@ -65,7 +63,7 @@ inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const opt
   else
     r["onnx"] = o.onnx;
   if (!o.gradient.empty()) r["gradient"] = gradient_report(o);
-  r["program_key"] = key;
+  r["program_key"] = "0x" + ir::fingerprint_text(o.key);
   r["backend"] = name(o.target);
   r["search"] = o.search;
   if (auto& st = o.statistics)

@@ -3,7 +3,6 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdio>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,17 +12,15 @@
 #include "ein/codegen/library_step.hpp"
 #include "ein/codegen/preparation.hpp"
 #include "ein/codegen/writer.hpp"
+#include "ein/ir/fingerprint.hpp"
 #include "ein/plan/memory.hpp"
 
 namespace ein::codegen {
 
 namespace detail {
 
-inline std::string hex_text(std::uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%016llxULL", static_cast<unsigned long long>(v));
-  return buf;
-}
+// A program key as a C++ literal: 0x, 16 hex digits, ULL.
+inline std::string hex_text(std::uint64_t v) { return "0x" + ir::fingerprint_text(v) + "ULL"; }
 
 // A C++ string literal holding `s` (UTF-8 passes through; quotes, backslashes, newlines escape).
 inline std::string string_literal(const std::string& s) {
@@ -60,7 +57,7 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
   };
   std::vector<bool> used(plan.buffers.size(), false);
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
-    if (which == part::weights && prep.state[k] >= 0) used[plan.steps[k].call->inputs[1]] = true;
+    if (which == part::weights && prep.state[k] >= 0) used[plan.steps[k].call->filter()] = true;
     if (!runs(k)) continue;
     for (auto id : plan.steps[k].reads) used[id] = true;
     used[plan.steps[k].target] = true;
@@ -116,7 +113,7 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
   std::vector<bool> filter_prepared(plan.buffers.size(), false);  // read by prepare()'s oneDNN states
   if (which == part::weights)
     for (std::size_t k = 0; k < plan.steps.size(); ++k)
-      if (prep.state[k] >= 0) filter_prepared[plan.steps[k].call->inputs[1]] = true;
+      if (prep.state[k] >= 0) filter_prepared[plan.steps[k].call->filter()] = true;
   auto block = ein::plan::place_temporaries(
       plan.buffers, plan.steps, runs,
       [&](std::size_t id) { return plan.buffers[id].role == buffer::kind::temporary && !kept(id); },

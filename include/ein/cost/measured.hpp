@@ -84,7 +84,8 @@ inline std::string attrs_text(const match::instance& i) {
            " r=" + n(c->r) + " s=" + n(c->s) + " p=" + n(c->p) + " q=" + n(c->q) + " pad=" + n(c->pad_h) +
            "," + n(c->pad_w) + "," + n(c->pad_h_end) + "," + n(c->pad_w_end) + " stride=" + n(c->stride_h) +
            "," + n(c->stride_w) + " dilation=" + n(c->dilation_h) + "," + n(c->dilation_w) +
-           " strides=" + list_text(c->x_strides) + list_text(c->w_strides) + list_text(c->y_strides) +
+           (c->groups != 1 ? " groups=" + n(c->groups) : "") + " strides=" + list_text(c->x_strides) +
+           list_text(c->w_strides) + list_text(c->y_strides) +
            " layout=" + c->layout + "/" + c->filter_layout + " alpha=" + number_text(c->alpha);
   auto& b = std::get<match::band_attrs>(i.attrs);
   return "batch=" + n(b.batch) + " m=" + n(b.m) + " features=" + n(b.features) + " width=" + n(b.width) +

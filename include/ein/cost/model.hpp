@@ -20,8 +20,8 @@ struct workload {
   match::op_kind op = match::op_kind::elementwise;  // meaningful for engine::library
   double flops = 0, bytes = 0;
   std::int64_t batch = 0, rows = 0, cols = 0;
-  /// A conv2d with a 3×3 filter, unit stride and no dilation: the shape for which cuDNN offers
-  /// Winograd algorithms (EinNet §7.3, Figure 6, converts Conv5x5 into it for that reason).
+  /// A conv2d with a 3×3 filter, unit stride, no dilation and no groups: the shape for which cuDNN
+  /// offers Winograd algorithms (EinNet §7.3, Figure 6, converts Conv5x5 into it for that reason).
   bool winograd_3x3 = false;
   /// What the kernel is, for models that run it (the measured model): the matched operator, or
   /// the eOperator's scope. Either may be null; both point into the caller's data and are
@@ -36,8 +36,8 @@ struct workload {
     w.instance = &i;
     w.batch = i.grid.batch, w.rows = i.grid.rows, w.cols = i.grid.cols;
     if (auto* c = std::get_if<match::conv_attrs>(&i.attrs))
-      w.winograd_3x3 = !c->backward_data && c->r == 3 && c->s == 3 && c->stride_h == 1 && c->stride_w == 1 &&
-                       c->dilation_h == 1 && c->dilation_w == 1;
+      w.winograd_3x3 = !c->backward_data && c->groups == 1 && c->r == 3 && c->s == 3 && c->stride_h == 1 &&
+                       c->stride_w == 1 && c->dilation_h == 1 && c->dilation_w == 1;
     return w;
   }
   static workload eoperator(double flops, double bytes, const ir::scope* s = nullptr) {

@@ -107,71 +107,181 @@ inline std::optional<ir::scope_ptr> substitute(const ir::scope& s, const substit
 
 namespace detail {
 
-// The substitutions worth trying on `s`, from the indices its body reads.
-inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
-  std::vector<substitution> out;
-  std::set<std::string> traversal;
-  for (auto& i : s.traversal) traversal.insert(i.name);
-  std::vector<std::string> names = iterator_names(s);
-  auto fresh = [&](std::vector<std::string>& taken) {
-    auto n = fresh_name("t", taken);
-    taken.push_back(n);
-    return n;
-  };
-  auto over_traversal = [&](const ir::affine& e) {
-    auto used = e.iterators();
-    return std::includes(traversal.begin(), traversal.end(), used.begin(), used.end());
-  };
-  auto kept_layout = [&](const std::set<std::string>& replaced) {
-    std::vector<std::string> v;
-    for (auto& i : s.traversal)
-      if (!replaced.count(i.name)) v.push_back(i.name);
-    return v;
-  };
+// The substitutions worth trying on one scope, from the indices its body reads: each proposer
+// below adds one kind, in the order substitute_variable lists them (the search's candidates come
+// in this order).
+class substitution_proposer {
+ public:
+  explicit substitution_proposer(const ir::scope& s) : s_(s), names_(iterator_names(s)) {
+    for (auto& i : s.traversal) traversal_.insert(i.name);
+    for_each_access(s.body, [&](const ir::access& a) {
+      for (auto& e : a.index) {
+        for (auto& x : e.iterators()) ++uses_[x];
+        if (e.is_linear() && e.terms().size() >= 2 && over_traversal(e) &&
+            std::find(linear_.begin(), linear_.end(), e) == linear_.end())
+          linear_.push_back(e);
+      }
+    });
+  }
 
-  // linear combinations h + r - 1: t = e for one iterator of coefficient ±1
-  std::vector<ir::affine> linear;
-  std::map<std::string, int> uses;  // index dimensions reading each iterator
-  for_each_access(s.body, [&](const ir::access& a) {
-    for (auto& e : a.index) {
-      for (auto& x : e.iterators()) ++uses[x];
-      if (e.is_linear() && e.terms().size() >= 2 && over_traversal(e) &&
-          std::find(linear.begin(), linear.end(), e) == linear.end())
-        linear.push_back(e);
+  std::vector<substitution> all() {
+    linear_indices();
+    merged_pairs();
+    auto quotients = quotient_splits();
+    dilation_splits(quotients);
+    partial_indices();
+    return std::move(out_);
+  }
+
+ private:
+  // linear combinations h + r - 1: t = e for one iterator of coefficient ±1, each alone, then
+  // all at once (EinNet Figure 5); new iterators after the kept ones
+  void linear_indices() {
+    auto appended = [this](substitution& phi) { append_new_iterators(phi); };
+    each_alone(linear_, appended);
+    all_at_once(linear_, appended);
+  }
+
+  // merging a pair (a, b) into t = (a - a.lo)·|b| + (b - b.lo), in a's place: adjacent iterators
+  // read by one access (a reshape), and any pair an index already reads as c·|b|·a + c·b
+  void merged_pairs() {
+    std::vector<std::pair<std::size_t, std::size_t>> pairs;
+    for (std::size_t i = 0; i + 1 < s_.traversal.size(); ++i) {
+      const auto &a = s_.traversal[i], &b = s_.traversal[i + 1];
+      bool together = false;
+      for_each_access(s_.body, [&](const ir::access& acc) {
+        bool ra = false, rb = false;
+        for (auto& e : acc.index) ra |= e.uses(a.name), rb |= e.uses(b.name);
+        together |= ra && rb;
+      });
+      if (together) pairs.push_back({i, i + 1});
     }
-  });
-  auto linear_step = [](const ir::affine& e, const std::string& x, const std::string& t) {
-    std::int64_t c = e.coefficient(x);  // ±1, so it is its own inverse
-    return (ir::idx(t) - (e - ir::idx(x) * c)) * c;
-  };
-  for (auto& e : linear) {
-    for (auto& [at, c] : e.terms()) {
-      if (c != 1 && c != -1) continue;
-      std::vector<std::string> taken = names;
-      substitution phi;
+    for (auto& e : linear_)
+      for (auto& [ta, ca] : e.terms())
+        for (auto& [tb, cb] : e.terms()) {
+          if (!traversal_.count(ta.name) || !traversal_.count(tb.name) || ta.name == tb.name) continue;
+          std::pair<std::size_t, std::size_t> p{position(ta.name), position(tb.name)};
+          if (ca == cb * s_.traversal[p.second].extent() && std::find(pairs.begin(), pairs.end(), p) == pairs.end())
+            pairs.push_back(p);
+        }
+    for (auto [i, j] : pairs) {
+      const auto &a = s_.traversal[i], &b = s_.traversal[j];
+      if (a.extent() < 2 || b.extent() < 2) continue;
+      std::vector<std::string> taken = names_;
       std::string t = fresh(taken);
-      phi.define.push_back({t, e});
-      phi.invert.push_back({at.name, linear_step(e, at.name, t)});
-      phi.layout = kept_layout({at.name});
-      phi.layout.push_back(t);
-      out.push_back(std::move(phi));
+      substitution phi;
+      phi.define.push_back({t, (ir::idx(a.name) - a.lo) * b.extent() + ir::idx(b.name) - b.lo});
+      phi.invert.push_back({a.name, ir::idx(t).floordiv(b.extent()) + a.lo});
+      phi.invert.push_back({b.name, ir::idx(t).mod(b.extent()) + b.lo});
+      for (auto& k : s_.traversal) {
+        if (k.name == b.name) continue;
+        phi.layout.push_back(k.name == a.name ? t : k.name);
+      }
+      out_.push_back(std::move(phi));
     }
   }
+
+  // splitting an iterator x read as (x + c) / d or (x + c) % d: (x - lo) / d and (x - lo) % d;
+  // returns the (x, d) read so
+  std::vector<std::pair<std::string, std::int64_t>> quotient_splits() {
+    std::vector<std::pair<std::string, std::int64_t>> splits;
+    for_each_access(s_.body, [&](const ir::access& a) {
+      for (auto& e : a.index)
+        for (auto& [at, c] : e.terms()) {
+          if (at.k == ir::atom::kind::iter) continue;
+          auto x = at.arg->as_iter();
+          if (!x && at.arg->terms().size() == 1 && at.arg->terms()[0].second == 1 &&
+              at.arg->terms()[0].first.k == ir::atom::kind::iter)
+            x = at.arg->terms()[0].first.name;
+          if (!x || !traversal_.count(*x)) continue;
+          std::pair<std::string, std::int64_t> p{*x, at.divisor};
+          if (std::find(splits.begin(), splits.end(), p) == splits.end()) splits.push_back(p);
+        }
+    });
+    for (auto& [x, d] : splits)
+      if (d > 1 && d < extent_of(x)) split_iterator(x, d, true);
+    return splits;
+  }
+
+  // splitting an iterator x by a factor D ≥ 2 that another iterator's coefficient in one of x's
+  // indices carries (EinNet §6.1, Figure 14): x = D·x' + p + lo, p-major, so that for each p the
+  // index x + D·w reads D·(x' + w) + p: a dilated band becomes D non-dilated ones. Only when D
+  // divides |x| (the new box is then exactly Φ(X)), not x's own coefficient, and x is not split
+  // by D already (`quotients`).
+  void dilation_splits(const std::vector<std::pair<std::string, std::int64_t>>& quotients) {
+    std::vector<std::pair<std::string, std::int64_t>> factors;
+    for_each_access(s_.body, [&](const ir::access& a) {
+      for (auto& e : a.index)
+        for (auto& [ax, cx] : e.terms()) {
+          if (ax.k != ir::atom::kind::iter || !traversal_.count(ax.name)) continue;
+          for (auto& [ay, cy] : e.terms()) {
+            std::int64_t d = cy < 0 ? -cy : cy;
+            if (ay.k != ir::atom::kind::iter || ay.name == ax.name || d < 2 || cx % d == 0) continue;
+            std::pair<std::string, std::int64_t> f{ax.name, d};
+            if (std::find(quotients.begin(), quotients.end(), f) == quotients.end() &&
+                std::find(factors.begin(), factors.end(), f) == factors.end())
+              factors.push_back(f);
+          }
+        }
+    });
+    for (auto& [x, d] : factors)
+      if (d < extent_of(x) && extent_of(x) % d == 0) split_iterator(x, d, false);
+  }
+
+  // the part over traversal iterators of a linear index that also reads summation iterators, when
+  // it has two or more: `h + 3*r1` of `h + 3*r1 + r2 - 2` (r2 summed; after split_variable and
+  // split_summation, EinNet Figure 6). t = that part replaces one of its iterators of coefficient
+  // ±1, each choice alone and all parts at once, so that the access reads `t + r2 - 2`.
+  void partial_indices() {
+    std::vector<ir::affine> parts;
+    for_each_access(s_.body, [&](const ir::access& a) {
+      for (auto& e : a.index) {
+        if (!e.is_linear() || over_traversal(e)) continue;
+        ir::affine part(0);
+        std::size_t n = 0;
+        for (auto& [at, c] : e.terms())
+          if (traversal_.count(at.name)) part = part + ir::idx(at.name) * c, ++n;
+        if (n >= 2 && std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(part);
+      }
+    });
+    auto grouped = [this](substitution& phi) { group_by_first_reader(phi); };
+    each_alone(parts, grouped);
+    all_at_once(parts, grouped);
+  }
+
+  // t = e for each e of `exprs` and each of its iterators of coefficient ±1, one substitution each
+  template <class Layout>
+  void each_alone(const std::vector<ir::affine>& exprs, Layout set_layout) {
+    for (auto& e : exprs)
+      for (auto& [at, c] : e.terms()) {
+        if (c != 1 && c != -1) continue;
+        std::vector<std::string> taken = names_;
+        substitution phi;
+        std::string t = fresh(taken);
+        phi.define.push_back({t, e});
+        phi.invert.push_back({at.name, linear_step(e, at.name, t)});
+        set_layout(phi);
+        out_.push_back(std::move(phi));
+      }
+  }
+
   // Several at once (EinNet Figure 5: h + r → t1 and w + s → t2): greedily, each expression
-  // replaces the iterator it shares least with the other indices, none read by another choice.
-  // The iterators replaced go to `replaced`; the caller sets the layout.
-  auto several_at_once = [&](const std::vector<ir::affine>& exprs, std::set<std::string>& replaced) {
+  // replaces the iterator it shares least with the other indices, none read by another choice;
+  // one substitution when two or more are chosen.
+  template <class Layout>
+  void all_at_once(const std::vector<ir::affine>& exprs, Layout set_layout) {
+    if (exprs.size() < 2) return;
     substitution phi;
-    std::vector<std::string> taken = names;
-    std::set<std::string> read_by_chosen;
+    std::vector<std::string> taken = names_;
+    std::set<std::string> replaced, read_by_chosen;
     for (auto& e : exprs) {
       auto used = e.iterators();
       if (std::any_of(used.begin(), used.end(), [&](auto& x) { return replaced.count(x); })) continue;
       std::string best;
-      for (auto it = s.traversal.rbegin(); it != s.traversal.rend(); ++it) {
+      for (auto it = s_.traversal.rbegin(); it != s_.traversal.rend(); ++it) {
         std::int64_t c = e.coefficient(it->name);
         if ((c != 1 && c != -1) || read_by_chosen.count(it->name)) continue;
-        if (best.empty() || uses[it->name] < uses[best]) best = it->name;
+        if (best.empty() || uses_[it->name] < uses_[best]) best = it->name;
       }
       if (best.empty()) continue;
       std::string t = fresh(taken);
@@ -180,80 +290,15 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
       replaced.insert(best);
       read_by_chosen.insert(used.begin(), used.end());
     }
-    return phi;
-  };
-  if (linear.size() >= 2) {
-    std::set<std::string> replaced;
-    substitution phi = several_at_once(linear, replaced);
-    if (phi.define.size() >= 2) {
-      phi.layout = kept_layout(replaced);
-      for (auto& [t, e] : phi.define) phi.layout.push_back(t);
-      out.push_back(std::move(phi));
-    }
+    if (phi.define.size() < 2) return;
+    set_layout(phi);
+    out_.push_back(std::move(phi));
   }
 
-  // merging a pair (a, b) into t = (a - a.lo)·|b| + (b - b.lo), in a's place: adjacent iterators
-  // read by one access (a reshape), and any pair an index already reads as c·|b|·a + c·b
-  std::vector<std::pair<std::size_t, std::size_t>> pairs;
-  auto position = [&](const std::string& n) {
-    std::size_t i = 0;
-    while (s.traversal[i].name != n) ++i;
-    return i;
-  };
-  for (std::size_t i = 0; i + 1 < s.traversal.size(); ++i) {
-    const auto &a = s.traversal[i], &b = s.traversal[i + 1];
-    bool together = false;
-    for_each_access(s.body, [&](const ir::access& acc) {
-      bool ra = false, rb = false;
-      for (auto& e : acc.index) ra |= e.uses(a.name), rb |= e.uses(b.name);
-      together |= ra && rb;
-    });
-    if (together) pairs.push_back({i, i + 1});
-  }
-  for (auto& e : linear)
-    for (auto& [ta, ca] : e.terms())
-      for (auto& [tb, cb] : e.terms()) {
-        if (!traversal.count(ta.name) || !traversal.count(tb.name) || ta.name == tb.name) continue;
-        std::pair<std::size_t, std::size_t> p{position(ta.name), position(tb.name)};
-        if (ca == cb * s.traversal[p.second].extent() &&
-            std::find(pairs.begin(), pairs.end(), p) == pairs.end())
-          pairs.push_back(p);
-      }
-  for (auto [i, j] : pairs) {
-    const auto &a = s.traversal[i], &b = s.traversal[j];
-    if (a.extent() < 2 || b.extent() < 2) continue;
-    std::vector<std::string> taken = names;
-    std::string t = fresh(taken);
-    substitution phi;
-    phi.define.push_back({t, (ir::idx(a.name) - a.lo) * b.extent() + ir::idx(b.name) - b.lo});
-    phi.invert.push_back({a.name, ir::idx(t).floordiv(b.extent()) + a.lo});
-    phi.invert.push_back({b.name, ir::idx(t).mod(b.extent()) + b.lo});
-    for (auto& k : s.traversal) {
-      if (k.name == b.name) continue;
-      phi.layout.push_back(k.name == a.name ? t : k.name);
-    }
-    out.push_back(std::move(phi));
-  }
-
-  // splitting an iterator x read as (x + c) / d or (x + c) % d: (x - lo) / d and (x - lo) % d
-  std::vector<std::pair<std::string, std::int64_t>> splits;
-  for_each_access(s.body, [&](const ir::access& a) {
-    for (auto& e : a.index)
-      for (auto& [at, c] : e.terms()) {
-        if (at.k == ir::atom::kind::iter) continue;
-        auto x = at.arg->as_iter();
-        if (!x && at.arg->terms().size() == 1 && at.arg->terms()[0].second == 1 &&
-            at.arg->terms()[0].first.k == ir::atom::kind::iter)
-          x = at.arg->terms()[0].first.name;
-        if (!x || !traversal.count(*x)) continue;
-        std::pair<std::string, std::int64_t> p{*x, at.divisor};
-        if (std::find(splits.begin(), splits.end(), p) == splits.end()) splits.push_back(p);
-      }
-  });
   // x = d·q + p + lo, the new iterators in x's place: q first (quotient-major) or p first
-  auto split_iterator = [&](const std::string& x, std::int64_t d, bool quotient_major) {
-    const auto& it = *std::find_if(s.traversal.begin(), s.traversal.end(), [&](auto& i) { return i.name == x; });
-    std::vector<std::string> taken = names;
+  void split_iterator(const std::string& x, std::int64_t d, bool quotient_major) {
+    const auto& it = s_.traversal[position(x)];
+    std::vector<std::string> taken = names_;
     std::string first = fresh(taken), second = fresh(taken);
     const std::string& q = quotient_major ? first : second;
     const std::string& p = quotient_major ? second : first;
@@ -262,7 +307,7 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
     phi.define.push_back({first, quotient_major ? quotient : residue});
     phi.define.push_back({second, quotient_major ? residue : quotient});
     phi.invert.push_back({x, ir::idx(q) * d + ir::idx(p) + it.lo});
-    for (auto& j : s.traversal) {
+    for (auto& j : s_.traversal) {
       if (j.name != x) {
         phi.layout.push_back(j.name);
       } else {
@@ -270,66 +315,34 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
         phi.layout.push_back(second);
       }
     }
-    out.push_back(std::move(phi));
-  };
-  auto extent_of = [&](const std::string& x) {
-    return std::find_if(s.traversal.begin(), s.traversal.end(), [&](auto& i) { return i.name == x; })->extent();
-  };
-  for (auto& [x, d] : splits)
-    if (d > 1 && d < extent_of(x)) split_iterator(x, d, true);
+    out_.push_back(std::move(phi));
+  }
 
-  // splitting an iterator x by a factor D ≥ 2 that another iterator's coefficient in one of x's
-  // indices carries (EinNet §6.1, Figure 14): x = D·x' + p + lo, p-major, so that for each p the
-  // index x + D·w reads D·(x' + w) + p: a dilated band becomes D non-dilated ones. Only when D
-  // divides |x| (the new box is then exactly Φ(X)) and not x's own coefficient.
-  std::vector<std::pair<std::string, std::int64_t>> factors;
-  for_each_access(s.body, [&](const ir::access& a) {
-    for (auto& e : a.index)
-      for (auto& [ax, cx] : e.terms()) {
-        if (ax.k != ir::atom::kind::iter || !traversal.count(ax.name)) continue;
-        for (auto& [ay, cy] : e.terms()) {
-          std::int64_t d = cy < 0 ? -cy : cy;
-          if (ay.k != ir::atom::kind::iter || ay.name == ax.name || d < 2 || cx % d == 0) continue;
-          std::pair<std::string, std::int64_t> f{ax.name, d};
-          if (std::find(splits.begin(), splits.end(), f) == splits.end() &&
-              std::find(factors.begin(), factors.end(), f) == factors.end())
-            factors.push_back(f);
-        }
-      }
-  });
-  for (auto& [x, d] : factors)
-    if (d < extent_of(x) && extent_of(x) % d == 0) split_iterator(x, d, false);
+  // The layout: the kept traversal iterators in their order, then the new ones.
+  void append_new_iterators(substitution& phi) const {
+    std::set<std::string> replaced;
+    for (auto& [x, g] : phi.invert) replaced.insert(x);
+    phi.layout.clear();
+    for (auto& i : s_.traversal)
+      if (!replaced.count(i.name)) phi.layout.push_back(i.name);
+    for (auto& [t, e] : phi.define) phi.layout.push_back(t);
+  }
 
-  // the part over traversal iterators of a linear index that also reads summation iterators, when
-  // it has two or more: `h + 3*r1` of `h + 3*r1 + r2 - 2` (r2 summed; after split_variable and
-  // split_summation, EinNet Figure 6). t = that part replaces one of its iterators of coefficient
-  // ±1, each choice alone and all parts at once, so that the access reads `t + r2 - 2`.
-  std::vector<ir::affine> parts;
-  for_each_access(s.body, [&](const ir::access& a) {
-    for (auto& e : a.index) {
-      if (!e.is_linear() || over_traversal(e)) continue;
-      ir::affine part(0);
-      std::size_t n = 0;
-      for (auto& [at, c] : e.terms())
-        if (traversal.count(at.name)) part = part + ir::idx(at.name) * c, ++n;
-      if (n >= 2 && std::find(parts.begin(), parts.end(), part) == parts.end()) parts.push_back(part);
-    }
-  });
   // The layout groups the iterators by the first access that reads them once Φ is applied (the
   // new ones in the places of those they replace): each operand's iterators are then adjacent, as
   // an operator's iterator groups must be to flatten (Figure 6's (r1, s1, f) become one channel
   // dimension whatever the batch).
-  auto grouped_layout = [&](substitution& phi) {
+  void group_by_first_reader(substitution& phi) const {
     std::map<std::string, ir::affine> back(phi.invert.begin(), phi.invert.end());
     std::map<std::string, std::size_t> first;
     std::size_t k = 0;
-    for_each_access(s.body, [&](const ir::access& a) {
+    for_each_access(s_.body, [&](const ir::access& a) {
       for (auto& e : a.index)
         for (auto& x : e.substitute(back).iterators()) first.emplace(x, k);
       ++k;
     });
     phi.layout.clear();
-    for (auto& i : s.traversal) {
+    for (auto& i : s_.traversal) {
       std::string n = i.name;
       for (std::size_t j = 0; j < phi.invert.size(); ++j)
         if (phi.invert[j].first == i.name) n = phi.define[j].first;
@@ -338,28 +351,43 @@ inline std::vector<substitution> proposed_substitutions(const ir::scope& s) {
     auto key = [&](const std::string& n) { return first.count(n) ? first.at(n) : k; };
     std::stable_sort(phi.layout.begin(), phi.layout.end(),
                      [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
-  };
-  for (auto& e : parts)
-    for (auto& [at, c] : e.terms()) {
-      if (c != 1 && c != -1) continue;
-      std::vector<std::string> taken = names;
-      substitution phi;
-      std::string t = fresh(taken);
-      phi.define.push_back({t, e});
-      phi.invert.push_back({at.name, linear_step(e, at.name, t)});
-      grouped_layout(phi);
-      out.push_back(std::move(phi));
-    }
-  if (parts.size() >= 2) {
-    std::set<std::string> replaced;
-    substitution phi = several_at_once(parts, replaced);
-    if (phi.define.size() >= 2) {
-      grouped_layout(phi);
-      out.push_back(std::move(phi));
-    }
   }
-  return out;
-}
+
+  // x from t = e, where x has coefficient ±1 in e (its own inverse)
+  static ir::affine linear_step(const ir::affine& e, const std::string& x, const std::string& t) {
+    std::int64_t c = e.coefficient(x);
+    return (ir::idx(t) - (e - ir::idx(x) * c)) * c;
+  }
+
+  static std::string fresh(std::vector<std::string>& taken) {
+    auto n = fresh_name("t", taken);
+    taken.push_back(n);
+    return n;
+  }
+
+  bool over_traversal(const ir::affine& e) const {
+    auto used = e.iterators();
+    return std::includes(traversal_.begin(), traversal_.end(), used.begin(), used.end());
+  }
+
+  std::size_t position(const std::string& n) const {
+    std::size_t i = 0;
+    while (s_.traversal[i].name != n) ++i;
+    return i;
+  }
+
+  std::int64_t extent_of(const std::string& x) const { return s_.traversal[position(x)].extent(); }
+
+  const ir::scope& s_;
+  std::set<std::string> traversal_;
+  std::vector<std::string> names_;
+  std::map<std::string, int> uses_;  // index dimensions reading each iterator
+  std::vector<ir::affine> linear_;   // linear indices of two or more traversal iterators
+  std::vector<substitution> out_;
+};
+
+// The substitutions worth trying on `s`, from the indices its body reads.
+inline std::vector<substitution> proposed_substitutions(const ir::scope& s) { return substitution_proposer(s).all(); }
 
 }  // namespace detail
 

@@ -297,11 +297,12 @@ class generator {
     return ir::make_scope(s->traversal, {}, ir::make_access(s, at) + ir::make_access(adapter, at));
   }
 
-  // A convolution with padding, stride and dilation, NHWC or NCHW; with `relu`, an activation
-  // and a bias around it (the convolution becomes a nested scope).
+  // A convolution with padding, stride and dilation, NHWC or NCHW, one time in five in 2 or 3
+  // groups as ONNX's Conv writes them (filter f reads channel ⌊f / F_g⌋·C_g + c of its group);
+  // with `relu`, an activation and a bias around it (the convolution becomes a nested scope).
   generated conv(bool relu) {
     auto upto = [&](std::int64_t k) { return rng_.integer(1, std::clamp<std::int64_t>(opt_.max_extent, 1, k)); };
-    std::int64_t n = upto(2), h = extent(), w = extent(), c = upto(4), f = upto(4), r = upto(3), s = upto(3);
+    std::int64_t n = upto(2), h = extent(), w = extent(), cg = upto(4), fg = upto(4), r = upto(3), s = upto(3);
     std::int64_t stride = chance(70) ? 1 : 2, dilation = chance(75) ? 1 : 2;
     std::int64_t pad = rng_.integer(0, std::max<std::int64_t>(r, s) - 1);
     auto out = [&](std::int64_t x, std::int64_t k) {
@@ -309,20 +310,25 @@ class generator {
     };
     std::int64_t oh = out(h, r), ow = out(w, s);
     bool nchw = chance(30);
-    auto A = new_tensor(nchw ? std::vector<std::int64_t>{n, c, h, w} : std::vector<std::int64_t>{n, h, w, c});
+    auto A = new_tensor({});
+    auto K = new_tensor({});
+    // drawn after the tensors, so that the draws of a convolution without groups are as they were
+    std::int64_t groups = chance(20) ? rng_.integer(2, 3) : 1, c = groups * cg, f = groups * fg;
+    A.shape = nchw ? std::vector<std::int64_t>{n, c, h, w} : std::vector<std::int64_t>{n, h, w, c};
     A.role = ir::tensor_role::input;
-    tensors_.back() = A;
-    auto K = new_tensor({r, s, f, c});
+    K.shape = {r, s, f, cg};
     K.role = ir::tensor_role::weight;
+    tensors_.end()[-2] = A;
     tensors_.back() = K;
     auto hi = ir::idx("h") * stride + ir::idx("r") * dilation - pad;
     auto wi = ir::idx("w") * stride + ir::idx("s") * dilation - pad;
-    std::vector<ir::affine> ia = nchw ? std::vector<ir::affine>{ir::idx("n"), ir::idx("c"), hi, wi}
-                                      : std::vector<ir::affine>{ir::idx("n"), hi, wi, ir::idx("c")};
+    ir::affine channel = groups == 1 ? ir::idx("c") : ir::idx("f").floordiv(fg) * cg + ir::idx("c");
+    std::vector<ir::affine> ia = nchw ? std::vector<ir::affine>{ir::idx("n"), channel, hi, wi}
+                                      : std::vector<ir::affine>{ir::idx("n"), hi, wi, channel};
     std::vector<ir::iterator> traversal =
         nchw ? std::vector<ir::iterator>{{"n", 0, n}, {"f", 0, f}, {"h", 0, oh}, {"w", 0, ow}}
              : std::vector<ir::iterator>{{"n", 0, n}, {"h", 0, oh}, {"w", 0, ow}, {"f", 0, f}};
-    auto conv = ir::make_scope(traversal, {{"r", 0, r}, {"s", 0, s}, {"c", 0, c}},
+    auto conv = ir::make_scope(traversal, {{"r", 0, r}, {"s", 0, s}, {"c", 0, cg}},
                                ir::make_access(A, ia) *
                                    ir::make_access(K, {ir::idx("r"), ir::idx("s"), ir::idx("f"), ir::idx("c")}));
     if (!relu) return {conv, tensors_, "conv"};

@@ -280,6 +280,11 @@ constexpr bool operator_attributes() {
   return Ok;
 }
 template <fixed_string Op, bool Ok>
+constexpr bool convolution_groups() {
+  static_assert(Ok, "ein::ops: groups must be positive and divide the input's channels and the filters, and each filter must read the input's channels / groups channels");
+  return Ok;
+}
+template <fixed_string Op, bool Ok>
 constexpr bool transposed_attributes() {
   static_assert(Ok, "ein::ops: a transposed convolution's stride must be positive, its padding non-negative and its output padding at least 0 and below the stride");
   return Ok;

@@ -34,7 +34,7 @@ inline std::uint64_t fingerprint(const scope& s) { return stable_hash(canonical_
 /// The fingerprint of a program: the stable hash of its canonical_string.
 inline std::uint64_t fingerprint(const program& p) { return stable_hash(canonical_string(p)); }
 
-/// 16 lower-case hex digits, for file names and cache keys.
+/// 16 lower-case hex digits, for file names and cache keys (a program key's text is `0x` and these).
 inline std::string fingerprint_text(std::uint64_t f) {
   static constexpr char digits[] = "0123456789abcdef";
   std::string r(16, '0');

@@ -84,8 +84,13 @@ struct gemm_attrs {
 /// `layout` and `filter_layout` name the common packed orders.
 /// conv2d computes y from x and w (x = A, w = B, y = O); conv_transpose2d is the backward-data
 /// pass of this convolution: it computes x (= O) from y (= A) and w (= B).
+/// A grouped convolution (`groups` G > 1; depthwise when G = c) splits the c channels and the k
+/// filters into G groups, and filter k reads only the c/G channels of its group
+/// g = ⌊k / (k/G)⌋: w is (k, c/G, r, s), as cuDNN's group count and PyTorch's `groups` read it,
+///   y[n, k, p, q] = alpha · Σ_{c' < c/G, r, s} x[n, g·c/G + c', ...] · w[k, c', r, s].
 struct conv_attrs {
   std::int64_t n = 1, c = 1, h = 1, w = 1, k = 1, r = 1, s = 1, p = 1, q = 1;
+  std::int64_t groups = 1;
   std::int64_t pad_h = 0, pad_w = 0, pad_h_end = 0, pad_w_end = 0;
   std::int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   std::array<std::int64_t, 4> x_strides{}, w_strides{},
@@ -95,6 +100,12 @@ struct conv_attrs {
   double alpha = 1;
   bool backward_data = false;  // the backward-data pass (conv_transpose2d): x is the output
   bool symmetric() const { return pad_h == pad_h_end && pad_w == pad_w_end; }
+  /// The channels one filter reads: the filter's second extent.
+  std::int64_t filter_channels() const { return c / groups; }
+  /// The channel of x that filter k reads as its channel `channel` (< filter_channels()).
+  std::int64_t input_channel(std::int64_t filter, std::int64_t channel) const {
+    return filter / (k / groups) * filter_channels() + channel;
+  }
 };
 
 /// Band products with half-width `width` (W) and dilation D, batch index b, rows m; the band row
@@ -165,7 +176,8 @@ inline std::string instance::str() const {
          " rs=" + n(c->r) + "x" + n(c->s) + " pq=" + n(c->p) + "x" + n(c->q) +
          " pad=" + n(c->pad_h) + "," + n(c->pad_w) + " pad_end=" + n(c->pad_h_end) + "," +
          n(c->pad_w_end) + " stride=" + n(c->stride_h) + "," + n(c->stride_w) +
-         " dilation=" + n(c->dilation_h) + "," + n(c->dilation_w) + " " + c->layout + "/" +
+         " dilation=" + n(c->dilation_h) + "," + n(c->dilation_w) +
+         (c->groups != 1 ? " groups=" + n(c->groups) : "") + " " + c->layout + "/" +
          c->filter_layout + " strides=" + list(c->x_strides) + list(c->w_strides) +
          list(c->y_strides);
   if (auto* b = std::get_if<band_attrs>(&attrs))

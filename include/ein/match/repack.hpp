@@ -70,7 +70,7 @@ inline repacked repack_filter(const instance& conv, std::string_view layout = "k
   auto a = conv.conv();
   // operator dimensions (k, c, r, s) in storage order
   std::array<int, 4> order = layout == "krsc" ? std::array{0, 2, 3, 1} : std::array{0, 1, 2, 3};
-  std::array<std::int64_t, 4> ext{a.k, a.c, a.r, a.s};
+  std::array<std::int64_t, 4> ext{a.k, a.filter_channels(), a.r, a.s};
   std::vector<std::int64_t> extents, strides;
   for (int d : order) extents.push_back(ext[d]), strides.push_back(a.w_strides[d]);
   repacked r;

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 #include <variant>
+#include <utility>
 #include <vector>
 
 #include "ein/match/instance.hpp"
@@ -61,7 +62,7 @@ inline bool cudnn_accepts(const match::instance& op) {
   auto* a = std::get_if<match::conv_attrs>(&op.attrs);
   if (!a || !detail::library_type(op) || !a->symmetric() || (a->filter_layout != "kcrs" && a->filter_layout != "krsc")) return false;
   for (auto v : {a->n, a->c, a->h, a->w, a->k, a->r, a->s, a->p, a->q, a->pad_h, a->pad_w, a->stride_h, a->stride_w,
-                 a->dilation_h, a->dilation_w})
+                 a->dilation_h, a->dilation_w, a->groups})
     if (!detail::fits_int(v, 0)) return false;
   for (auto& strides : {a->x_strides, a->y_strides})
     for (auto v : strides)
@@ -84,10 +85,21 @@ inline bool rows_agree(std::int64_t extent, std::int64_t kernel, std::int64_t di
   return pad >= 0 && pad_end >= 0 && stride >= 1 && dilation >= 1 && span >= 0 && span / stride + 1 == out;
 }
 
-// Whether every dimension of more than one element steps forward through memory.
-inline bool strides_positive(const std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides) {
-  for (int d = 0; d < 4; ++d)
-    if (dims[d] > 1 && strides[d] <= 0) return false;
+// Whether oneDNN describes memory of `dims` by `strides`: every dimension of more than one
+// element steps forward, and the steps nest — taken by stride, each dimension starts past the end
+// of the one before, so no two elements share an address. oneDNN 2.6's memory descriptors refuse
+// any other strides (this rule and theirs agreed on 20000 random layouts); a gradient program
+// reads some filters as sliding windows of a weight, which overlap.
+inline bool onednn_describes(const std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides) {
+  std::vector<std::pair<std::int64_t, std::int64_t>> steps;  // (stride, extent)
+  for (int d = 0; d < 4; ++d) {
+    if (dims[d] <= 1) continue;
+    if (strides[d] <= 0) return false;
+    steps.push_back({strides[d], dims[d]});
+  }
+  std::sort(steps.begin(), steps.end());
+  for (std::size_t k = 0; k + 1 < steps.size(); ++k)
+    if (steps[k + 1].first < steps[k].first * steps[k].second) return false;
   return true;
 }
 
@@ -95,8 +107,9 @@ inline bool strides_positive(const std::array<std::int64_t, 4>& dims, const std:
 
 /// Whether oneDNN 2.6's forward primitives run convolution `op` as matched: a float conv2d
 /// (convolution_forward) or conv_transpose2d (deconvolution_forward), any padding before and
-/// after, stride and dilation, x, y and filter in any layout whose strides step forward (oneDNN
-/// memory descriptors with explicit strides), operands from non-negative offsets. oneDNN has no
+/// after, stride and dilation, x, y and filter in any layout whose strides step forward without
+/// overlapping (oneDNN memory descriptors with explicit strides: detail::onednn_describes),
+/// operands from non-negative offsets. oneDNN has no
 /// double convolution on the CPU: those stay eOperators.
 /// Example: a float NCHW conv2d with a KRSC filter, stride 2, padded 1 before and 0 after, runs;
 /// the same with double data does not.
@@ -105,9 +118,10 @@ inline bool onednn_accepts(const match::instance& op) {
   if (!a || op.type != ir::dtype::f32) return false;
   for (auto& o : op.inputs)
     if (o.offset < 0) return false;
-  const std::array<std::int64_t, 4> x{a->n, a->c, a->h, a->w}, y{a->n, a->k, a->p, a->q}, w{a->k, a->c, a->r, a->s};
-  if (!detail::strides_positive(x, a->x_strides) || !detail::strides_positive(y, a->y_strides) ||
-      !detail::strides_positive(w, a->w_strides))
+  const std::array<std::int64_t, 4> x{a->n, a->c, a->h, a->w}, y{a->n, a->k, a->p, a->q},
+      w{a->k, a->filter_channels(), a->r, a->s};
+  if (!detail::onednn_describes(x, a->x_strides) || !detail::onednn_describes(y, a->y_strides) ||
+      !detail::onednn_describes(w, a->w_strides))
     return false;
   // conv2d reads x of h rows into y of p; conv_transpose2d reads y into x of h rows, which oneDNN
   // checks as the convolution it transposes.
@@ -118,26 +132,45 @@ inline bool onednn_accepts(const match::instance& op) {
 
 namespace detail {
 
-// A compute-bound GEMM BLAS accepts.
-inline bool blas_runs(const match::instance& op) {
-  auto* g = std::get_if<match::gemm_attrs>(&op.attrs);
-  return g && library_type(op) && !match::memory_bound(op) && blas_accepts(*g);
+// Whether a library call can gain on an eOperator for convolution `op`: a compute-bound one
+// (EinNet §5), or a grouped one, memory-bound by nature (a depthwise 3×3 does 18 FLOPs for each
+// output it writes) but run by the libraries' own grouped and depthwise kernels
+// (docs/decisions/0027) — where its filter slides over the image, as those kernels are made for.
+// Other shapes match as grouped convolutions too, and stay eOperators when memory-bound: a
+// per-channel scale X[n, c, h, w]·S[c] (a depthwise 1×1), and a batch of products, whose filter
+// spans a whole row of its image (`bm[b, m, n] = Σ_k Q[b, m, k]·R[b, n, k]` is a depthwise 1×4
+// over a 10×4 image, one output column).
+inline bool convolution_worth_a_call(const match::instance& op) {
+  if (!match::memory_bound(op)) return true;
+  auto& a = op.conv();
+  const bool slides = (a.r > 1 && a.p > 1) || (a.s > 1 && a.q > 1);
+  return a.groups > 1 && slides;
 }
 
-// A compute-bound convolution cuDNN accepts, every input read from its origin.
+// A compute-bound GEMM BLAS accepts, or a matrix-vector product (one matrix, m or n of 1, summed
+// over k > 1): memory-bound by its shape, but BLAS streams the matrix at the memory's pace, which
+// the eOperator, reading a row for each of its lanes, does not (docs/decisions/0027: ResNet-18's
+// classifier, 1 × 512 by 512 × 1000, took 4.18 ms as an eOperator, 0.23 ms as cblas_sgemm).
+inline bool blas_runs(const match::instance& op) {
+  auto* g = std::get_if<match::gemm_attrs>(&op.attrs);
+  const bool matrix_vector = g && g->batch == 1 && (g->m == 1 || g->n == 1) && g->k > 1;
+  return g && library_type(op) && (!match::memory_bound(op) || matrix_vector) && blas_accepts(*g);
+}
+
+// A compute-bound or grouped convolution cuDNN accepts, every input read from its origin.
 inline bool cudnn_runs(const match::instance& op) {
-  return !match::memory_bound(op) && cudnn_accepts(op) &&
+  return cudnn_accepts(op) && convolution_worth_a_call(op) &&
          std::all_of(op.inputs.begin(), op.inputs.end(), [](const match::operand& o) { return o.offset == 0; });
 }
 
-// A compute-bound convolution oneDNN accepts whose filter has no more taps than the image it
+// A compute-bound or grouped convolution oneDNN accepts whose filter has no more taps than the image it
 // slides over has points, into at least 8 output channels (one AVX vector of floats): oneDNN's
 // direct algorithms are made for small filters and vectorize over channels. bench/host's
 // transposed 9×9 into 1 channel ran 0.546 ms on oneDNN and 0.111 ms as ein's Matmul + eOperator
 // (bench/results/host.json of 2026-11-24T05:56Z), and 20.8 ms against oneDNN's own 5.1 ms when
 // matched with its 32×32 input as the filter.
 inline bool onednn_runs(const match::instance& op) {
-  if (match::memory_bound(op) || !onednn_accepts(op)) return false;
+  if (!onednn_accepts(op) || !convolution_worth_a_call(op)) return false;
   auto& a = op.conv();
   const std::int64_t out_channels = a.backward_data ? a.c : a.k;
   return a.r * a.s <= a.p * a.q && out_channels >= 8;
@@ -176,7 +209,8 @@ inline bool cudnn_takes(const match::instance& op, const epilogue_form& e) {
 /// A library family a generated plan calls, and which matched instances it runs as one call, as
 /// matched. Which operators a library runs follows from the attributes its emitter reads; a
 /// memory-bound instance (match::memory_bound, EinNet §5) gains nothing from a library and runs
-/// as an eOperator.
+/// as an eOperator, but for a grouped convolution and a matrix-vector product, which the
+/// libraries run with kernels of their own for them.
 struct library {
   std::string_view name;
   bool (*runs)(const match::instance& op);
@@ -186,17 +220,17 @@ struct library {
 };
 
 /// GEMMs (matmul, batch_matmul: gemm_attrs) whose sizes and leading dimensions CBLAS and cuBLAS
-/// accept: CBLAS on the host backend, cuBLAS on cuda.
+/// accept, compute-bound or matrix-vector products: CBLAS on the host backend, cuBLAS on cuda.
 /// Example: a compute-bound matmul with m = 64, k = 48, lda = 48 runs; with lda = 40 (rows
 /// overlap) it does not.
 inline constexpr library blas{"blas", &detail::blas_runs, &detail::blas_takes};
 
-/// Convolutions (conv2d forward, conv_transpose2d as backward data: conv_attrs) the legacy cuDNN
-/// API describes: cuda.
+/// Convolutions (conv2d forward, grouped too, and conv_transpose2d as backward data: conv_attrs)
+/// the legacy cuDNN API describes (a group count: cudnnSetConvolutionGroupCount): cuda.
 /// Example: a conv2d padded (1, 1) runs; one padded 1 before and 2 after each row does not.
 inline constexpr library cudnn{"cudnn", &detail::cudnn_runs, &detail::cudnn_takes};
 
-/// Convolutions (conv2d, conv_transpose2d: conv_attrs) oneDNN's forward primitives run, whose
+/// Convolutions (conv2d, grouped too, and conv_transpose2d: conv_attrs) oneDNN's forward primitives run, whose
 /// filter has no more taps than the image it slides over (y for conv2d, the input for
 /// conv_transpose2d) has points, into 8 channels or more: host. A bias per output channel, a
 /// residual and ReLU after it run in the call (bias and post-ops).

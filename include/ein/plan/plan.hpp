@@ -46,6 +46,10 @@ struct library_call {
   std::vector<std::size_t> inputs;
   std::optional<plan::epilogue> epilogue;
 
+  /// The buffer a convolution's call reads its filter from: conv2d's and conv_transpose2d's
+  /// operands are (x, w) and (dy, w), so it is the second.
+  std::size_t filter() const { return inputs.at(1); }
+
   /// `library matmul(A=x+0, B=W+0) batch=1 m=64 ... epilogue(bias=b@1, relu)`: the plan's words
   /// for the call, naming the buffers of `buffers` (the plan's, or a layout's) it reads.
   template <class Buffers>

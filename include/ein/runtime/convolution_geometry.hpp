@@ -10,7 +10,8 @@ namespace ein::runtime {
 /// x = conv_transpose(y, w) (cudnnConvolutionBackwardData). `tf32`: float data may use TF32
 /// tensor cores; otherwise the convolution runs in full float (CUDNN_FMA_MATH). `fused`: a
 /// forward convolution that ends in a bias per output channel, ReLU where `relu` says so, and
-/// a residual where a run passes one (cudnnConvolutionBiasActivationForward).
+/// a residual where a run passes one (cudnnConvolutionBiasActivationForward). `groups` G > 1: a
+/// grouped convolution (cudnnSetConvolutionGroupCount), whose filter is (k, c/G, r, s).
 struct convolution_geometry {
   bool forward = true;
   bool f64 = false;
@@ -21,6 +22,7 @@ struct convolution_geometry {
   int pad[2] = {}, stride[2] = {1, 1}, dilation[2] = {1, 1};
   bool tf32 = false;
   bool fused = false, relu = false;
+  int groups = 1;
 };
 
 }  // namespace ein::runtime

@@ -13,17 +13,11 @@
 namespace ein::runtime {
 
 /// A failed cuBLAS call: says which call, where, and cuBLAS's own name and text for the status.
-class cublas_error : public std::runtime_error {
+class cublas_error : public call_error<cublasStatus_t> {
  public:
   cublas_error(cublasStatus_t status, const char* call, const char* file, int line)
-      : std::runtime_error(std::string("ein: cuBLAS call `") + call + "` failed at " + file + ":" +
-                           std::to_string(line) + ": " + cublasGetStatusName(status) + " (" +
-                           cublasGetStatusString(status) + ")"),
-        status_(status) {}
-  cublasStatus_t status() const { return status_; }
-
- private:
-  cublasStatus_t status_;
+      : call_error(status, "cuBLAS", call, file, line,
+                   std::string(cublasGetStatusName(status)) + " (" + cublasGetStatusString(status) + ")") {}
 };
 
 inline void cublas_check(cublasStatus_t status, const char* call, const char* file, int line) {

@@ -6,21 +6,16 @@
 #include <string>
 
 #include "ein/detail/error.hpp"
+#include "ein/runtime/call_error.hpp"
 
 namespace ein::runtime {
 
 /// A failed CUDA call: says which call, where, and CUDA's own name and text for the status.
-class cuda_error : public std::runtime_error {
+class cuda_error : public call_error<cudaError_t> {
  public:
   cuda_error(cudaError_t status, const char* call, const char* file, int line)
-      : std::runtime_error(std::string("ein: CUDA call `") + call + "` failed at " + file + ":" +
-                           std::to_string(line) + ": " + cudaGetErrorName(status) + " (" +
-                           cudaGetErrorString(status) + ")"),
-        status_(status) {}
-  cudaError_t status() const { return status_; }
-
- private:
-  cudaError_t status_;
+      : call_error(status, "CUDA", call, file, line,
+                   std::string(cudaGetErrorName(status)) + " (" + cudaGetErrorString(status) + ")") {}
 };
 
 /// Throws cuda_error for a failed `call`. The failure is also taken out of the thread's last

@@ -20,13 +20,10 @@ namespace ein::runtime {
 
 /// A failed cuDNN call: says which call, where, cuDNN's text for the status and, from cuDNN 9 on,
 /// cuDNN's own account of the last error (cudnnGetLastErrorString).
-class cudnn_error : public std::runtime_error {
+class cudnn_error : public call_error<cudnnStatus_t> {
  public:
   cudnn_error(cudnnStatus_t status, const char* call, const char* file, int line)
-      : std::runtime_error(std::string("ein: cuDNN call `") + call + "` failed at " + file + ":" +
-                           std::to_string(line) + ": " + cudnnGetErrorString(status) + last_error()),
-        status_(status) {}
-  cudnnStatus_t status() const { return status_; }
+      : call_error(status, "cuDNN", call, file, line, cudnnGetErrorString(status) + last_error()) {}
 
  private:
   static std::string last_error() {
@@ -37,7 +34,6 @@ class cudnn_error : public std::runtime_error {
 #endif
     return {};
   }
-  cudnnStatus_t status_;
 };
 
 inline void cudnn_check(cudnnStatus_t status, const char* call, const char* file, int line) {
@@ -115,6 +111,7 @@ class cudnn_convolution {
                                                  g.filter[1], g.filter[2], g.filter[3]));
       EIN_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv, g.pad[0], g.pad[1], g.stride[0], g.stride[1],
                                                       g.dilation[0], g.dilation[1], CUDNN_CROSS_CORRELATION, data));
+      if (g.groups != 1) EIN_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv, g.groups));
       const cudnnMathType_t math = math_type(g);
       EIN_CUDNN_CHECK(cudnnSetConvolutionMathType(conv, math));
       std::size_t bytes = 0;

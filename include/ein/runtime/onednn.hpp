@@ -61,7 +61,7 @@ class onednn_convolution {
   explicit onednn_convolution(const onednn_geometry& g, onednn_epilogue e = {})
       : src_(desc(g.src_dims, layout_strides(g.src_dims, g.src_strides, g.dst_dims, g.dst_strides).data())),
         dst_(desc(g.dst_dims, layout_strides(g.dst_dims, g.dst_strides, g.src_dims, g.src_strides).data())),
-        user_weights_(desc(g.weights_dims, g.weights_strides)),
+        user_weights_(weights_desc(g)),
         epilogue_(e),
         channels_(g.dst_dims[1]),
         channel_stride_(g.dst_strides[1]),
@@ -146,6 +146,17 @@ class onednn_convolution {
     return {{dims, dims + 4}, dnnl::memory::data_type::f32, {strides, strides + 4}};
   }
 
+  /// The weights as the geometry lays them out; grouped, with oneDNN's groups dimension in front:
+  /// (G, oc/G, ic/G, kh, kw), a group stepping over oc/G filters.
+  static dnnl::memory::desc weights_desc(const onednn_geometry& g) {
+    if (g.groups == 1) return desc(g.weights_dims, g.weights_strides);
+    const std::int64_t per_group = g.weights_dims[0] / g.groups;
+    const dnnl::memory::dims dims{g.groups, per_group, g.weights_dims[1], g.weights_dims[2], g.weights_dims[3]},
+        strides{per_group * g.weights_strides[0], g.weights_strides[0], g.weights_strides[1], g.weights_strides[2],
+                g.weights_strides[3]};
+    return {dims, dnnl::memory::data_type::f32, strides};
+  }
+
   // Elements from dst's first to one past its last (its strides step forward).
   static std::int64_t elements(const std::int64_t* dims, const std::int64_t* strides) {
     std::int64_t last = 0;
@@ -158,8 +169,7 @@ class onednn_convolution {
     in_call_ = in_call && (epilogue_.bias || epilogue_.residual || epilogue_.relu);
     const dnnl::memory::dims strides{g.stride[0], g.stride[1]}, dilates{g.dilation[0] - 1, g.dilation[1] - 1},
         pad{g.pad[0], g.pad[1]}, pad_end{g.pad_end[0], g.pad_end[1]};
-    const dnnl::memory::desc any({g.weights_dims, g.weights_dims + 4}, dnnl::memory::data_type::f32,
-                                 dnnl::memory::format_tag::any);
+    const dnnl::memory::desc any(user_weights_.dims(), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any);
     bias_ = in_call_ && epilogue_.bias ? dnnl::memory::desc({channels_}, dnnl::memory::data_type::f32,
                                                              dnnl::memory::format_tag::a)
                                        : dnnl::memory::desc();

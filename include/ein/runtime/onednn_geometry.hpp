@@ -12,7 +12,10 @@ namespace ein::runtime {
 /// `pad`/`pad_end` before the first and after the last row and column (`pad_end` negative: the
 /// last rows or columns of src are not read), `dilation` as ein counts
 /// it (1: none; oneDNN's is one less). `forward`: a convolution (convolution_forward), else a
-/// transposed one (deconvolution_forward). dst = alpha · (src ⋆ weights).
+/// transposed one (deconvolution_forward). dst = alpha · (src ⋆ weights). With `groups` G > 1 (a
+/// grouped convolution, depthwise when G = ic), weights are (oc, ic/G, kh, kw), their oc/G filters
+/// of a group stepping as the first dimension does, and oneDNN reads them with a groups dimension
+/// in front: (G, oc/G, ic/G, kh, kw).
 /// Example: ein's 3×3 NHWC conv2d of x [1, 7, 7, 512] is `{.forward = true, .src_dims = {1, 512,
 /// 7, 7}, .src_strides = {25088, 1, 3584, 512}, ...}`.
 struct onednn_geometry {
@@ -22,6 +25,7 @@ struct onednn_geometry {
   std::int64_t dst_dims[4] = {}, dst_strides[4] = {};
   std::int64_t pad[2] = {}, pad_end[2] = {}, stride[2] = {1, 1}, dilation[2] = {1, 1};
   float alpha = 1;
+  std::int64_t groups = 1;
 };
 
 /// What a convolution step adds to its result before writing it, as oneDNN runs it in the call

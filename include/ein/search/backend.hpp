@@ -21,17 +21,19 @@
 namespace ein::search {
 
 /// Whether kernel `k` runs as a library call for a build with capabilities `caps`: a library
-/// operator other than elementwise that the build calls (plan::capabilities::calls).
+/// operator other than elementwise that the build calls (called_operator).
 inline bool runs_as_library(const kernel& k, const ein::plan::capabilities& caps) {
-  return k.library() && k.op->kind != match::op_kind::elementwise && caps.calls(*k.op);
+  auto* o = called_operator(k, caps);
+  return o && o->op.kind != match::op_kind::elementwise;
 }
 
-/// The predicted time of kernel `k` as a build with capabilities `caps` runs it: a library kernel
-/// the build does not call runs as the eOperator it becomes (a CPU BLAS has no convolutions); a
-/// weight transform costs nothing at run time.
+/// The predicted time of kernel `k` as a build with capabilities `caps` runs it: as the operator
+/// it calls (called_operator), else as the eOperator it becomes (a CPU BLAS has no
+/// convolutions); a weight transform costs nothing at run time.
 inline double kernel_seconds_as_run(const kernel& k, const cost::model& model, const ein::plan::capabilities& caps) {
-  return caps.every_operator || k.weight_only || !k.library() || caps.calls(*k.op) ? k.seconds
-                                                                                   : eoperator_seconds(*k.value, model);
+  if (caps.every_operator || k.weight_only || !k.library()) return k.seconds;
+  auto* o = called_operator(k, caps);
+  return o ? o->seconds : eoperator_seconds(*k.value, model);
 }
 
 /// The predicted time of `p` as a build with capabilities `caps` runs it: its kernels'
@@ -55,7 +57,7 @@ inline std::map<std::string, std::optional<match::instance>> priced_instances(co
   std::map<std::string, std::optional<match::instance>> r;
   for (auto& d : p.definitions) {
     auto k = instantiate(d.value, model).kernels.back();
-    r[d.name] = runs_as_library(k, caps) ? k.op : std::nullopt;
+    r[d.name] = runs_as_library(k, caps) ? std::optional{called_operator(k, caps)->op} : std::nullopt;
   }
   return r;
 }
@@ -65,7 +67,7 @@ inline std::map<std::string, std::optional<match::instance>> priced_instances(co
 /// counted as the eOperators they become).
 inline bool runs_well(const plan& p, const ein::plan::capabilities& caps) {
   return std::all_of(p.kernels.begin(), p.kernels.end(), [&](const kernel& k) {
-    return k.weight_only || (k.library() && caps.calls(*k.op)) || match::memory_bound(match::eoperator_cost(*k.value));
+    return k.weight_only || called_operator(k, caps) || match::memory_bound(match::eoperator_cost(*k.value));
   });
 }
 

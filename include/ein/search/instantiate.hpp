@@ -19,8 +19,15 @@
 #include "ein/ir/reads.hpp"
 #include "ein/match/eop.hpp"
 #include "ein/match/match.hpp"
+#include "ein/plan/capabilities.hpp"
 
 namespace ein::search {
+
+/// A library operator that computes a kernel, with its predicted time.
+struct priced_instance {
+  match::instance op;
+  double seconds = 0;
+};
 
 /// One kernel of a plan: a scope of the derived expression, run as a library operator (`op`) or
 /// as a generated eOperator (no `op`). Nested scopes it reads are earlier kernels.
@@ -31,6 +38,8 @@ struct kernel {
                                 // every box shifted to start at 0 (a program definition)
   std::vector<std::size_t> reads;       // indices of the kernels it reads
   std::optional<match::instance> op;    // the library operator chosen, or an eOperator
+  std::vector<priced_instance> operators;  // every one that computes it, cheapest first (`op`
+                                           // first): a build that does not call `op` may call another
   match::cost_facts facts;              // FLOPs and bytes of what runs
   bool weight_only = false;     // reads weights only (transitively): computed before run time
   double seconds = 0;           // predicted run time; 0 when weight-only
@@ -43,6 +52,17 @@ struct kernel {
     return op ? op->str() : "eOperator " + ir::to_string(*flat);
   }
 };
+
+/// The library operator kernel `k` runs as in a build with capabilities `caps`: the cheapest of
+/// those that compute it which the build calls (plan::capabilities::calls), or null (an
+/// eOperator). Example: a batch of products `S[h, i, j] = Σ_f Q[h, i, f]·K[h, j, f]` also matches
+/// as a grouped convolution whose filter spans each row, priced cheaper but run by no library;
+/// a build with CBLAS runs it as the batch_matmul.
+inline const priced_instance* called_operator(const kernel& k, const ein::plan::capabilities& caps) {
+  for (auto& o : k.operators)
+    if (caps.calls(o.op)) return &o;
+  return nullptr;
+}
 
 /// The kernels of one derived expression in dependency order (the last computes its value),
 /// with the total predicted time.
@@ -58,7 +78,7 @@ struct plan {
       if (k.library() && !k.weight_only) r.push_back(k.op->kind);
     return r;
   }
-  /// Kernels that run (weight-only kernels are computed when the code is generated).
+  /// Kernels that read inputs (weight-only ones run once in ein::prepare, first in each ein::run).
   std::size_t run_time_kernels() const {
     return static_cast<std::size_t>(
         std::count_if(kernels.begin(), kernels.end(), [](const kernel& k) { return !k.weight_only; }));
@@ -215,13 +235,12 @@ struct instantiator {
     // where a small size makes the eOperator look cheaper: the derivation aimed at the operator,
     // and the plan's structure must not depend on the problem size. So the eOperator is priced
     // only where no operator computes the scope (a measured model would time it for nothing).
-    std::optional<double> lib;
-    for (auto& inst : known.instances) {
-      double t = model.seconds(cost::workload::library(inst));
-      if (!lib || t < *lib) lib = t, k.op = inst;
-    }
-    if (k.op) {
-      k.seconds = *lib, k.facts = {k.op->flops, k.op->bytes};
+    for (auto& inst : known.instances) k.operators.push_back({inst, model.seconds(cost::workload::library(inst))});
+    std::stable_sort(k.operators.begin(), k.operators.end(),
+                     [](const priced_instance& a, const priced_instance& b) { return a.seconds < b.seconds; });
+    if (!k.operators.empty()) {
+      k.op = k.operators.front().op;
+      k.seconds = k.operators.front().seconds, k.facts = {k.op->flops, k.op->bytes};
     } else {
       k.facts = known.eoperator;
       k.seconds = model.seconds(cost::workload::eoperator(k.facts.flops, k.facts.bytes, s.get()));

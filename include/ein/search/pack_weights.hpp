@@ -114,7 +114,8 @@ enum class pack_kernels {
                           // its FLOPs nor its bytes
 };
 
-/// `p` for a build with capabilities `caps`: a library kernel the build does not call, whose
+/// `p` for a build with capabilities `caps`: a library kernel whose cheapest instance the build
+/// does not call (though it may call a dearer one: search::called_operator), whose
 /// scope matches a called operator once one weight-only operand (a weight,
 /// or a scope of weights) is read through a copy with its dimensions permuted, reads that copy —
 /// a weight transform, free at run time (EinNet §6: weight-only expressions are computed ahead).

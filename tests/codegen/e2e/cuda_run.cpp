@@ -26,6 +26,7 @@
 #include "ein/dispatch/run.hpp"
 #include "ein_generated/hand_batch_gemm_cuda.hpp"
 #include "ein_generated/hand_conv_cudnn_cuda.hpp"
+#include "ein_generated/hand_conv_depthwise_cudnn_cuda.hpp"
 #include "ein_generated/hand_conv_epilogue_cuda.hpp"
 #include "ein_generated/hand_conv_nhwc_cuda.hpp"
 #include "ein_generated/hand_conv_transpose_cudnn_cuda.hpp"

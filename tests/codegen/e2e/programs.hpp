@@ -305,7 +305,20 @@ inline ir::program build<18>() {
   return {"conv_epilogue", {X, K, b}, {{"c", conv, ir::dtype::f32}, {"out", out, ir::dtype::f32}}, {"out"}};
 }
 
-inline constexpr int program_count = 19;
+/// MobileNet's depthwise 3×3, NCHW, stride 2, padding 1, KCRS filter of one channel a filter (a
+/// cuDNN call with group count 32 on the cuda backend):
+/// out[n, f, p, q] = Σ_{r,s} X[n, f, 2p+r-1, 2q+s-1] · K[f, 0, r, s]
+template <>
+inline ir::program build<19>() {
+  auto X = f32("X", {2, 32, 10, 10}), K = f32("K", {32, 1, 3, 3}, ir::tensor_role::weight);
+  return one_definition(
+      "conv_depthwise_cudnn", {X, K},
+      ir::make_scope({{"n", 0, 2}, {"f", 0, 32}, {"p", 0, 5}, {"q", 0, 5}}, {{"r", 0, 3}, {"s", 0, 3}},
+                     read(X, {idx("n"), idx("f"), idx("p") * 2 + idx("r") - 1, idx("q") * 2 + idx("s") - 1}) *
+                         read(K, {idx("f"), 0, idx("r"), idx("s")})));
+}
+
+inline constexpr int program_count = 20;
 inline constexpr hand_program<0> matmul;
 inline constexpr hand_program<1> conv_nhwc;
 inline constexpr hand_program<2> elementwise;
@@ -325,6 +338,7 @@ inline constexpr hand_program<15> min_window;
 inline constexpr hand_program<16> gemm_epilogue;
 inline constexpr hand_program<17> relu_chain;
 inline constexpr hand_program<18> conv_epilogue;
+inline constexpr hand_program<19> conv_depthwise_cudnn;
 
 /// The generated programs: `fuzz<k>` is hand_program<fuzz_base + k>.
 template <int K>
@@ -334,7 +348,7 @@ inline constexpr hand_program<fuzz_base + K> fuzz;
 inline constexpr const char* object_names[program_count] = {
     "matmul", "conv_nhwc", "elementwise", "g2bmm", "two_definitions", "nested", "floordiv_mod", "scalar_f64",
     "gemm_chain", "batch_gemm", "gemm_f64", "conv_cudnn", "conv_transpose_cudnn", "max_pool", "softmax",
-    "min_window", "gemm_epilogue", "relu_chain", "conv_epilogue"};
+    "min_window", "gemm_epilogue", "relu_chain", "conv_epilogue", "conv_depthwise_cudnn"};
 
 }  // namespace ein_test
 

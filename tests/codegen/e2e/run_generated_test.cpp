@@ -13,6 +13,7 @@
 #include "ein/codegen/header.hpp"
 #include "ein_generated/hand_batch_gemm.hpp"
 #include "ein_generated/hand_conv_cudnn.hpp"
+#include "ein_generated/hand_conv_depthwise_cudnn.hpp"
 #include "ein_generated/hand_conv_epilogue.hpp"
 #include "ein_generated/hand_conv_nhwc.hpp"
 #include "ein_generated/hand_conv_transpose_cudnn.hpp"
@@ -104,6 +105,8 @@ TEST_CASE("generated host plan equals the interpreter: 40 layers of product, bia
 TEST_CASE("generated host plan equals the interpreter: a convolution ending in bias and ReLU") {
   check_generated<18>();
 }
+
+TEST_CASE("generated host plan equals the interpreter: a depthwise convolution") { check_generated<19>(); }
 
 TEST_CASE("a BLAS call ends in the bias, residual and ReLU after it: 40 layers are 40 steps, not 80") {
   using one = ein::runtime::plan<ein_test::hand_program<16>>;

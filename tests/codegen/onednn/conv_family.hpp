@@ -1,6 +1,7 @@
-// A generated family of convolutions and transposed convolutions behind program objects, for the
-// oneDNN tests of host plans: strides, paddings, dilations, data and filter layouts, batch sizes,
-// weights and inputs as filters, float and double.
+// A generated family of convolutions, grouped and depthwise convolutions and transposed
+// convolutions behind program objects, for the oneDNN tests of host plans: strides, paddings,
+// dilations, groups, data and filter layouts, batch sizes, weights and inputs as filters, float and
+// double.
 #pragma once
 
 #include <algorithm>
@@ -23,10 +24,11 @@ struct onednn_case {};
 /// onednn_epilogues on end in an epilogue (onednn_epilogue_of); cases from onednn_wide on are
 /// NHWC convolutions of a 1×11 filter padded 5 a side over images 4 to 9 wide (GCN's), which
 /// oneDNN runs with an implementation of its own (a GEMM over the image on an AVX2 machine), each
-/// ending in a residual.
-inline constexpr int onednn_count = 20;
+/// ending in a residual; cases from onednn_grouped on are grouped convolutions.
+inline constexpr int onednn_count = 26;
 inline constexpr int onednn_epilogues = 12;
 inline constexpr int onednn_wide = 18;
+inline constexpr int onednn_grouped = 20;
 
 /// What case `k` (from onednn_epilogues on) adds to its convolution before writing it: a bias per
 /// output channel, a residual of the output's shape, ReLU, in the combinations a plan fuses into
@@ -39,7 +41,7 @@ inline onednn_epilogue_terms onednn_epilogue_of(int k) {
       {true, false, false}, {true, false, true}, {false, true, true},
       {true, true, true},   {false, false, true}, {true, true, false},
       {false, true, false}, {true, true, true}};
-  return k < onednn_epilogues ? onednn_epilogue_terms{} : terms[k - onednn_epilogues];
+  return k < onednn_epilogues || k >= onednn_grouped ? onednn_epilogue_terms{} : terms[k - onednn_epilogues];
 }
 
 /// The capabilities the family's plans are bound for: oneDNN runs every convolution it accepts
@@ -80,7 +82,53 @@ inline ein::ir::program with_epilogue(ein::ir::program p, onednn_epilogue_terms 
   return p;
 }
 
-/// Case `k`: with a random stream of seed k + 1, a conv2d (two cases of three) or a
+/// A grouped convolution (case `k` from onednn_grouped on) as ONNX's Conv and
+/// ops::grouped_conv2d write it: G groups (2 or 3, or depthwise: G = C channels, one channel a
+/// filter) of Cg channels and Mg filters each (a depthwise multiplier of 1 in even cases, 2 in odd),
+///   out[n, f, p, q] = Σ_{c,r,s} X[n, ⌊f / Mg⌋·Cg + c, p·st + r·d − pad, q·st + s·d − pad] · K[f, c, r, s]
+/// with nothing summed over c where Cg = 1 (K read at c = 0); n in [1, 2], 5 to 9 rows and
+/// columns, 1 to 3 taps a side, stride 1 or 2, padding 0 to 2, dilation 1 or 2, data NHWC or NCHW
+/// (odd and even cases alternate), the filter's four dimensions in a random order.
+inline ein::ir::program onednn_grouped_conv(int k) {
+  namespace ir = ein::ir;
+  using ir::idx;
+  ein::eval::random_stream rng(static_cast<std::uint64_t>(k) + 1);
+  const bool nhwc = k % 2 == 1, depthwise = k % 3 == 0;
+  const std::int64_t groups = depthwise ? rng.integer(8, 16) : rng.integer(2, 3);
+  const std::int64_t cg = depthwise ? 1 : rng.integer(2, 4), mg = depthwise ? 1 + k % 2 : rng.integer(4, 6);
+  const std::int64_t c = groups * cg, f = groups * mg, n = rng.integer(1, 2), h = rng.integer(5, 9),
+                     w = rng.integer(5, 9), r = rng.integer(1, 3), s = rng.integer(2, 3), st = rng.integer(1, 2),
+                     pad = rng.integer(0, std::min<std::int64_t>(2, std::min(r, s) - 1)), dil = rng.integer(1, 2);
+  const std::int64_t p = (h + 2 * pad - dil * (r - 1) - 1) / st + 1, q = (w + 2 * pad - dil * (s - 1) - 1) / st + 1;
+  std::array<int, 4> order{0, 1, 2, 3};
+  for (std::size_t d = 3; d > 0; --d)
+    std::swap(order[d], order[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(d)))]);
+  const std::array<std::int64_t, 4> dims{f, cg, r, s};
+  std::vector<std::int64_t> filter_shape;
+  for (int d : order) filter_shape.push_back(dims[static_cast<std::size_t>(d)]);
+  const auto role = onednn_weight_filter(k) ? ir::tensor_role::weight : ir::tensor_role::input;
+  const ir::tensor K{"K", ir::dtype::f32, filter_shape, role};
+  const ir::tensor X{"X", ir::dtype::f32,
+                     nhwc ? std::vector<std::int64_t>{n, h, w, c} : std::vector<std::int64_t>{n, c, h, w},
+                     ir::tensor_role::input};
+  const ir::affine channel = cg == 1 ? idx("f").floordiv(mg) : idx("f").floordiv(mg) * cg + idx("c");
+  const ir::affine row = idx("p") * st + idx("r") * dil - pad, col = idx("q") * st + idx("s") * dil - pad;
+  const std::array<ir::affine, 4> filter_index{idx("f"), cg == 1 ? ir::affine(0) : idx("c"), idx("r"), idx("s")};
+  std::vector<ir::affine> k_index;
+  for (int d : order) k_index.push_back(filter_index[static_cast<std::size_t>(d)]);
+  auto body = ir::make_access(X, nhwc ? std::vector<ir::affine>{idx("n"), row, col, channel}
+                                      : std::vector<ir::affine>{idx("n"), channel, row, col}) *
+              ir::make_access(K, k_index);
+  using box = std::vector<ir::iterator>;
+  const box out = nhwc ? box{{"n", 0, n}, {"p", 0, p}, {"q", 0, q}, {"f", 0, f}}
+                       : box{{"n", 0, n}, {"f", 0, f}, {"p", 0, p}, {"q", 0, q}};
+  box summed{{"r", 0, r}, {"s", 0, s}};
+  if (cg > 1) summed.push_back({"c", 0, cg});
+  return {"onednn_conv_" + std::to_string(k), {X, K}, {{"out", ir::make_scope(out, summed, body), ir::dtype::f32}},
+          {"out"}};
+}
+
+/// Case `k` (below onednn_grouped): with a random stream of seed k + 1, a conv2d (two cases of three) or a
 /// conv_transpose2d of n in [1, 3] images of 4 to 12 channels, 5 to 9 rows and columns, a filter
 /// of 1 to 3 taps a side, stride 1 or 2, padding 0 to 2 (before; the output extent sets the
 /// padding after), dilation 1 or 2 (conv2d), data NHWC or NCHW, the filter's four dimensions
@@ -92,6 +140,7 @@ inline ein::ir::program with_epilogue(ein::ir::program p, onednn_epilogue_terms 
 inline ein::ir::program onednn_conv(int k) {
   namespace ir = ein::ir;
   using ir::idx;
+  if (k >= onednn_grouped) return onednn_grouped_conv(k);
   ein::eval::random_stream rng(static_cast<std::uint64_t>(k) + 1);
   const bool wide = k >= onednn_wide, transposed = k % 3 == 2 && !wide, nhwc = rng.integer(0, 1) == 1 || wide;
   const auto type = k == onednn_epilogues - 1 ? ir::dtype::f64 : ir::dtype::f32;

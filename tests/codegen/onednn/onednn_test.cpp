@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,8 +20,10 @@
 #include "codegen/e2e/harness.hpp"
 #include "codegen/e2e/prepared_harness.hpp"
 #include "ein/codegen/header.hpp"
+#include "ein/codegen/library/onednn.hpp"
 #include "ein_generated/onednn_all.hpp"
 #include "ein/runtime/onednn.hpp"
+#include "match/check.hpp"
 
 namespace {
 
@@ -167,5 +170,53 @@ TEST_CASE("oneDNN plans: a convolution's bias, residual and ReLU run in oneDNN's
       err = std::max(err, static_cast<double>(std::abs((e.relu && v < 0 ? 0.0f : v) - y[i])));
     }
     CHECK(err < 1e-4);
+  }
+}
+
+TEST_CASE("oneDNN plans: an input the matcher trimmed is widened only to a padding after oneDNN takes") {
+  // A 3×3 dilated 2 into 3 rows and one column of a 9×9 image reads rows 0 to 6 and columns 0, 2
+  // and 4: the matcher's view of x is 7×5, and widening it to the image would pad −2 and −4 after,
+  // which oneDNN refuses at stride 1 (it takes more than −stride only). Without groups, in 3
+  // groups of 2 channels, and depthwise.
+  namespace ir = ein::ir;
+  using ir::idx;
+  for (std::int64_t groups : {1, 3, 6}) {
+    CAPTURE(groups);
+    const std::int64_t channels = 6, cg = channels / groups;
+    const ir::tensor X{"X", ir::dtype::f32, {1, channels, 9, 9}, ir::tensor_role::input};
+    const ir::tensor K{"K", ir::dtype::f32, {channels, cg, 3, 3}, ir::tensor_role::weight};
+    const ir::affine channel = groups == 1 ? idx("c") : cg == 1 ? idx("f") : idx("f").floordiv(cg) * cg + idx("c");
+    std::vector<ir::iterator> summed{{"r", 0, 3}, {"s", 0, 3}};
+    if (cg > 1) summed.push_back({"c", 0, cg});
+    auto scope = ir::make_scope(
+        {{"n", 0, 1}, {"f", 0, channels}, {"p", 0, 3}, {"q", 0, 1}}, summed,
+        ir::make_access(X, {idx("n"), channel, idx("p") + idx("r") * 2, idx("q") + idx("s") * 2}) *
+            ir::make_access(K, {idx("f"), cg > 1 ? idx("c") : ir::affine(0), idx("r"), idx("s")}));
+    // the instance that reads the image as x (another reads it as the filter)
+    std::optional<ein::match::instance> found;
+    for (auto& i : ein::match::test::of_kind(*scope, ein::match::op_kind::conv2d))
+      if (i.inputs[0].source_name() == "X") found = i;
+    REQUIRE(found);
+    const auto& op = *found;
+    REQUIRE(op.conv().groups == groups);
+    REQUIRE(ein::plan::onednn_accepts(op));
+    const auto g = ein::codegen::library::onednn_geometry_of(op);
+    for (int d = 0; d < 2; ++d) CHECK(g.pad_end[d] > -g.stride[d]);
+    const ein::runtime::onednn_convolution conv(g);
+    std::vector<float> x(channels * 81), k(channels * cg * 9), y(channels * 3);
+    ein::eval::random_stream rng(5);
+    for (auto* v : {&x, &k})
+      for (auto& value : *v) value = static_cast<float>(rng.uniform());
+    conv.run(x.data(), k.data(), y.data());
+    for (std::int64_t f = 0; f < channels; ++f)
+      for (std::int64_t p = 0; p < 3; ++p) {
+        double want = 0;
+        for (std::int64_t c = 0; c < cg; ++c)
+          for (std::int64_t r = 0; r < 3; ++r)
+            for (std::int64_t s = 0; s < 3; ++s)
+              want += double(x[((f / (channels / groups)) * cg + c) * 81 + (p + 2 * r) * 9 + 2 * s]) *
+                      k[((f * cg + c) * 3 + r) * 3 + s];
+        CHECK(y[f * 3 + p] == doctest::Approx(want).epsilon(1e-5));
+      }
   }
 }

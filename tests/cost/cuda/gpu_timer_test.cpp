@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "ein/cost/gpu_timer.hpp"
+#include "ein/measure/gpu_timer.hpp"
 #include "ein/match/match.hpp"
 #include "runtime/cuda/device_cases.hpp"
 #include "search/rediscover_support.hpp"
@@ -14,7 +14,7 @@ using namespace ein::ir;
 
 TEST_CASE("gpu timer: a GEMM, a convolution and eOperators are timed on the GPU") {
   if (ein_test::skip_without_device()) return;
-  cost::gpu_timer timer;
+  measure::gpu_timer timer;
   MESSAGE("device: " << timer.device());
   CHECK(!timer.device().empty());
   auto mm = make_scope({{"i", 0, 256}, {"j", 0, 512}}, {{"k", 0, 1024}},
@@ -44,6 +44,6 @@ TEST_CASE("gpu timer: a GEMM, a convolution and eOperators are timed on the GPU"
 TEST_CASE("gpu timer: the device is found on the GPU") {
   if (ein_test::skip_without_device()) return;
   std::string why;
-  CHECK(cost::gpu_present(&why));
-  CHECK(!cost::gpu_name().empty());
+  CHECK(measure::gpu_present(&why));
+  CHECK(!measure::gpu_name().empty());
 }

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ein/cost/gpu_timer.hpp"
+#include "ein/measure/gpu_timer.hpp"
 #include "ein/derive/all.hpp"
 #include "ein/search/optimize.hpp"
 #include "search/rediscover_support.hpp"
@@ -19,7 +19,7 @@ namespace {
 // Compiles `s` and checks that the PTX defines the kernel's entry.
 void check_compiles(const scope& s) {
   INFO(to_string(s));
-  auto k = cost::compile_eoperator(s, "compute_80");
+  auto k = measure::compile_eoperator(s, "compute_80");
   CHECK(!k.entry.empty());
   CHECK(k.ptx.find(".entry " + k.entry) != std::string::npos);
   CHECK(k.source.find("#include \"ein/runtime/eoperator.hpp\"") == 0);

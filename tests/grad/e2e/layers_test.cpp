@@ -3,13 +3,11 @@
 // the same gradient program in double, on random inputs, weights and seeds (variances positive).
 #include <doctest/doctest.h>
 
-#include <map>
-#include <span>
 #include <string>
 #include <vector>
 
-#include "ein/eval/compare.hpp"
 #include "ein/eval/random.hpp"
+#include "against_interpreter.hpp"
 #include "ein/grad/gradient.hpp"
 #include "ein_generated/grad_layers.hpp"
 #include "ein_generated/grad_layers_recompute.hpp"
@@ -27,24 +25,7 @@ void check(const Plan& net) {
   auto g = ein::grad::gradient(p, targets).program;
   ein::eval::bindings env = ein::eval::random_inputs(g, 5);
   for (auto& x : env["v2"].data) x = std::abs(x) + 0.1;
-  std::map<std::string, std::vector<float>> values;
-  std::vector<ein::runtime::binding> bindings;
-  for (auto& [name, d] : env) {
-    auto& v = values[name] = std::vector<float>(d.data.begin(), d.data.end());
-    bindings.emplace_back(name, static_cast<const float*>(v.data()));
-  }
-  for (auto& name : g.outputs) {
-    std::int64_t n = 1;
-    for (auto e : g.find_definition(name)->value->shape()) n *= e;
-    auto& v = values[name] = std::vector<float>(static_cast<std::size_t>(n), -7.0f);
-    bindings.emplace_back(values.find(name)->first, v.data());
-  }
-  ein::run(net, ein::runtime::bindings(bindings));
-  auto want = ein::eval::evaluate(g, env);
-  for (auto& name : g.outputs) {
-    CAPTURE(name);
-    CHECK(ein::eval::max_rel_error(std::span<const float>(values.at(name)), want.at(name)) <= plan::tolerance);
-  }
+  grad_test::check_against_interpreter(net, g, env, plan::tolerance);
 }
 
 }  // namespace

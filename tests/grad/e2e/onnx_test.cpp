@@ -6,14 +6,12 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
-#include <map>
-#include <span>
 #include <string>
 #include <vector>
 
-#include "ein/eval/compare.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/grad/check.hpp"
+#include "against_interpreter.hpp"
 #include "ein/grad/gradient.hpp"
 #include "ein/onnx/import.hpp"
 #include "ein_generated/grad_tiny_cnn.hpp"
@@ -51,22 +49,5 @@ TEST_CASE("an imported graph's gradient plan equals the interpreter's gradient p
   auto p = tiny_cnn();
   auto g = ein::grad::gradient(p, every_tensor(p)).program;
   ein::eval::bindings env = ein::eval::random_inputs(g, 9);
-  std::map<std::string, std::vector<float>> values;
-  std::vector<ein::runtime::binding> bindings;
-  for (auto& [name, d] : env) {
-    auto& v = values[name] = std::vector<float>(d.data.begin(), d.data.end());
-    bindings.emplace_back(name, static_cast<const float*>(v.data()));
-  }
-  for (auto& name : g.outputs) {
-    std::int64_t n = 1;
-    for (auto e : g.find_definition(name)->value->shape()) n *= e;
-    auto& v = values[name] = std::vector<float>(static_cast<std::size_t>(n), -7.0f);
-    bindings.emplace_back(values.find(name)->first, v.data());
-  }
-  ein::run(ein_generated::grad_tiny_cnn::net, ein::runtime::bindings(bindings));
-  auto want = ein::eval::evaluate(g, env);
-  for (auto& name : g.outputs) {
-    CAPTURE(name);
-    CHECK(ein::eval::max_rel_error(std::span<const float>(values.at(name)), want.at(name)) <= plan::tolerance);
-  }
+  grad_test::check_against_interpreter(ein_generated::grad_tiny_cnn::net, g, env, plan::tolerance);
 }

@@ -1,5 +1,5 @@
 // The scopes whose library calls the emitter tests generate, compile and run: GEMMs in several
-// layouts, Figure 8(b), convolutions and a transposed convolution.
+// layouts, Figure 8(b), convolutions (grouped and depthwise too) and a transposed convolution.
 #pragma once
 
 #include <string>
@@ -88,6 +88,22 @@ inline std::vector<library_case> library_cases() {
   c.push_back({"conv_rsfc",
                operators::conv2d_canonical({{"n", 1}, {"h", 7}, {"w", 7}, {"f", 4}, {"c", 3}}),
                op_kind::conv2d});
+  // ONNX's grouped Conv, NCHW, 2 groups of 3 channels and 2 filters (KCRS filter (4, 3, 3, 3));
+  // MobileNet's depthwise 3×3, NHWC, stride 2, KRSC filter (8, 3, 3, 1)
+  c.push_back(
+      {"conv_grouped_nchw",
+       ir::make_scope({{"n", 0, 2}, {"f", 0, 4}, {"h", 0, 5}, {"w", 0, 5}}, {{"c", 0, 3}, {"r", 0, 3}, {"s", 0, 3}},
+                      make_access(f32("X", {2, 6, 5, 5}), {idx("n"), idx("f").floordiv(2) * 3 + idx("c"),
+                                                           idx("h") + idx("r") - 1, idx("w") + idx("s") - 1}) *
+                          make_access(f32("K", {4, 3, 3, 3}), {idx("f"), idx("c"), idx("r"), idx("s")})),
+       op_kind::conv2d});
+  c.push_back(
+      {"conv_depthwise_nhwc",
+       ir::make_scope({{"n", 0, 2}, {"h", 0, 4}, {"w", 0, 4}, {"f", 0, 8}}, {{"r", 0, 3}, {"s", 0, 3}},
+                      make_access(f32("X", {2, 8, 8, 8}), {idx("n"), idx("h") * 2 + idx("r") - 1,
+                                                           idx("w") * 2 + idx("s") - 1, idx("f")}) *
+                          make_access(f32("K", {8, 3, 3, 1}), {idx("f"), idx("r"), idx("s"), 0})),
+       op_kind::conv2d});
   // InfoGAN-style transposed convolution, NCHW dy and (c, f, r, s) filter
   c.push_back(
       {"conv_transpose",

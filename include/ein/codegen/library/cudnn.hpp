@@ -29,7 +29,8 @@ inline runtime::convolution_geometry geometry(const match::instance& op, bool tf
   g.forward = !a.backward_data;
   g.f64 = op.type == ir::dtype::f64;
   g.krsc = a.filter_layout == "krsc";
-  const std::int64_t x_dims[4] = {a.n, a.c, a.h, a.w}, y_dims[4] = {a.n, a.k, a.p, a.q}, filter[4] = {a.k, a.c, a.r, a.s};
+  const std::int64_t x_dims[4] = {a.n, a.c, a.h, a.w}, y_dims[4] = {a.n, a.k, a.p, a.q},
+                     filter[4] = {a.k, a.filter_channels(), a.r, a.s};
   for (int d = 0; d < 4; ++d) {
     g.x_dims[d] = i(x_dims[d]);
     g.x_strides[d] = i(a.x_strides[d]);
@@ -41,6 +42,7 @@ inline runtime::convolution_geometry geometry(const match::instance& op, bool tf
   g.stride[0] = i(a.stride_h), g.stride[1] = i(a.stride_w);
   g.dilation[0] = i(a.dilation_h), g.dilation[1] = i(a.dilation_w);
   g.tf32 = tf32 && !g.f64;
+  g.groups = i(a.groups);
   if (e) {
     if (!ein::plan::cudnn.takes(op, *e)) throw internal_error("geometry: cuDNN fuses no such epilogue after " + op.str());
     g.fused = true;
@@ -67,7 +69,8 @@ inline std::string geometry_text(const runtime::convolution_geometry& g) {
          int_list(g.x_strides, 4) + ", .y_dims = " + int_list(g.y_dims, 4) + ", .y_strides = " +
          int_list(g.y_strides, 4) + ", .filter = " + int_list(g.filter, 4) + ", .pad = " + int_list(g.pad, 2) +
          ", .stride = " + int_list(g.stride, 2) + ", .dilation = " + int_list(g.dilation, 2) + ", .tf32 = " +
-         flag(g.tf32) + (g.fused ? ", .fused = true, .relu = " + flag(g.relu) : std::string()) + "}";
+         flag(g.tf32) + (g.fused ? ", .fused = true, .relu = " + flag(g.relu) : std::string()) +
+         (g.groups != 1 ? ", .groups = " + std::to_string(g.groups) : std::string()) + "}";
 }
 
 /// Writes `static const ein::runtime::cudnn_convolution& <function>(cudaStream_t s)`:

@@ -36,15 +36,20 @@ inline std::string pair_text(const std::int64_t (&v)[2]) { return "{" + number(v
 // strided 1×1 (55 of 56 columns) with its reference loops, 467 ms against 0.94 ms for its own call
 // (`bench_host`). Each spatial dimension of `dims` is widened as far as the next dimension of its
 // layout starts, and `pad_end` lessened as much (oneDNN takes a negative padding after: columns it
-// does not read), which gives the same output and the layout NHWC's or NCHW's again.
+// does not read), which gives the same output and the layout NHWC's or NCHW's again. oneDNN 2.6
+// refuses a padding after of −stride or less (for any groups, dilation and layout): a dimension
+// that would need it (a dilated 3×3 into one output column reads 5 of 9 columns: −4 at stride 1)
+// keeps its trimmed extent.
 inline void widen_to_layout(std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides,
-                            std::array<std::int64_t, 2>& pad_end) {
+                            std::array<std::int64_t, 2>& pad_end, const std::array<std::int64_t, 2>& stride) {
   for (int d = 2; d < 4; ++d) {
     std::int64_t next = 0;
     for (int e = 0; e < 4; ++e)
       if (dims[e] > 1 && strides[e] > strides[d] && (next == 0 || strides[e] < next)) next = strides[e];
     if (next == 0 || strides[d] <= 0 || next % strides[d] != 0 || next / strides[d] <= dims[d]) continue;
-    pad_end[d - 2] -= next / strides[d] - dims[d];
+    const std::int64_t widened = pad_end[d - 2] - (next / strides[d] - dims[d]);
+    if (widened <= -stride[d - 2]) continue;
+    pad_end[d - 2] = widened;
     dims[d] = next / strides[d];
   }
 }
@@ -59,10 +64,10 @@ inline void set_tensor(std::int64_t (&dims)[4], std::int64_t (&strides)[4], cons
 }  // namespace detail
 
 /// The ein::runtime::onednn_geometry of a convolution: a conv2d reads src = x (n, c, h, w) with
-/// weights w (k, c, r, s) into dst = y (n, k, p, q); a conv_transpose2d reads src = y with
+/// weights w (k, c/groups, r, s) into dst = y (n, k, p, q); a conv_transpose2d reads src = y with
 /// weights w read as (c, k, r, s) (oneDNN's deconvolution weights are those of the convolution
 /// it transposes, channels swapped) into dst = x. A conv2d's rows and columns of x reach as far
-/// as its layout does (detail::widen_to_layout), with less padding after.
+/// as its layout does where oneDNN takes the padding after that leaves (detail::widen_to_layout).
 /// @pre ein::plan::onednn_accepts(op).
 inline ein::runtime::onednn_geometry onednn_geometry_of(const match::instance& op) {
   if (!ein::plan::onednn_accepts(op)) throw internal_error("onednn_geometry_of: oneDNN cannot run " + op.str());
@@ -72,8 +77,8 @@ inline ein::runtime::onednn_geometry onednn_geometry_of(const match::instance& o
   dims x{a.n, a.c, a.h, a.w};
   const dims y{a.n, a.k, a.p, a.q};
   std::array<std::int64_t, 2> pad_end{a.pad_h_end, a.pad_w_end};
-  if (forward) detail::widen_to_layout(x, a.x_strides, pad_end);
-  const dims w = forward ? dims{a.k, a.c, a.r, a.s} : dims{a.c, a.k, a.r, a.s};
+  if (forward) detail::widen_to_layout(x, a.x_strides, pad_end, {a.stride_h, a.stride_w});
+  const dims w = forward ? dims{a.k, a.filter_channels(), a.r, a.s} : dims{a.c, a.k, a.r, a.s};
   const dims ws = forward ? a.w_strides : dims{a.w_strides[1], a.w_strides[0], a.w_strides[2], a.w_strides[3]};
   ein::runtime::onednn_geometry g;
   g.forward = forward;
@@ -83,6 +88,7 @@ inline ein::runtime::onednn_geometry onednn_geometry_of(const match::instance& o
   g.pad[0] = a.pad_h, g.pad[1] = a.pad_w, g.pad_end[0] = pad_end[0], g.pad_end[1] = pad_end[1];
   g.stride[0] = a.stride_h, g.stride[1] = a.stride_w, g.dilation[0] = a.dilation_h, g.dilation[1] = a.dilation_w;
   g.alpha = static_cast<float>(a.alpha);
+  g.groups = a.groups;
   return g;
 }
 
@@ -98,7 +104,8 @@ inline std::string onednn_geometry_text(const match::instance& op) {
          detail::dims_text(g.weights_dims, g.weights_strides, "weights") + ", " +
          detail::dims_text(g.dst_dims, g.dst_strides, "dst") + ", .pad = " + detail::pair_text(g.pad) +
          ", .pad_end = " + detail::pair_text(g.pad_end) + ", .stride = " + detail::pair_text(g.stride) +
-         ", .dilation = " + detail::pair_text(g.dilation) + ", .alpha = " + literal(op.conv().alpha, op.type) + "}";
+         ", .dilation = " + detail::pair_text(g.dilation) + ", .alpha = " + literal(op.conv().alpha, op.type) +
+         (g.groups != 1 ? ", .groups = " + number(g.groups) : std::string()) + "}";
 }
 
 /// The C++ initializer of the ein::runtime::onednn_epilogue of epilogue `e` (a plan's, on a call

@@ -1,5 +1,5 @@
-// Convolutions: conv2d (stride, padding, dilation per axis; NHWC or NCHW; three filter layouts)
-// and conv_transpose2d (NHWC).
+// Convolutions: conv2d, grouped_conv2d and depthwise_conv2d (stride, padding, dilation per axis;
+// NHWC or NCHW; three filter layouts) and conv_transpose2d (NHWC).
 #pragma once
 
 #include "ein/front/ops/common.hpp"
@@ -32,22 +32,74 @@ constexpr auto filter_access(K&& k, R r, S s, Fo f, C c) {
     return std::forward<K>(k)(r, s, c, f);
 }
 
+/// Whether x's C channels and the filter's F filters of Cg channels each split into Groups groups
+/// (C = Groups·Cg, Groups divides F): conv2d's check of the channels in one group.
+template <std::int64_t Groups, std::int64_t C, std::int64_t Cg, std::int64_t F>
+constexpr bool channels_check() {
+  if constexpr (Groups == 1)
+    return front::checks::operand_extents<"conv2d", C == Cg>();
+  else
+    return front::checks::convolution_groups<"grouped_conv2d", (Groups > 0 && F % Groups == 0 && C == Groups * Cg)>();
+}
+
+/// The channel of x that filter f reads as its channel c, in Groups groups of Cg channels and Mg
+/// filters: ⌊f / Mg⌋·Cg + c, written without the terms that are 0 or 1.
+template <std::int64_t Groups, std::int64_t Cg, std::int64_t Mg, class Fv, class Cv>
+constexpr auto group_channel(Fv f, Cv c) {
+  if constexpr (Groups == 1)
+    return c;
+  else if constexpr (Cg == 1 && Mg == 1)
+    return f;
+  else if constexpr (Cg == 1)
+    return f / Mg;
+  else if constexpr (Mg == 1)
+    return f * Cg + c;
+  else
+    return (f / Mg) * Cg + c;
+}
+
+/// The filter's channel index: c, or 0 where a grouped filter has one channel (nothing summed).
+template <std::int64_t Groups, std::int64_t Cg, class Cv>
+constexpr auto filter_channel(Cv c) {
+  if constexpr (Groups != 1 && Cg == 1)
+    return 0;
+  else
+    return c;
+}
+
+/// `body` summed over the three iterators in the order given, or over the two that are not the
+/// channel c where filter_channel leaves it out.
+template <std::int64_t Groups, std::int64_t Cg, class I0, class I1, class I2, class Body>
+constexpr auto summed(I0 i0, I1 i1, I2 i2, Body body) {
+  if constexpr (Groups != 1 && Cg == 1) {
+    // c is i2 in the nhwc order (r, s, c) and i0 in the nchw order (c, r, s)
+    if constexpr (std::is_same_v<I2, front::var<"c">>)
+      return front::sum(i0, i1)(body);
+    else
+      return front::sum(i1, i2)(body);
+  } else {
+    return front::sum(i0, i1, i2)(body);
+  }
+}
+
 }  // namespace detail
 
 /// 2-D convolution with zero padding, stride, padding and dilation per axis (`ops::hw{sh, sw}`, or
-/// one number for both):
-///   nhwc: y[n, h, w, f] = Σ_{r,s,c} x[n, h·st_h + r·dil_h − pad_h, w·st_w + s·dil_w − pad_w, c] · k[r, s, f, c]
-///   nchw: y[n, f, h, w] = Σ_{c,r,s} x[n, c, h·st_h + r·dil_h − pad_h, w·st_w + s·dil_w − pad_w] · k[f, c, r, s]
-/// with output extent (H + 2·pad_h − dil_h·(R − 1) − 1) / st_h + 1 along h (likewise w). The filter
-/// layout F is rsfc (r, s, f, c) with nhwc and kcrs (f, c, r, s, PyTorch's) with nchw unless told;
-/// rscf (r, s, c, f) is TensorFlow's.
+/// one number for both), in `Groups` groups: the channels of x and the filters split into Groups
+/// equal groups, and each filter reads the C/Groups channels of its own:
+///   nhwc: y[n, h, w, f] = Σ_{r,s,c} x[n, h·st_h + r·dil_h − pad_h, w·st_w + s·dil_w − pad_w, g·Cg + c] · k[r, s, f, c]
+///   nchw: y[n, f, h, w] = Σ_{c,r,s} x[n, g·Cg + c, h·st_h + r·dil_h − pad_h, w·st_w + s·dil_w − pad_w] · k[f, c, r, s]
+/// with Cg = C / Groups channels a filter (the filter's c extent), Mg = F / Groups filters a group
+/// and g = ⌊f / Mg⌋ the group of filter f; output extent (H + 2·pad_h − dil_h·(R − 1) − 1) / st_h + 1
+/// along h (likewise w). The filter layout F is rsfc (r, s, f, c) with nhwc and kcrs (f, c, r, s,
+/// PyTorch's, whose `groups` this is) with nchw unless told; rscf (r, s, c, f) is TensorFlow's.
+/// One group is conv2d; as many as channels, depthwise_conv2d. Where Cg is 1 the filter is read at
+/// c = 0 and nothing is summed over c.
 ///
-///     inline constexpr auto y = ops::conv2d<"y", ops::nhwc, /*stride*/ 1, /*pad*/ 1>(X, K);
-///     inline constexpr auto z = ops::conv2d<"z", ops::nchw, 1, ops::hw{0, 5}>(Xc, Kc);  // 1×11
-///     inline constexpr auto t = ops::conv2d<"t", ops::nhwc, 1, 1, 1, ops::rscf>(X, Ktf);
-template <front::fixed_string Name, layout L = nhwc, hw Stride = 1, hw Pad = 0, hw Dilation = 1,
-          filter F = default_filter(L), operand X, operand K>
-constexpr auto conv2d(X&& x, K&& k) {
+///     inline constexpr auto y = ops::grouped_conv2d<"y", /*groups*/ 2, ops::nchw, 1, 1>(X, K);  // K (F, C/2, 3, 3)
+template <front::fixed_string Name, std::int64_t Groups, layout L = nhwc, hw Stride = 1, hw Pad = 0,
+          hw Dilation = 1, filter F = default_filter(L), operand X, operand K>
+constexpr auto grouped_conv2d(X&& x, K&& k) {
   constexpr bool nhwc_ = L == layout::nhwc;
   constexpr std::size_t xh = nhwc_ ? 1 : 2, xw = nhwc_ ? 2 : 3, xc = nhwc_ ? 3 : 1;
   constexpr detail::filter_axes ka = detail::axes_of(F);
@@ -56,7 +108,8 @@ constexpr auto conv2d(X&& x, K&& k) {
   } else if constexpr (!front::checks::operator_attributes<"conv2d", (Stride.h > 0 && Stride.w > 0 && Dilation.h > 0 &&
                                                                      Dilation.w > 0 && Pad.h >= 0 && Pad.w >= 0)>()) {
     return front::invalid{};
-  } else if constexpr (!front::checks::operand_extents<"conv2d", plain<X>::shape[xc] == plain<K>::shape[ka.c]>()) {
+  } else if constexpr (!detail::channels_check<Groups, plain<X>::shape[xc], plain<K>::shape[ka.c],
+                                                plain<K>::shape[ka.f]>()) {
     return front::invalid{};
   } else {
     constexpr std::int64_t oh =
@@ -73,17 +126,42 @@ constexpr auto conv2d(X&& x, K&& k) {
       constexpr front::var<"r"> r;
       constexpr front::var<"s"> s;
       constexpr front::var<"c"> c;
+      constexpr std::int64_t cg = plain<K>::shape[ka.c], mg = plain<K>::shape[ka.f] / Groups;
       constexpr auto hh = h * Stride.h + r * Dilation.h - Pad.h;
       constexpr auto ww = w * Stride.w + s * Dilation.w - Pad.w;
-      auto kernel = detail::filter_access<F>(std::forward<K>(k), r, s, f, c);
+      constexpr auto channel = detail::group_channel<Groups, cg, mg>(f, c);
+      auto kernel = detail::filter_access<F>(std::forward<K>(k), r, s, f, detail::filter_channel<Groups, cg>(c));
       if constexpr (nhwc_)
         return front::def<Name>(front::over(n, h.template in<0, oh>, w.template in<0, ow>, f),
-                                front::sum(r, s, c)(std::forward<X>(x)(n, hh, ww, c) * kernel));
+                                detail::summed<Groups, cg>(r, s, c, std::forward<X>(x)(n, hh, ww, channel) * kernel));
       else
         return front::def<Name>(front::over(n, f, h.template in<0, oh>, w.template in<0, ow>),
-                                front::sum(c, r, s)(std::forward<X>(x)(n, c, hh, ww) * kernel));
+                                detail::summed<Groups, cg>(c, r, s, std::forward<X>(x)(n, channel, hh, ww) * kernel));
     }
   }
+}
+
+/// 2-D convolution: grouped_conv2d in one group.
+///
+///     inline constexpr auto y = ops::conv2d<"y", ops::nhwc, /*stride*/ 1, /*pad*/ 1>(X, K);
+///     inline constexpr auto z = ops::conv2d<"z", ops::nchw, 1, ops::hw{0, 5}>(Xc, Kc);  // 1×11
+///     inline constexpr auto t = ops::conv2d<"t", ops::nhwc, 1, 1, 1, ops::rscf>(X, Ktf);
+template <front::fixed_string Name, layout L = nhwc, hw Stride = 1, hw Pad = 0, hw Dilation = 1,
+          filter F = default_filter(L), operand X, operand K>
+constexpr auto conv2d(X&& x, K&& k) {
+  return grouped_conv2d<Name, 1, L, Stride, Pad, Dilation, F>(std::forward<X>(x), std::forward<K>(k));
+}
+
+/// Depthwise 2-D convolution: grouped_conv2d in as many groups as x has channels, each filter
+/// reading one channel (the filter's c extent is 1; F = C·multiplier filters, filter f reading
+/// channel ⌊f / multiplier⌋), MobileNet's.
+///
+///     inline constexpr auto y = ops::depthwise_conv2d<"y", ops::nchw, 1, 1>(X, K);  // K (C, 1, 3, 3)
+template <front::fixed_string Name, layout L = nhwc, hw Stride = 1, hw Pad = 0, hw Dilation = 1,
+          filter F = default_filter(L), operand X, operand K>
+constexpr auto depthwise_conv2d(X&& x, K&& k) {
+  constexpr std::int64_t channels = plain<X>::rank == 4 ? plain<X>::shape[L == layout::nhwc ? 3 : 1] : 1;
+  return grouped_conv2d<Name, channels, L, Stride, Pad, Dilation, F>(std::forward<X>(x), std::forward<K>(k));
 }
 
 /// 2-D transposed convolution (the gradient of conv2d with respect to its input), NHWC:

@@ -1,5 +1,5 @@
 // Conv2d: O[n, h, w, f] = Σ_{c,r,s} A[n, sh·h + dh·r − ph, sw·w + dw·s − pw, c] · K[r, s, f, c],
-// any layout of A, K and O, with padding, stride and dilation inferred.
+// any layout of A, K and O, with padding, stride, dilation and groups inferred.
 #pragma once
 
 #include <algorithm>
@@ -54,7 +54,7 @@ inline void fill_unit_strides(std::array<std::int64_t, 4>& strides,
 /// (n,k,p,q) strides) and of the filter.
 inline void name_layouts(conv_attrs& a) {
   std::array<std::int64_t, 4> xe{a.n, a.c, a.h, a.w}, ye{a.n, a.k, a.p, a.q},
-      we{a.k, a.c, a.r, a.s};
+      we{a.k, a.filter_channels(), a.r, a.s};
   fill_unit_strides(a.x_strides, xe);
   fill_unit_strides(a.y_strides, ye);
   fill_unit_strides(a.w_strides, we);
@@ -192,6 +192,24 @@ inline std::vector<std::string> without(std::vector<std::string> v,
   return v;
 }
 
+/// The strides of x's channels, w's filters and y's filters of a convolution whose merged
+/// channels within a group `gc` (x, w), filters within a group `gf` (w, y) and groups `gg`
+/// (x, w, y) are given: a library's groups partition its channels and filters, so a group steps
+/// over c/G channels of x and k/G filters of w and y. Nothing when the strides of the groups say
+/// otherwise. Without groups (`gg` of extent 1) the channels' and filters' own strides.
+struct channel_strides {
+  std::int64_t x_channel = 0, w_filter = 0, y_filter = 0;
+};
+inline std::optional<channel_strides> group_strides(const merged& gc, const merged& gf, const merged& gg) {
+  // a group of one channel (depthwise) or one filter steps as its group does
+  channel_strides r{gc.extent > 1 ? gc.stride[0] : gg.stride[0], gf.extent > 1 ? gf.stride[0] : gg.stride[1],
+                    gf.extent > 1 ? gf.stride[1] : gg.stride[2]};
+  if (gg.extent > 1 && (gg.stride[0] != gc.extent * r.x_channel || gg.stride[1] != gf.extent * r.w_filter ||
+                        gg.stride[2] != gf.extent * r.y_filter))
+    return std::nullopt;
+  return r;
+}
+
 /// Conv attributes for one choice of spatial dimensions.
 inline std::optional<instance> conv_for(const binding& bd, const std::array<spatial_dim, 2>& sp) {
   const view &x = bd.in[0], &wt = bd.in[1], &y = bd.out;
@@ -204,9 +222,13 @@ inline std::optional<instance> conv_for(const binding& bd, const std::array<spat
   auto gn = merge(without(bd.column_of("n"), sp, false), {&x, &y}, it, {rest, {}});
   auto gc = merge(without(bd.column_of("c"), sp, true), {&x, &wt}, it, {rest, {}});
   auto gf = merge(bd.column_of("f"), {&wt, &y}, it);
-  if (!gn || !gc || !gf) return std::nullopt;
+  auto gg = merge(bd.column_of("g"), {&x, &wt, &y}, it, {rest, {}, {}});
+  if (!gn || !gc || !gf || !gg) return std::nullopt;
+  auto channels = group_strides(*gc, *gf, *gg);
+  if (!channels) return std::nullopt;
   conv_attrs a;
-  a.n = gn->extent, a.c = gc->extent, a.k = gf->extent, a.alpha = bd.alpha;
+  a.groups = gg->extent;
+  a.n = gn->extent, a.c = a.groups * gc->extent, a.k = a.groups * gf->extent, a.alpha = bd.alpha;
   std::int64_t x_base = x.base(rest);
   std::array<std::int64_t, 2> ext{}, kern{}, out{}, xs{}, ws{}, ys{}, pad{}, pad_end{}, st{}, dil{};
   for (int j = 0; j < 2; ++j) {
@@ -229,9 +251,9 @@ inline std::optional<instance> conv_for(const binding& bd, const std::array<spat
   a.h = ext[0], a.w = ext[1], a.r = kern[0], a.s = kern[1], a.p = out[0], a.q = out[1];
   a.pad_h = pad[0], a.pad_w = pad[1], a.pad_h_end = pad_end[0], a.pad_w_end = pad_end[1];
   a.stride_h = st[0], a.stride_w = st[1], a.dilation_h = dil[0], a.dilation_w = dil[1];
-  a.x_strides = {gn->stride[0], gc->stride[0], xs[0], xs[1]};
-  a.w_strides = {gf->stride[0], gc->stride[1], ws[0], ws[1]};
-  a.y_strides = {gn->stride[1], gf->stride[1], ys[0], ys[1]};
+  a.x_strides = {gn->stride[0], channels->x_channel, xs[0], xs[1]};
+  a.w_strides = {channels->w_filter, gc->stride[1], ws[0], ws[1]};
+  a.y_strides = {gn->stride[1], channels->y_filter, ys[0], ys[1]};
   name_layouts(a);
   instance r;
   r.kind = op_kind::conv2d;
@@ -239,10 +261,11 @@ inline std::optional<instance> conv_for(const binding& bd, const std::array<spat
   r.inputs[0].role = "x", r.inputs[1].role = "w", r.output.role = "y";
   double e = static_cast<double>(element_size(r.type));
   double n = static_cast<double>(a.n), c = static_cast<double>(a.c), k = static_cast<double>(a.k),
-         pq = static_cast<double>(a.p * a.q), rs = static_cast<double>(a.r * a.s);
-  r.flops = 2 * n * k * pq * c * rs;
-  r.bytes = e * (n * c * static_cast<double>(a.h * a.w) + k * c * rs + n * k * pq);
-  r.grid = {1, a.n * a.p * a.q, a.k};
+         pq = static_cast<double>(a.p * a.q), rs = static_cast<double>(a.r * a.s),
+         cg = static_cast<double>(a.filter_channels());
+  r.flops = 2 * n * k * pq * cg * rs;
+  r.bytes = e * (n * c * static_cast<double>(a.h * a.w) + k * cg * rs + n * k * pq);
+  r.grid = {a.groups, a.n * a.p * a.q, a.k / a.groups};
   r.attrs = a;
   return r;
 }
@@ -254,14 +277,15 @@ inline std::int64_t at(const std::array<std::int64_t, 4>& s, std::int64_t i0, st
 }
 
 /// Calls f(n, k, p, q, c, r, s, h, w) for every in-range pair of the convolution `a`: input row
-/// h = p·stride + r·dilation − pad inside [0, h), likewise for columns.
+/// h = p·stride + r·dilation − pad inside [0, h), likewise for columns; c is the filter's channel
+/// (a.input_channel(k, c) the channel of x it reads).
 template <class F>
 void conv_pairs(const conv_attrs& a, F f) {
   for (std::int64_t n = 0; n < a.n; ++n)
     for (std::int64_t k = 0; k < a.k; ++k)
       for (std::int64_t p = 0; p < a.p; ++p)
         for (std::int64_t q = 0; q < a.q; ++q)
-          for (std::int64_t c = 0; c < a.c; ++c)
+          for (std::int64_t c = 0; c < a.filter_channels(); ++c)
             for (std::int64_t r = 0; r < a.r; ++r)
               for (std::int64_t s = 0; s < a.s; ++s) {
                 std::int64_t h = p * a.stride_h + r * a.dilation_h - a.pad_h;
@@ -270,7 +294,7 @@ void conv_pairs(const conv_attrs& a, F f) {
               }
 }
 
-/// cuDNN's forward convolution: y[n,k,p,q] = alpha Σ x[n,c,h,w] · w[k,c,r,s].
+/// cuDNN's forward convolution: y[n,k,p,q] = alpha Σ x[n,g·c/G + c',h,w] · w[k,c',r,s] (g: k's group).
 inline void conv2d_execute(const instance& op, const double* x, const double* w, double* y) {
   auto& a = op.conv();
   for (std::int64_t n = 0; n < a.n; ++n)
@@ -278,15 +302,102 @@ inline void conv2d_execute(const instance& op, const double* x, const double* w,
       for (std::int64_t p = 0; p < a.p; ++p)
         for (std::int64_t q = 0; q < a.q; ++q) y[at(a.y_strides, n, k, p, q)] = 0;
   conv_pairs(a, [&](auto n, auto k, auto p, auto q, auto c, auto r, auto s, auto h, auto v) {
-    y[at(a.y_strides, n, k, p, q)] += a.alpha * w[at(a.w_strides, k, c, r, s)] * x[at(a.x_strides, n, c, h, v)];
+    y[at(a.y_strides, n, k, p, q)] +=
+        a.alpha * w[at(a.w_strides, k, c, r, s)] * x[at(a.x_strides, n, a.input_channel(k, c), h, v)];
   });
+}
+
+namespace detail {
+
+// `e` with iterator f replaced by d·q + r, ⌊f / d⌋ by q and f mod d by r; nothing when f is read
+// in any other way (inside another quotient).
+inline std::optional<ir::affine> split_quotient(const ir::affine& e, const std::string& f, std::int64_t d,
+                                                const std::string& q, const std::string& r) {
+  const ir::affine whole = ir::idx(f);
+  ir::affine out(e.constant());
+  for (auto& [at, c] : e.terms()) {
+    if (at.k == ir::atom::kind::iter) {
+      out = out + (at.name == f ? ir::idx(q) * d + ir::idx(r) : ir::idx(at.name)) * c;
+    } else if (*at.arg == whole && at.divisor == d) {
+      out = out + ir::idx(at.k == ir::atom::kind::floordiv ? q : r) * c;
+    } else {
+      if (at.arg->uses(f)) return std::nullopt;
+      out = out + (at.k == ir::atom::kind::floordiv ? at.arg->floordiv(at.divisor) : at.arg->mod(at.divisor)) * c;
+    }
+  }
+  return out;
+}
+
+// The iterator of the group column that x reads as ⌊f / d⌋ (d a proper divisor of its extent), and d.
+inline std::optional<std::pair<std::string, std::int64_t>> filter_quotient(const binding& b) {
+  for (auto& f : b.column_of("g"))
+    for (auto& e : b.in[0].index)
+      for (auto& [at, c] : e.terms())
+        if (at.k == ir::atom::kind::floordiv && *at.arg == ir::idx(f) && b.iters.at(f).extent % at.divisor == 0 &&
+            b.iters.at(f).extent > at.divisor)
+          return std::pair{f, at.divisor};
+  return std::nullopt;
+}
+
+}  // namespace detail
+
+/// A grouped convolution as ONNX's Conv and ops::grouped_conv2d write it reads channel
+/// ⌊f / d⌋·(c/G) + c of x for filter f, d = k/G filters a group: f is read by x, w and y alike (a
+/// group iterator) but through a quotient in x, which no stride describes. Splitting f = d·g + j
+/// over g in [0, k/d), j in [0, d) reads ⌊f / d⌋ as g: the binding with g a group iterator and j
+/// a filter within its group, every view reading d·g + j where it read f. Nothing when no group
+/// iterator is read so, or f is also read otherwise inside a quotient.
+/// Example: L_{n,f:[0,8),p,q} Σ_{c:[0,2),r,s} X[n, 2·⌊f / 4⌋ + c, p + r, q + s] · W[f, c, r, s]
+/// (4 channels, 8 filters, 2 groups) splits f into f/4 (2 groups) and f%4 (4 filters each).
+inline std::optional<binding> split_filter_groups(const binding& b) {
+  auto found = detail::filter_quotient(b);
+  if (!found) return std::nullopt;
+  auto [f, d] = *found;
+  const std::string q = f + "/" + std::to_string(d), r = f + "%" + std::to_string(d);
+  if (b.iters.count(q) || b.iters.count(r)) return std::nullopt;
+  binding split = b;
+  split.iters.erase(f);
+  split.iters[q] = {q, 0, b.iters.at(f).extent / d, false};
+  split.iters[r] = {r, 0, d, false};
+  std::vector<view*> views;
+  for (auto& v : split.in) views.push_back(&v);
+  views.push_back(&split.out);
+  for (auto* v : views) {
+    v->linear = true;
+    v->used.clear();
+    for (auto& e : v->index) {
+      auto s = detail::split_quotient(e, f, d, q, r);
+      if (!s) return std::nullopt;
+      e = *s;
+      v->linear = v->linear && e.is_linear();
+      e.collect_iterators(v->used);
+    }
+  }
+  // f leaves its column; g and j go to the columns of what reads them
+  for (auto& col : split.columns) std::erase(col, f);
+  for (auto& name : {q, r}) {
+    unsigned mask = 0;
+    for (std::size_t t = 0; t < split.in.size(); ++t)
+      if (split.in[t].uses(name)) mask |= 1u << t;
+    std::size_t c = 0;
+    while (c < b.op->columns.size() && (b.op->columns[c].inputs != mask || !b.op->columns[c].out)) ++c;
+    if (c == b.op->columns.size()) return std::nullopt;
+    split.columns[c].push_back(name);
+  }
+  return split;
 }
 
 /// Step 3 for Conv: the input's spatial dimensions are those that read an output iterator and
 /// a kernel iterator together (h + r); their coefficients give stride and dilation, their
-/// constants the padding; the other iterators of each column merge into n, c and f.
+/// constants the padding; the other iterators of each column merge into n, c, f and the groups
+/// (iterators x, w and y all read: a grouped convolution, binding::column_of("g")), a group
+/// read through a quotient split first (split_filter_groups).
 inline std::optional<instance> conv2d_infer(const binding& b) {
-  if (!b.in[0].linear || !b.in[1].in_bounds(b.iters)) return std::nullopt;
+  if (!b.in[0].linear) {
+    auto split = split_filter_groups(b);
+    return split ? conv2d_infer(*split) : std::nullopt;
+  }
+  if (!b.in[1].in_bounds(b.iters)) return std::nullopt;
   for (auto& sp : spatial_pairs(find_spatial(b.in[0], b.column_of("n"), b.column_of("c"), 1)))
     if (auto r = conv_for(b, sp)) return r;
   return std::nullopt;
@@ -309,14 +420,18 @@ inline ir::scope_ptr conv2d_canonical(const std::map<std::string, std::int64_t>&
                             ir::make_access(K, {idx("r"), idx("s"), idx("f"), idx("c")}));
 }
 
-/// Table 2 row: n, h, w in {A, O}; f in {K, O}; c, r, s in {A, K} summed.
+/// Table 2 row: n, h, w in {A, O}; f in {K, O}; c, r, s in {A, K} summed; and, beyond Table 2,
+/// the groups g in {A, K, O} (a grouped convolution; no group iterator: one group). The group
+/// column holds any number of iterators, so that a convolution without groups is no further from
+/// Conv2d than Table 2 says (distance).
 inline operator_def conv2d() {
   return {op_kind::conv2d,
           body_kind::product,
           {"A", "K"},
           {{0b01, true, {"n", "h", "w"}, true},
            {0b10, true, {"f"}, false},
-           {0b11, false, {"c", "r", "s"}, true}},
+           {0b11, false, {"c", "r", "s"}, true},
+           {0b11, true, {"g"}, false, true}},
           conv2d_canonical,
           conv2d_infer,
           conv2d_execute};

@@ -35,7 +35,7 @@
 #include "ein/runtime/cudnn.hpp"
 #endif
 
-namespace ein::cost {
+namespace ein::measure {
 
 /// Whether the CUDA runtime finds a device to time on; `why` (when given) gets the reason when not:
 /// none here, or a broken CUDA setup (runtime::query_devices).
@@ -59,7 +59,7 @@ struct compiled_eoperator {
 
 namespace detail {
 
-// The folder holding `ein/`: this header is <dir>/ein/cost/gpu_timer.hpp (CMake passes ein's
+// The folder holding `ein/`: this header is <dir>/ein/measure/gpu_timer.hpp (CMake passes ein's
 // include folder as an absolute path, in the source tree and once installed).
 inline std::string ein_include_dir() {
   return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path().string();
@@ -77,7 +77,7 @@ inline void nvrtc_check(nvrtcResult r, const char* call) {
 /// name.
 inline std::string eoperator_cuda_source(const ir::scope& s, std::string* kernel = nullptr,
                                          codegen::accumulation accumulate = codegen::accumulation::element) {
-  auto plan = codegen::make_layout(eoperator_program(s));
+  auto plan = codegen::make_layout(cost::eoperator_program(s));
   if (plan.steps.size() != 1) throw internal_error("eoperator_cuda_source: an eOperator is one step");
   codegen::writer w;
   codegen::emit_cuda_kernel(w, plan.steps[0], plan, accumulate);
@@ -161,7 +161,7 @@ struct gpu_timer_options {
 /// them. Inputs are random non-zero values. A kernel that fails (out of memory, a library
 /// refusal) is reported on stderr and not timed. The device's memory pool keeps what it frees
 /// (runtime::keep_pool_memory), as in the benchmarks.
-class gpu_timer final : public timer {
+class gpu_timer final : public cost::timer {
  public:
   explicit gpu_timer(int device = 0, gpu_timer_options o = {}) : device_(device), options_(o) {
     EIN_CUDA_CHECK(cudaSetDevice(device_));
@@ -190,14 +190,14 @@ class gpu_timer final : public timer {
   std::string device() const override { return name_; }
   /// The runs the last median was taken over.
   int runs() const override { return last_runs_; }
-  environment setup() const override { return gpu_environment(device_); }
+  cost::environment setup() const override { return cost::gpu_environment(device_); }
 
-  std::optional<double> seconds(const workload& w) override {
+  std::optional<double> seconds(const cost::workload& w) override {
     try {
       // Search threads take turns here: each binds the device's primary context first.
       EIN_CUDA_CHECK(cudaSetDevice(device_));
-      if (w.kind == workload::engine::library && w.instance) return time_library(*w.instance);
-      if (w.kind == workload::engine::eoperator && w.eop) return time_eoperator(*w.eop);
+      if (w.kind == cost::workload::engine::library && w.instance) return time_library(*w.instance);
+      if (w.kind == cost::workload::engine::eoperator && w.eop) return time_eoperator(*w.eop);
     } catch (const std::exception& e) {
       std::fprintf(stderr, "ein: cost: kernel not timed, priced by the fallback model: %s\n", e.what());
       cudaGetLastError();
@@ -353,7 +353,7 @@ class gpu_timer final : public timer {
 #endif
 
   std::optional<double> time_eoperator(const ir::scope& s) {
-    auto program = eoperator_program(s);
+    auto program = cost::eoperator_program(s);
     auto plan = codegen::make_layout(program);
     auto& step = plan.steps.at(0);
     const codegen::buffer& target = plan.buffers[step.target];
@@ -409,4 +409,4 @@ class gpu_timer final : public timer {
   decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancy_ = nullptr;
 };
 
-}  // namespace ein::cost
+}  // namespace ein::measure

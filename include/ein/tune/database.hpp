@@ -1,0 +1,223 @@
+// The tuning database: the best schedule found for each kernel on each device, kept in a JSON
+// file, so that a rebuild tunes nothing again.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <string>
+#include <system_error>
+#include <utility>
+
+#include "ein/detail/error.hpp"
+#include "ein/detail/json_input.hpp"
+#include "ein/tune/schedule_json.hpp"
+
+namespace ein::tune {
+
+/// The device a kernel was tuned on: its name (`host: AMD EPYC 9R14, 2 threads`, `NVIDIA H100
+/// 80GB HBM3`) and what else can change a kernel's time, as named text fields (instruction sets,
+/// compiler and flags, driver and CUDA versions, ein's version: whatever the tuner names).
+struct device_key {
+  std::string name;
+  std::map<std::string, std::string> environment;
+  friend bool operator==(const device_key&, const device_key&) = default;
+};
+
+/// What tuning one kernel on one device found.
+struct tuning_record {
+  schedule best;
+  double seconds = 0;          // best's time: the fastest of its timed runs
+  double default_seconds = 0;  // the default point's time, timed in the same turns
+  std::int64_t trials = 0;     // schedules timed
+  std::string reused_from;     // the kernel whose best schedule the search started from; empty: from scratch
+  friend bool operator==(const tuning_record&, const tuning_record&) = default;
+};
+
+/// Tuning records by device and kernel key (cost::kernel_key: the kernel's canonical form), kept
+/// in a JSON file (format 1), like TVM MetaSchedule's database or TensorRT's timing cache:
+/// `{"format": 1, "devices": {"<device>": {"environment": {"compiler": "g++ 12.2 -O3"}, "kernels":
+/// {"<key>": {"schedule": {"kind": "host", ...}, "seconds": 2.1e-05, "default_seconds": 3.4e-05,
+/// "trials": 40, "reused_from": ""}}}}}`.
+/// A record is used only on the device and environment it was taken on: find() answers nothing
+/// else, expect() warns when the file's records are of other devices or environments, and
+/// store() replaces a device's records from another environment. A file that is not a valid
+/// database is an error naming the file and the JSON path: it holds hours of measurements, so
+/// it is neither trusted nor silently rewritten. One tuner at a time; the file is written
+/// sorted (the same records give the same bytes) and replaced in one rename.
+class tuning_database {
+ public:
+  using warning_fn = std::function<void(const std::string&)>;
+
+  /// The version of the file's layout this ein reads and writes.
+  static constexpr int format = 1;
+  /// The longest kernel time a record holds, in seconds.
+  static constexpr double max_seconds = 1e6;
+
+  /// An empty database in memory only (save() is then an error).
+  tuning_database() = default;
+  /// The database of file `path`: empty when the file does not exist. Throws user_error when
+  /// it exists but cannot be read or is not a valid database. Warnings go to `warn` (default:
+  /// `ein: warning: ...` on stderr).
+  explicit tuning_database(std::string path, warning_fn warn = {})
+      : path_(std::move(path)), warn_(warn ? std::move(warn) : warning_fn(print_warning)) {
+    devices_ = read(path_);
+  }
+
+  const std::string& path() const { return path_; }
+
+  /// Says, with a warning, when this database holds records that `device` will not use: the
+  /// records of its name taken under another environment, or only other devices' records.
+  void expect(const device_key& device) const {
+    auto d = devices_.find(device.name);
+    if (d != devices_.end() && d->second.environment != device.environment && !d->second.kernels.empty())
+      warn_("tuning database `" + path_ + "`: its " + std::to_string(d->second.kernels.size()) + " records of " +
+            device.name + " were taken under " + text(d->second.environment) + ", not under " +
+            text(device.environment) + "; they are not used, and tuning here replaces them");
+    else if (d == devices_.end() && !devices_.empty())
+      warn_("tuning database `" + path_ + "` holds no records of " + device.name + ", only of " + names() +
+            "; they are not used here");
+  }
+
+  /// The record of `kernel` on `device`, or null (another device, another environment, none).
+  const tuning_record* find(const device_key& device, const std::string& kernel) const {
+    auto d = devices_.find(device.name);
+    if (d == devices_.end() || d->second.environment != device.environment) return nullptr;
+    auto k = d->second.kernels.find(kernel);
+    return k == d->second.kernels.end() ? nullptr : &k->second;
+  }
+
+  /// Records `r` for `kernel` on `device`; the device's records from another environment go.
+  void store(const device_key& device, const std::string& kernel, tuning_record r) {
+    if (device.name.empty() || kernel.empty()) throw internal_error("tuning_database::store: a record needs a device and a kernel");
+    auto& d = devices_[device.name];
+    if (d.environment != device.environment) d = {device.environment, {}};
+    d.kernels[kernel] = std::move(r);
+  }
+
+  /// Records of `device` (of its environment).
+  std::size_t size(const device_key& device) const {
+    auto d = devices_.find(device.name);
+    return d == devices_.end() || d->second.environment != device.environment ? 0 : d->second.kernels.size();
+  }
+
+  /// The file's text: sorted keys, two-space indent, a final newline.
+  std::string dump() const {
+    nlohmann::json devices = nlohmann::json::object();
+    for (auto& [name, d] : devices_) {
+      if (d.kernels.empty()) continue;
+      nlohmann::json kernels = nlohmann::json::object();
+      for (auto& [key, r] : d.kernels)
+        kernels[key] = {{"schedule", schedule_json(r.best)}, {"seconds", r.seconds}, {"default_seconds", r.default_seconds},
+                        {"trials", r.trials},                {"reused_from", r.reused_from}};
+      devices[name] = {{"environment", d.environment}, {"kernels", std::move(kernels)}};
+    }
+    return nlohmann::json{{"devices", std::move(devices)}, {"format", format}}.dump(2) + "\n";
+  }
+
+  /// Writes the database to its file, through a file beside it renamed over it, so that a
+  /// reader never sees half of it.
+  void save() const {
+    if (path_.empty()) throw internal_error("tuning_database::save: the database has no file");
+    const std::string tmp = path_ + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary);
+      out << dump();
+      if (!out) throw user_error("tuning database `" + path_ + "`: cannot write " + tmp);
+    }
+    std::error_code ec;
+    std::filesystem::rename(tmp, path_, ec);
+    if (ec) {
+      std::filesystem::remove(tmp, ec);
+      throw user_error("tuning database `" + path_ + "`: cannot replace the file: " + ec.message());
+    }
+  }
+
+  /// Writes `ein: warning: <what>` to stderr.
+  static void print_warning(const std::string& what) { std::fprintf(stderr, "ein: warning: %s\n", what.c_str()); }
+
+ private:
+  struct device_records {
+    std::map<std::string, std::string> environment;
+    std::map<std::string, tuning_record> kernels;
+  };
+  using table = std::map<std::string, device_records>;
+
+  static std::string text(const std::map<std::string, std::string>& environment) {
+    std::string r;
+    for (auto& [name, value] : environment) r += (r.empty() ? "" : ", ") + name + " " + (value.empty() ? "?" : value);
+    return r.empty() ? "no environment" : r;
+  }
+  std::string names() const {
+    std::string r;
+    for (auto& [name, d] : devices_) r += (r.empty() ? "" : ", ") + name;
+    return r;
+  }
+
+  static table read(const std::string& path) {
+    if (path.empty() || !std::filesystem::exists(path)) return {};
+    // save() replaces the file by a rename, which would replace a folder or a device too
+    if (!std::filesystem::is_regular_file(path))
+      throw user_error("tuning database `" + path + "` is not a regular file (a folder or a device): name a JSON file");
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw user_error("tuning database `" + path + "`: cannot open the file");
+    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ein::detail::json_input file("tuning database `" + path + "`");
+    return records(file, file.parse(content));
+  }
+
+  static table records(const ein::detail::json_input& file, const nlohmann::json& j) {
+    using ein::detail::json_input;
+    file.object(j, "");
+    detail::only_fields(file, j, "", {"format", "devices"});
+    const auto& written = file.field(j, "format", "");
+    if (written != format)
+      file.fail("/format", "a database of format " + written.dump() + ", not " + std::to_string(format) +
+                               ", which this ein reads");
+    table t;
+    for (auto& [name, d] : file.object(file.field(j, "devices", ""), "/devices").items()) {
+      const auto dp = json_input::at("/devices", name);
+      if (name.empty()) file.fail(dp, "a device needs a name");
+      detail::only_fields(file, d, dp, {"environment", "kernels"});
+      auto& entry = t[name];
+      const auto ep = json_input::at(dp, "environment");
+      for (auto& [field, v] : file.object(file.field(d, "environment", dp), ep).items())
+        entry.environment[field] = file.text(v, json_input::at(ep, field));
+      const auto kp = json_input::at(dp, "kernels");
+      for (auto& [key, r] : file.object(file.field(d, "kernels", dp), kp).items()) {
+        const auto rp = json_input::at(kp, key);
+        if (key.empty()) file.fail(rp, "a record needs a kernel key");
+        entry.kernels[key] = record(file, r, rp);
+      }
+    }
+    return t;
+  }
+
+  static tuning_record record(const ein::detail::json_input& file, const nlohmann::json& r, const std::string& path) {
+    using ein::detail::json_input;
+    detail::only_fields(file, r, path, {"schedule", "seconds", "default_seconds", "trials", "reused_from"});
+    tuning_record out;
+    out.best = read_schedule(file, file.field(r, "schedule", path), json_input::at(path, "schedule"));
+    out.seconds = file.number(file.field(r, "seconds", path), json_input::at(path, "seconds"), 0, max_seconds);
+    out.default_seconds =
+        file.number(file.field(r, "default_seconds", path), json_input::at(path, "default_seconds"), 0, max_seconds);
+    const auto tp = json_input::at(path, "trials");
+    out.trials = file.integer(file.field(r, "trials", path), tp, 1'000'000'000);
+    if (out.trials < 1) file.fail(tp, "a record needs one trial at least");
+    out.reused_from = file.text(file.field(r, "reused_from", path), json_input::at(path, "reused_from"));
+    return out;
+  }
+
+  std::string path_;
+  warning_fn warn_ = print_warning;
+  table devices_;
+};
+
+}  // namespace ein::tune
