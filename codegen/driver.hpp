@@ -118,8 +118,8 @@ inline void choose_host_measured(cost_choice& c, const search_request& q) {
 // roofline model. measured: the same, and for cuda plans without a GPU the cache's only device's
 // measurements, every kernel the search prices then required to be in the cache (the plan is the
 // one a GPU machine with the same cache chose). roofline: the roofline model of the profile given.
-// A host plan of a program with 16-bit tensors (`sixteen_bit`) is priced by the roofline: the host
-// timer does not time 16-bit kernels yet (docs/decisions/0028).
+// A plan of a program with 16-bit tensors (`sixteen_bit`) is priced by the roofline: neither the
+// host timer nor the GPU timer times 16-bit kernels yet (docs/decisions/0028).
 inline cost_choice choose_cost(const search_request& q, bool sixteen_bit) {
   cost_choice c;
   c.roofline = std::make_unique<cost::roofline>(cost::load_profile(q.profile_path));
@@ -130,13 +130,14 @@ inline cost_choice choose_cost(const search_request& q, bool sixteen_bit) {
     return c;
   }
   const std::string no_cache = "the measured cost model needs a cache file (--cost-cache)";
+  if (sixteen_bit) {
+    const std::string untimed = std::string("the ") + (q.plan_for == backend::host ? "host" : "GPU") +
+                                " timer does not time kernels of ein::half or ein::bfloat16 yet";
+    if (q.cost == "measured") throw user_error("--cost measured: " + untimed + "; use --cost roofline");
+    c.why = untimed;
+    return c;
+  }
   if (q.plan_for == backend::host) {
-    const std::string untimed = "the host timer does not time kernels of ein::half or ein::bfloat16 yet";
-    if (sixteen_bit && q.cost == "measured") throw user_error("--cost measured: " + untimed + "; use --cost roofline");
-    if (sixteen_bit) {
-      c.why = untimed;
-      return c;
-    }
     if (q.cost == "auto" && q.cache_path.empty()) {
       c.why = "no cost cache (--cost-cache) to keep this host's measurements in";
       return c;
@@ -484,10 +485,6 @@ inline int driver_main(int argc, char** argv) {
     o.key = m.key;
     ir::program p = std::move(m.program);
     p.name = o.name;
-    if (o.target == backend::cuda) {  // before the search, which would time kernels it cannot write
-      expect_cuda_element_types(p.tensors);
-      expect_cuda_element_types(p.definitions);
-    }
     std::optional<cost::roofline> pricing;
     if (!gradient.empty()) {
       if (search) {

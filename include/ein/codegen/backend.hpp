@@ -19,19 +19,6 @@ namespace ein::codegen {
 enum class backend : std::uint8_t { host, cuda };
 inline const char* name(backend b) { return b == backend::host ? "host" : "cuda"; }
 
-/// Refuses what the cuda backend cannot generate yet: a tensor, definition or buffer (`items`,
-/// each with a name and an element type) of a 16-bit type, for which it has neither kernels nor
-/// library calls. The host backend runs them as eOperators computing in float.
-/// @throws user_error naming the first such item.
-template <class Items>
-void expect_cuda_element_types(const Items& items) {
-  for (auto& x : items)
-    if (ir::is_16bit(x.type))
-      throw user_error("`" + x.name + "` holds " + ir::name(x.type) +
-                       ", which the cuda backend does not generate yet: generate this program for the host "
-                       "backend, or make its tensors float");
-}
-
 /// The library calls a build for `target` makes, given the libraries it links: on the host,
 /// CBLAS GEMMs where it links a CBLAS (`cblas`) and oneDNN convolutions where it links oneDNN
 /// (`onednn`); on cuda, cuBLAS GEMMs, and cuDNN convolutions where it links cuDNN (`cudnn`).

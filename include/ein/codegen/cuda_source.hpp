@@ -89,7 +89,6 @@ inline void emit_graph_entries(writer& w, const layout& plan, const options& o) 
 /// own stream, so that nothing is created under stream capture. It includes runtime headers only.
 /// @pre o.target == backend::cuda
 inline std::string emit_cuda_source(const ein::plan::program_plan& p, const options& o) {
-  expect_cuda_element_types(p.buffers);
   layout plan = make_layout(p);
   auto calls = emitted_calls(plan, o.target);
   const bool cublas = any_product(calls, false), cublaslt = any_product(calls, true);
