@@ -3,7 +3,6 @@
 // generated code emits.
 #pragma once
 
-#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -11,12 +10,14 @@
 #include "ein/codegen/layout.hpp"
 #include "ein/detail/error.hpp"
 #include "ein/plan/capabilities.hpp"
+#include "ein/runtime/plan.hpp"
 
 namespace ein::codegen {
 
-/// What a plan runs on: `host` (loops in the header), or `cuda` (the header keeps the host loops
-/// for run_host(); kernels and their launches go to a CUDA source beside it).
-enum class backend : std::uint8_t { host, cuda };
+/// What a plan runs on, the generated header's `target`: `host` (loops in the header), or `cuda`
+/// (the header keeps the host loops for run_host(); kernels and their launches go to a CUDA
+/// source beside it).
+using backend = runtime::backend;
 inline const char* name(backend b) { return b == backend::host ? "host" : "cuda"; }
 
 /// The library calls a build for `target` makes, given the libraries it links: on the host,

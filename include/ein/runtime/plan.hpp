@@ -13,7 +13,8 @@ namespace ein::runtime {
 /// A CUDA stream (the same type as cudaStream_t); host plans ignore it.
 using stream = CUstream_st*;
 
-/// Where a generated plan runs, and so which memory its bound pointers must point to.
+/// Where a generated plan runs, and so which memory its bound pointers must point to; also the
+/// backend stage 1 generates for (codegen::backend).
 enum class backend : unsigned char { host, cuda };
 
 /// The generated code of a program type. The primary template says "none"; a header written by
