@@ -8,7 +8,7 @@
 #include <limits>
 #include <type_traits>
 
-#include "ein/runtime/half.hpp"
+#include "ein/half.hpp"
 
 namespace half_test {
 

@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "ein/detail/error.hpp"
+#include "ein/half.hpp"
 #include "ein/ir/expr.hpp"
-#include "ein/runtime/half.hpp"
 
 namespace ein::eval {
 

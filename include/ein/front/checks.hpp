@@ -12,8 +12,8 @@
 
 #include "ein/detail/error.hpp"
 #include "ein/front/traits.hpp"
+#include "ein/half.hpp"
 #include "ein/ir/expr.hpp"
-#include "ein/runtime/half.hpp"
 
 namespace ein::front::checks {
 

@@ -9,7 +9,7 @@
 
 #include "ein/front/body.hpp"
 #include "ein/front/index.hpp"
-#include "ein/runtime/half.hpp"
+#include "ein/half.hpp"
 
 namespace ein::front {
 

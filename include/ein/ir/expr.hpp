@@ -13,7 +13,7 @@
 namespace ein::ir {
 
 /// Element types a tensor may have: float, double, and the 16-bit ein::half (IEEE binary16) and
-/// ein::bfloat16 (runtime/half.hpp), which plans compute in float and round once when stored.
+/// ein::bfloat16 (ein/half.hpp), which plans compute in float and round once when stored.
 /// The interpreter computes in double whatever the type, and rounds what a definition of a 16-bit
 /// type stores (docs/decisions/0028). New types go at the end: program keys hash the value.
 enum class dtype : std::uint8_t { f32, f64, f16, bf16 };

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ein/detail/error.hpp"
-#include "ein/runtime/half.hpp"
+#include "ein/half.hpp"
 
 namespace ein::runtime {
 

@@ -37,7 +37,7 @@
 #define EIN_PARALLEL_FOR(loops)
 #endif
 
-#include "ein/runtime/half.hpp"  // the 16-bit element types eOperators load and store
+#include "ein/half.hpp"  // the 16-bit element types eOperators load and store
 
 namespace ein::runtime {
 
