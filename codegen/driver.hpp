@@ -118,7 +118,9 @@ inline void choose_host_measured(cost_choice& c, const search_request& q) {
 // roofline model. measured: the same, and for cuda plans without a GPU the cache's only device's
 // measurements, every kernel the search prices then required to be in the cache (the plan is the
 // one a GPU machine with the same cache chose). roofline: the roofline model of the profile given.
-inline cost_choice choose_cost(const search_request& q) {
+// A plan of a program with 16-bit tensors (`sixteen_bit`) is priced by the roofline: neither the
+// host timer nor the GPU timer times 16-bit kernels yet (docs/decisions/0028).
+inline cost_choice choose_cost(const search_request& q, bool sixteen_bit) {
   cost_choice c;
   c.roofline = std::make_unique<cost::roofline>(cost::load_profile(q.profile_path));
   c.profile_file = q.profile_path;
@@ -128,6 +130,13 @@ inline cost_choice choose_cost(const search_request& q) {
     return c;
   }
   const std::string no_cache = "the measured cost model needs a cache file (--cost-cache)";
+  if (sixteen_bit) {
+    const std::string untimed = std::string("the ") + (q.plan_for == backend::host ? "host" : "GPU") +
+                                " timer does not time kernels of ein::half or ein::bfloat16 yet";
+    if (q.cost == "measured") throw user_error("--cost measured: " + untimed + "; use --cost roofline");
+    c.why = untimed;
+    return c;
+  }
   if (q.plan_for == backend::host) {
     if (q.cost == "auto" && q.cache_path.empty()) {
       c.why = "no cost cache (--cost-cache) to keep this host's measurements in";
@@ -192,7 +201,10 @@ inline ein::plan::capabilities build_capabilities(backend target, bool onednn) {
 // them and the search report, and returns the plan for `o.target`'s build. Kernels the measured
 // model timed are saved to its cache, even when the search fails.
 inline ein::plan::program_plan search_plan(const ir::program& p, const search_request& q, options& o) {
-  auto choice = choose_cost(q);
+  auto choice = choose_cost(q, std::any_of(p.tensors.begin(), p.tensors.end(),
+                                           [](const ir::tensor& t) { return ir::is_16bit(t.type); }) ||
+                                   std::any_of(p.definitions.begin(), p.definitions.end(),
+                                               [](const ir::definition& d) { return ir::is_16bit(d.type); }));
   const auto caps = build_capabilities(q.plan_for, q.onednn);
   std::printf("cost model: %s: %s\n",
               choice.host ? ("measured on " + choice.host->device() + ", exploring with roofline " +

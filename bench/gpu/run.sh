@@ -109,7 +109,7 @@ configured() { compgen -G "$build/.cmake/api/v1/reply/target-$1-*.json" > /dev/n
 
 # What the steps below run, and only that.
 targets=()
-for target in codegen_cuda codegen_cuda_prepared test_cost_cuda test_runtime_cuda conv3x3_cuda paper_cases_cuda \
+for target in codegen_cuda codegen_cuda_prepared codegen_half_cuda test_cost_cuda test_runtime_cuda conv3x3_cuda paper_cases_cuda \
               bench_gpu_paper_cases bench_gpu_bandwidth ein_search; do
   if configured "$target"; then
     targets+=("$target")
@@ -129,7 +129,7 @@ step build 300 cmake --build "$build" -j "$jobs" --target "${targets[@]}" || { n
 step ctest_gpu 120 ctest --test-dir "$build" -L gpu -E '^example_' -V
 if wanted ctest_gpu; then
   grep -o 'ein check: .*' "$logs/ctest_gpu.log" | sed 's/^/  /' >> "$summary"
-  for check in "fused convolution" "full float" "capture first"; do
+  for check in "fused convolution" "full float" "capture first" "16-bit"; do
     if ((gpu)) && ! grep -q "ein check: $check" "$logs/ctest_gpu.log"; then
       note "$(printf '%-22s    -    FAILED: ctest_gpu printed no "ein check: %s" line' "check" "$check")"
       status=1

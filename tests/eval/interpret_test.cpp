@@ -179,3 +179,46 @@ TEST_CASE("interpreter: step is 1 for a positive argument, 0 for zero and below 
   auto got = eval::evaluate(*make_scope({{"i", 0, 4}}, {}, make_unary(unary_fn::step, make_access(A, {idx("i")}))), env);
   CHECK(got.data == std::vector<double>{0, 0, 1, 1});
 }
+
+TEST_CASE("interpreter: a 16-bit definition stores its value rounded once to its type") {
+  // y[i] = Σ_k A[i, k] · B[k] over half inputs into half, z[i] = y[i] · 3 into bfloat16: the sum is
+  // exact in double, rounded once where y stores it; z reads y's rounded values.
+  constexpr int m = 5, n = 40;
+  tensor A{"A", dtype::f16, {m, n}}, B{"B", dtype::f16, {n}};
+  tensor y{"y", dtype::f16, {m}, tensor_role::definition};
+  program p;
+  p.name = "rounding";
+  p.tensors = {A, B};
+  p.definitions.push_back(
+      {"y", make_scope({{"i", 0, m}}, {{"k", 0, n}}, make_access(A, {idx("i"), idx("k")}) * make_access(B, {idx("k")})),
+       dtype::f16});
+  p.definitions.push_back({"z", make_scope({{"i", 0, m}}, {}, make_access(y, {idx("i")}) * make_constant(3.0)),
+                           dtype::bf16});
+  p.outputs = {"z"};
+  auto env = eval::random_inputs(p, 5);
+  for (auto* t : {&A, &B})
+    for (double x : env.at(t->name).data) {
+      CHECK(x != 0.0);
+      CHECK(static_cast<double>(static_cast<float>(ein::half(static_cast<float>(x)))) == x);  // a half value
+    }
+  auto got = eval::evaluate(p, env);
+  for (int i = 0; i < m; ++i) {
+    double exact = 0;
+    for (int k = 0; k < n; ++k) exact += env["A"].data[i * n + k] * env["B"].data[k];
+    const double stored = static_cast<float>(ein::half(static_cast<float>(exact)));
+    CHECK(got["y"].data[i] == stored);
+    CHECK(std::abs(stored - exact) <= std::abs(exact) * 0x1p-11);  // within half a unit in the last place
+    CHECK(got["z"].data[i] == static_cast<float>(ein::bfloat16(static_cast<float>(stored * 3))));
+  }
+  // An input value no half holds is read as the half nearest to it, as its buffer would hold it.
+  env["A"].data[0] = 1.0 + 0x1p-12;
+  CHECK(eval::evaluate(p, env)["y"].data[0] == eval::evaluate(p, [&] {
+          auto e = env;
+          e["A"].data[0] = 1.0;
+          return e;
+        }())["y"].data[0]);
+  // Float and double definitions are left as computed.
+  CHECK(eval::stored_value(1.0 + 0x1p-40, dtype::f32) == 1.0 + 0x1p-40);
+  CHECK(eval::stored_value(1.0 + 0x1p-40, dtype::f64) == 1.0 + 0x1p-40);
+  CHECK(eval::stored_value(1.0 + 0x1p-9, dtype::bf16) == 1.0);
+}

@@ -39,6 +39,8 @@ EIN_CONV_MODEL(other_function, "conv", 16, 1, *, sigmoid, 1.0, input, float)
 EIN_CONV_MODEL(other_constant, "conv", 16, 1, *, relu, 2.0, input, float)
 EIN_CONV_MODEL(other_role, "conv", 16, 1, *, relu, 1.0, weight, float)
 EIN_CONV_MODEL(other_dtype, "conv", 16, 1, *, relu, 1.0, input, double)
+EIN_CONV_MODEL(other_half, "conv", 16, 1, *, relu, 1.0, input, ein::half)
+EIN_CONV_MODEL(other_bfloat16, "conv", 16, 1, *, relu, 1.0, input, ein::bfloat16)
 
 // The key is a compile-time constant: a generated header can check it with static_assert.
 static_assert(ein::program_key(base::net) == ein::program_key(base_again::net));
@@ -59,6 +61,7 @@ inline constexpr auto a = program(def<"y">(over(i.in<0, 6>), X(i)));
 inline constexpr auto b = program(def<"y">(over(i.in<0, 7>), X(i)));
 inline constexpr auto c = program(def<"y">(over(i), X(i)));
 inline constexpr auto c_again = program(def<"y">(over(i), X(i)));
+inline constexpr auto c_half = program(def<"y", ein::half>(over(i), X(i)));
 inline constexpr auto d = program(def<"y">(over(i.in<0, 8>), X(i / 2) * 1.0));
 inline constexpr auto e = program(def<"y">(over(i.in<0, 8>), X(i % 2) * 1.0));
 inline constexpr auto y1 = def<"y1">(over(i), X(i));
@@ -72,13 +75,15 @@ TEST_CASE("program_key: the same program declared twice has one key") {
   CHECK(ein::program_key(ranges::c) == ein::program_key(ranges::c_again));
 }
 
-TEST_CASE("program_key: any change of shape, name, coefficient, op, constant, role, range, output changes it") {
+TEST_CASE("program_key: any change of shape, name, coefficient, op, constant, role, element type, range, output changes it") {
   std::vector<std::uint64_t> keys = {
       ein::program_key(base::net),           ein::program_key(other_shape::net),
       ein::program_key(other_name::net),     ein::program_key(other_coefficient::net),
       ein::program_key(other_op::net),       ein::program_key(other_function::net),
       ein::program_key(other_constant::net), ein::program_key(other_role::net),
-      ein::program_key(other_dtype::net),    ein::program_key(ranges::a),
+      ein::program_key(other_dtype::net),    ein::program_key(other_half::net),
+      ein::program_key(other_bfloat16::net), ein::program_key(ranges::c_half),
+      ein::program_key(ranges::a),
       ein::program_key(ranges::b),           ein::program_key(ranges::c),
       ein::program_key(ranges::d),           ein::program_key(ranges::e),
       ein::program_key(ranges::both),        ein::program_key(ranges::one)};

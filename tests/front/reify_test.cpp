@@ -4,6 +4,7 @@
 #include <array>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -28,6 +29,60 @@ const ir::binary& as_binary(const ir::expr& e) { return std::get<ir::binary>(*e)
 static_assert(decltype(conv3x3::conv)::shape == std::array<std::int64_t, 4>{1, 7, 7, 512});
 static_assert(decltype(conv3x3::out)::shape == decltype(conv3x3::conv)::shape);
 static_assert(decltype(conv3x3::out)::dtype == ir::dtype::f32);
+
+// A definition's element type: the widest it reads (double, float, then the one 16-bit type it
+// reads; float for both 16-bit types), or the one it names.
+namespace element_types {
+using namespace ein;
+inline constexpr var<"i"> i;
+inline constexpr input<"H", half, 4> H;
+inline constexpr input<"B", bfloat16, 4> B;
+inline constexpr input<"F", float, 4> F;
+inline constexpr weight<"D", double, 4> D;
+inline constexpr auto h = def<"h">(over(i), H(i) * 3.0);
+inline constexpr auto hh = def<"hh">(over(i), h(i) + H(i));
+inline constexpr auto b = def<"b">(over(i), relu(B(i)));
+inline constexpr auto hb = def<"hb">(over(i), H(i) + B(i));
+inline constexpr auto hf = def<"hf">(over(i), H(i) + F(i));
+inline constexpr auto bd = def<"bd">(over(i), B(i) * D(i));
+inline constexpr auto named = def<"named", half>(over(i), F(i) + hb(i));
+inline constexpr auto named_float = def<"named_float", float>(over(i), H(i));
+inline constexpr auto net = program(hh, b, bd, hf, named, named_float);
+static_assert(decltype(h)::dtype == ir::dtype::f16 && decltype(hh)::dtype == ir::dtype::f16);
+static_assert(decltype(b)::dtype == ir::dtype::bf16);
+static_assert(decltype(hb)::dtype == ir::dtype::f32 && decltype(hf)::dtype == ir::dtype::f32);
+static_assert(decltype(bd)::dtype == ir::dtype::f64);
+static_assert(decltype(named)::dtype == ir::dtype::f16 && decltype(named_float)::dtype == ir::dtype::f32);
+}  // namespace element_types
+
+TEST_CASE("reify: 16-bit tensors and definitions keep their element types") {
+  auto p = reify(element_types::net, "types");
+  REQUIRE(p.tensors.size() == 4);
+  for (auto& t : p.tensors) {
+    CAPTURE(t.name);
+    CHECK(t.type == (t.name == "H" ? ir::dtype::f16 : t.name == "B" ? ir::dtype::bf16
+                     : t.name == "F" ? ir::dtype::f32 : ir::dtype::f64));
+  }
+  std::map<std::string, ir::dtype> want{{"h", ir::dtype::f16},   {"hh", ir::dtype::f16},
+                                        {"b", ir::dtype::bf16},  {"hb", ir::dtype::f32},
+                                        {"hf", ir::dtype::f32},  {"bd", ir::dtype::f64},
+                                        {"named", ir::dtype::f16}, {"named_float", ir::dtype::f32}};
+  CHECK(p.definitions.size() == want.size());
+  for (auto& d : p.definitions) {
+    CAPTURE(d.name);
+    CHECK(d.type == want.at(d.name));
+  }
+  // Read as a tensor, h keeps its type (ir::verify checks that a read agrees with the definition).
+  auto& read = std::get<ir::access>(*std::get<ir::binary>(*p.find_definition("hh")->value->body).lhs);
+  CHECK(std::get<ir::tensor>(read.source).type == ir::dtype::f16);
+  // The interpreter rounds what each half definition stores: 3 · H is rounded once.
+  auto env = eval::evaluate(p, eval::random_inputs(p, 3));
+  for (std::size_t k = 0; k < 4; ++k) {
+    const double three_h = 3 * env["H"].data[k];
+    CHECK(env["h"].data[k] == static_cast<float>(ein::half(static_cast<float>(three_h))));
+    CHECK(env["named_float"].data[k] == env["H"].data[k]);
+  }
+}
 
 TEST_CASE("reify: the conv3x3 model, ranges inferred and explicit, roles, order") {
   auto p = reify(conv3x3::net, "conv3x3");

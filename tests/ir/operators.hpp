@@ -17,9 +17,10 @@ inline scope_ptr matmul(std::int64_t m, std::int64_t n, std::int64_t k) {
 }
 
 /// 3x3 convolution, NHWC, padding 1: L_{n,h,w,f} Σ_{r,s,c} A[n, h + r - 1, w + s - 1, c] * K[r, s,
-/// f, c]
-inline scope_ptr conv3x3(std::int64_t n, std::int64_t hw, std::int64_t f, std::int64_t c) {
-  tensor A{"A", dtype::f32, {n, hw, hw, c}}, K{"K", dtype::f32, {3, 3, f, c}, tensor_role::weight};
+/// f, c], A and K of element types a and k
+inline scope_ptr conv3x3(std::int64_t n, std::int64_t hw, std::int64_t f, std::int64_t c, dtype a = dtype::f32,
+                         dtype k = dtype::f32) {
+  tensor A{"A", a, {n, hw, hw, c}}, K{"K", k, {3, 3, f, c}, tensor_role::weight};
   return make_scope(
       {{"n", 0, n}, {"h", 0, hw}, {"w", 0, hw}, {"f", 0, f}},
       {{"r", 0, 3}, {"s", 0, 3}, {"c", 0, c}},

@@ -3,11 +3,12 @@
 # follow the pipeline (README.md's Layout): the front end, the IR and the interpreter first, then
 # derivation, matching, plans, cost, search, gradients, code generation and measuring; tune/ (the
 # schedule spaces, the tuning database, the reuse plan) is plain data that code generation and
-# measuring read; runtime/ is what generated code includes and reaches nothing of ein but detail/;
+# measuring read; runtime/ is what generated code includes and reaches nothing of ein but detail/
+# and half.hpp (the 16-bit element types, which every part may use);
 # ein.hpp, what users include, reaches neither the search nor code generation.
 #   cmake -DINCLUDE=<repository>/include -P check_layers.cmake
 cmake_minimum_required(VERSION 3.20)
-set(base detail version.hpp)
+set(base detail version.hpp half.hpp)
 set(allowed_detail "")
 set(allowed_ir ${base})
 set(allowed_eval ir ${base})
@@ -29,6 +30,7 @@ set(allowed_ein.hpp front.hpp dispatch front eval ir runtime ${base})
 set(allowed_onnx.hpp ein.hpp front.hpp dispatch front eval ir runtime onnx ${base})
 set(allowed_ein_search.hpp tune measure codegen grad search cost plan derive match eval ir runtime ${base})
 set(allowed_version.hpp "")
+set(allowed_half.hpp "")
 
 if(NOT INCLUDE)
   message(FATAL_ERROR "usage: cmake -DINCLUDE=<repository>/include -P check_layers.cmake")

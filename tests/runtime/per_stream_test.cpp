@@ -14,6 +14,8 @@
 
 #include "ein/runtime/per_stream.hpp"
 
+namespace per_stream_test {
+
 namespace {
 
 // A stand-in for a handle: which make() call made it.
@@ -153,3 +155,5 @@ TEST_CASE("a make() that uses another table, while another thread releases state
   releaser.join();
   CHECK(states.size() == 0);
 }
+
+}  // namespace per_stream_test

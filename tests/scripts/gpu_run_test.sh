@@ -88,9 +88,9 @@ program examples/03_paper_cases/paper_cases_cuda 0
 program bench/gpu/bench_gpu_bandwidth 77
 program ein_generate/ein_search 0
 
-all_but_paper_cases="codegen_cuda codegen_cuda_prepared test_cost_cuda test_runtime_cuda conv3x3_cuda paper_cases_cuda
+all_but_paper_cases="codegen_cuda codegen_cuda_prepared codegen_half_cuda test_cost_cuda test_runtime_cuda conv3x3_cuda paper_cases_cuda
                      bench_gpu_bandwidth ein_search"
-checks=$'7: ein check: fused convolution a: b\n7: ein check: full float c: d\n5: ein check: capture first: e'
+checks=$'7: ein check: fused convolution a: b\n7: ein check: full float c: d\n5: ein check: capture first: e\n9: ein check: 16-bit f: g'
 run_script() {  # run_script GPU: run.sh's status; its output in $work/out, its calls in $work/calls
   : > "$work/calls"
   rm -rf "$work/out"
@@ -133,7 +133,7 @@ for s in ctest_gpu example_conv3x3 example_paper_cases measured_conv3x3; do
 done
 grep -q "^  ein check: capture first: e$" "$summary" || fail "the checks are not in the summary: $(cat "$summary")"
 built=$(grep -- "--build" "$work/calls")
-[[ $built == *"--target codegen_cuda codegen_cuda_prepared test_cost_cuda test_runtime_cuda conv3x3_cuda paper_cases_cuda bench_gpu_bandwidth ein_search" ]] ||
+[[ $built == *"--target codegen_cuda codegen_cuda_prepared codegen_half_cuda test_cost_cuda test_runtime_cuda conv3x3_cuda paper_cases_cuda bench_gpu_bandwidth ein_search" ]] ||
   fail "it built: $built"
 grep -q -- "ctest --test-dir $build -L gpu -E ^example_ -V" "$work/calls" || fail "ctest ran as: $(grep ctest "$work/calls")"
 order=$(grep -oE '^[a-z_0-9]+ ' "$summary" | tr -d ' ' | tr '\n' ' ')

@@ -16,8 +16,8 @@
 
 namespace ein::codegen {
 
-/// `float` or `double`: the C++ element type of a buffer.
-inline std::string element_text(ir::dtype t) { return ir::name(t); }
+/// `float`, `double`, `ein::half` or `ein::bfloat16`: the C++ element type of a buffer.
+inline std::string element_text(ir::dtype t) { return ir::is_16bit(t) ? std::string("ein::") + ir::name(t) : ir::name(t); }
 
 /// `[[maybe_unused]] const float* EIN_RESTRICT t_A, ..., float* EIN_RESTRICT t_conv`: read
 /// buffers, then target. A read the body folds away (every element it reads lies outside the

@@ -24,8 +24,8 @@ enum class accumulation : std::uint8_t { element, f64 };
 inline const char* name(accumulation a) { return a == accumulation::element ? "element" : "double"; }
 
 /// The type step `s` computes and sums in: double where `a` asks for it, where its output is
-/// double or where its body reads a double tensor; float otherwise. (Nested scopes hold the
-/// type of the definition that reads them.)
+/// double or where its body reads a double tensor; float otherwise, for 16-bit outputs too.
+/// (Nested scopes hold the type of the definition that reads them, float for a 16-bit one.)
 inline ir::dtype compute_type(const step& s, const layout& plan, accumulation a) {
   if (a == accumulation::f64 || plan.buffers[s.target].type == ir::dtype::f64) return ir::dtype::f64;
   for (auto id : s.reads)
@@ -76,6 +76,17 @@ inline std::optional<summation_blocks> blocks(const std::vector<ir::iterator>& s
   return summation_blocks{k - 1, (extent + pieces - 1) / pieces};
 }
 
+/// The error a step storing 16-bit type `t` adds, relative to its output's largest magnitude,
+/// when it sums `n` terms (1 for none) in float: one unit in the last place of `t` at that
+/// magnitude (epsilon: 2^-10 for half, 2^-7 for bfloat16), since the plan's float result and the
+/// interpreter's double one may round to neighbours, plus the float sum's own bound, 1e-5 up to
+/// 10^4 terms, growing as sqrt(n) past them as blocked sums do (docs/decisions/0028).
+/// Example: a half convolution summing 3·3·64 terms adds 2^-10 + 1e-5.
+inline double sixteen_bit_error(ir::dtype t, std::int64_t n) {
+  const double epsilon = t == ir::dtype::f16 ? 0x1p-10 : 0x1p-7;
+  return epsilon + 1e-5 * std::max(1.0, std::sqrt(static_cast<double>(n)) / 100.0);
+}
+
 /// The largest error, relative to an output's largest magnitude, that an output of `plan` may
 /// show against the double interpreter on random inputs, when step k computes in `types[k]`
 /// (an eOperator's compute_type; a library call's element type), `library[k]` says whether it
@@ -83,7 +94,8 @@ inline std::optional<summation_blocks> blocks(const std::vector<ir::iterator>& s
 /// Each step adds its own bound to the largest of the buffers it reads: 1e-5 for float
 /// arithmetic (blocked sums of up to 10^4 terms stay well within it), 1e-2 for TF32 (a 10-bit
 /// mantissa), 1e-6 for double arithmetic stored as float (one rounding), 1e-12 for double;
-/// nothing for a copy (a relayout that reads and writes one type).
+/// nothing for a copy (a relayout that reads and writes one type). A step storing a 16-bit type
+/// adds sixteen_bit_error instead.
 inline double tolerance(const layout& plan, const std::vector<ir::dtype>& types, const std::vector<bool>& library,
                         bool tf32) {
   std::vector<double> error(plan.buffers.size(), 0.0);
@@ -100,6 +112,7 @@ inline double tolerance(const layout& plan, const std::vector<ir::dtype>& types,
     auto* read = s.value->body ? std::get_if<ir::access>(&*s.value->body) : nullptr;
     bool copies = s.value->summation.empty() && read && same_type;
     double own = copies                              ? 0.0
+                 : ir::is_16bit(out.type)             ? sixteen_bit_error(out.type, terms(s.value->summation))
                  : types[k] == ir::dtype::f32         ? (library[k] && tf32 ? 1e-2 : 1e-5)
                  : out.type == ir::dtype::f32         ? 1e-6
                                                       : 1e-12;

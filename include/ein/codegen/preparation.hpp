@@ -39,8 +39,6 @@ struct preparation {
   }
 };
 
-inline std::int64_t element_bytes(ir::dtype t) { return t == ir::dtype::f32 ? 4 : 8; }
-
 /// The preparation of `plan`: a weight transform runs in prepare() when it writes a temporary
 /// and reads only weights and transforms that prepare() runs; a weight-only step that writes
 /// an output runs in every run_prepared() (from the storage), since outputs are bound there.

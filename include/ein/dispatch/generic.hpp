@@ -13,9 +13,8 @@ namespace ein::runtime {
 
 namespace detail {
 
-inline element_type element_of(ir::dtype t) {
-  return t == ir::dtype::f32 ? element_type::f32 : element_type::f64;
-}
+// element_type lists the dtypes in their order.
+inline element_type element_of(ir::dtype t) { return static_cast<element_type>(t); }
 
 // The bytes of a dense tensor of `shape`.
 inline std::size_t bytes(ir::dtype t, const std::vector<std::int64_t>& shape) {
@@ -36,6 +35,17 @@ void copy_in(const void* from, eval::dense& v) {
   for (std::size_t i = 0; i < v.data.size(); ++i) v.data[i] = static_cast<double>(p[i]);
 }
 
+// f(T{}) for the element type T of `t`.
+template <class F>
+void with_element(element_type t, F&& f) {
+  switch (t) {
+    case element_type::f32: return f(float{});
+    case element_type::f64: return f(double{});
+    case element_type::f16: return f(ein::half{});
+    case element_type::bf16: return f(ein::bfloat16{});
+  }
+}
+
 }  // namespace detail
 
 /// Runs `prog` with the interpreter: reads every input and weight from `b` (host memory),
@@ -52,10 +62,7 @@ inline void run_generic(const ir::program& prog, const bindings& b) {
   for (auto& t : prog.tensors) {
     auto& bound = b.checked(t.name, detail::element_of(t.type), t.shape, false);
     eval::dense v(t.shape);
-    if (t.type == ir::dtype::f32)
-      detail::copy_in<float>(bound.data, v);
-    else
-      detail::copy_in<double>(bound.data, v);
+    detail::with_element(bound.type, [&](auto e) { detail::copy_in<decltype(e)>(bound.data, v); });
     env[t.name] = std::move(v);
     regions.push_back({t.name, bound.data, detail::bytes(t.type, t.shape), false});
   }
@@ -72,10 +79,7 @@ inline void run_generic(const ir::program& prog, const bindings& b) {
   for (std::size_t i = 0; i < prog.outputs.size(); ++i) {
     const eval::dense& v = env.at(prog.outputs[i]);
     void* to = const_cast<void*>(outs[i]->data);
-    if (outs[i]->type == element_type::f32)
-      detail::copy_out<float>(v, to);
-    else
-      detail::copy_out<double>(v, to);
+    detail::with_element(outs[i]->type, [&](auto e) { detail::copy_out<decltype(e)>(v, to); });
   }
 }
 

@@ -123,10 +123,10 @@ class prepared<Program, false> {
       c.type = bound.type;
       std::size_t n = 1;
       for (auto d : t.shape) n *= static_cast<std::size_t>(d);
-      if (c.type == runtime::element_type::f32)
-        c.f32.assign(static_cast<const float*>(bound.data), static_cast<const float*>(bound.data) + n);
-      else
-        c.f64.assign(static_cast<const double*>(bound.data), static_cast<const double*>(bound.data) + n);
+      c.visit([&](auto& kept) {
+        using T = typename std::remove_reference_t<decltype(kept)>::value_type;
+        kept.assign(static_cast<const T*>(bound.data), static_cast<const T*>(bound.data) + n);
+      });
     }
   }
   prepared(const prepared&) = delete;
@@ -150,11 +150,7 @@ class prepared<Program, false> {
     for (auto& o : program_->outputs) names.push_back(o);
     b.expect_no_weights(names, weight_names);
     std::vector<runtime::binding> items = b.items();
-    for (auto& c : copies_)
-      if (c.type == runtime::element_type::f32)
-        items.emplace_back(c.name, c.f32);
-      else
-        items.emplace_back(c.name, c.f64);
+    for (auto& c : copies_) c.visit([&](auto& kept) { items.emplace_back(c.name, kept); });
     runtime::run_generic(*program_, runtime::bindings(std::move(items), b.caller()));
   }
 
@@ -168,7 +164,7 @@ class prepared<Program, false> {
   /// Bytes of the weight copies it owns.
   std::size_t storage_bytes() const {
     std::size_t n = 0;
-    for (auto& c : copies_) n += c.f32.size() * sizeof(float) + c.f64.size() * sizeof(double);
+    for (auto& c : copies_) c.visit([&](auto& kept) { n += kept.size() * sizeof(kept[0]); });
     return n;
   }
 
@@ -178,6 +174,23 @@ class prepared<Program, false> {
     runtime::element_type type = runtime::element_type::f32;
     std::vector<float> f32;
     std::vector<double> f64;
+    std::vector<ein::half> f16;
+    std::vector<ein::bfloat16> bf16;
+
+    // f(the vector of this copy's element type).
+    template <class F>
+    void visit(F&& f) { visit_of(*this, f); }
+    template <class F>
+    void visit(F&& f) const { visit_of(*this, f); }
+    template <class Self, class F>
+    static void visit_of(Self& c, F& f) {
+      switch (c.type) {
+        case runtime::element_type::f32: return f(c.f32);
+        case runtime::element_type::f64: return f(c.f64);
+        case runtime::element_type::f16: return f(c.f16);
+        case runtime::element_type::bf16: return f(c.bf16);
+      }
+    }
   };
 
   friend class captured<prepared>;

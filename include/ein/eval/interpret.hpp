@@ -1,5 +1,6 @@
-// The reference interpreter: evaluates any scope or program in double precision. It is the
-// oracle every rule, match and generated program is checked against, so it stays plain.
+// The reference interpreter: evaluates any scope or program in double precision (rounding what a
+// 16-bit definition stores to its type). It is the oracle every rule, match and generated
+// program is checked against, so it stays plain.
 #pragma once
 
 #include <cmath>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "ein/detail/error.hpp"
+#include "ein/half.hpp"
 #include "ein/ir/expr.hpp"
 
 namespace ein::eval {
@@ -251,11 +253,39 @@ inline dense evaluate(const ir::scope& s, const bindings& env) {
   return out;
 }
 
+/// `v` as a tensor of type `t` holds it: rounded to the nearest ein::half or ein::bfloat16
+/// through float (as a plan rounds the float it computed), unchanged for float and double.
+inline double stored_value(double v, ir::dtype t) {
+  switch (t) {
+    case ir::dtype::f16: return static_cast<float>(ein::half(static_cast<float>(v)));
+    case ir::dtype::bf16: return static_cast<float>(ein::bfloat16(static_cast<float>(v)));
+    case ir::dtype::f32:
+    case ir::dtype::f64: return v;
+  }
+  throw internal_error("unknown element type");
+}
+
+/// Rounds every element of `d` to what a tensor of type `t` holds (stored_value).
+inline void round_to(dense& d, ir::dtype t) {
+  if (!ir::is_16bit(t)) return;
+  for (auto& x : d.data) x = stored_value(x, t);
+}
+
 /// Evaluates every definition of a program in order; returns inputs and definitions by name.
+/// Inputs and weights of a 16-bit type are read as their buffers hold them, and the value of a
+/// definition of a 16-bit type is rounded to it once, as a plan stores it
+/// (docs/decisions/0028); the arithmetic stays in double.
 inline bindings evaluate(const ir::program& p, bindings env) {
-  for (auto& t : p.tensors)
-    if (!env.count(t.name)) throw user_error("program `" + p.name + "`: no value for `" + t.name + "`");
-  for (auto& d : p.definitions) env[d.name] = evaluate(*d.value, env);
+  for (auto& t : p.tensors) {
+    auto it = env.find(t.name);
+    if (it == env.end()) throw user_error("program `" + p.name + "`: no value for `" + t.name + "`");
+    round_to(it->second, t.type);
+  }
+  for (auto& d : p.definitions) {
+    dense v = evaluate(*d.value, env);
+    round_to(v, d.type);
+    env[d.name] = std::move(v);
+  }
   return env;
 }
 

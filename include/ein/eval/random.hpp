@@ -38,11 +38,18 @@ inline dense random_dense(const std::vector<std::int64_t>& shape, random_stream&
   return d;
 }
 
-/// Random values for every input and weight of a program.
+/// Random values for every input and weight of a program; those of a 16-bit tensor are values
+/// of its type, never 0 either (a draw below half's smallest subnormal becomes 0.5).
 inline bindings random_inputs(const ir::program& p, std::uint64_t seed) {
   random_stream rng(seed);
   bindings b;
-  for (auto& t : p.tensors) b[t.name] = random_dense(t.shape, rng);
+  for (auto& t : p.tensors) {
+    dense d = random_dense(t.shape, rng);
+    round_to(d, t.type);
+    for (auto& x : d.data)
+      if (x == 0.0) x = 0.5;
+    b[t.name] = std::move(d);
+  }
   return b;
 }
 

@@ -12,6 +12,7 @@
 
 #include "ein/detail/error.hpp"
 #include "ein/front/traits.hpp"
+#include "ein/half.hpp"
 #include "ein/ir/expr.hpp"
 
 namespace ein::front::checks {
@@ -23,11 +24,22 @@ using detail::types;
 
 template <class T, std::int64_t... Dims>
 constexpr bool tensor_type() {
-  constexpr bool element = std::is_same_v<T, float> || std::is_same_v<T, double>;
-  static_assert(element, "ein::input<name, T, dims...> / ein::weight<...>: the element type T must be float or double");
+  constexpr bool element = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, ein::half> ||
+                          std::is_same_v<T, ein::bfloat16>;
+  static_assert(element, "ein::input<name, T, dims...> / ein::weight<...>: the element type T must be float, double, "
+                         "ein::half or ein::bfloat16");
   constexpr bool positive = ((Dims > 0) && ...);
   static_assert(positive, "ein::input<name, T, dims...> / ein::weight<...>: every dimension must be positive");
   return element && positive;
+}
+
+/// The element type a definition names: `def<"y", T>(...)`; void where it names none.
+template <class T>
+constexpr bool definition_element_type() {
+  constexpr bool element = std::is_void_v<T> || std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                          std::is_same_v<T, ein::half> || std::is_same_v<T, ein::bfloat16>;
+  static_assert(element, "ein::def<name, T>: the element type T must be float, double, ein::half or ein::bfloat16");
+  return element;
 }
 
 template <class Source, std::size_t Indices>

@@ -95,9 +95,16 @@ template <class... T>
 constexpr std::array<std::int64_t, sizeof...(T)> upper_bounds(types<T...>) {
   return {T::hi...};
 }
+/// The element type of a definition reading X...: double when one is double, else float when one
+/// is float or when it reads both 16-bit types (neither holds the other) or nothing; else the
+/// one 16-bit type it reads.
 template <class... X>
 constexpr ir::dtype widest(types<X...>) {
-  return ((X::dtype == ir::dtype::f64) || ...) ? ir::dtype::f64 : ir::dtype::f32;
+  constexpr bool f64 = ((X::dtype == ir::dtype::f64) || ...), f32 = ((X::dtype == ir::dtype::f32) || ...);
+  constexpr bool f16 = ((X::dtype == ir::dtype::f16) || ...), bf16 = ((X::dtype == ir::dtype::bf16) || ...);
+  if (f64) return ir::dtype::f64;
+  if (f32 || f16 == bf16) return ir::dtype::f32;
+  return f16 ? ir::dtype::f16 : ir::dtype::bf16;
 }
 template <fixed_string Name, ir::dtype Type, class... It>
 constexpr def_ref<Name, Type, It::hi...> ref_of(types<It...>) {
@@ -107,9 +114,11 @@ constexpr def_ref<Name, Type, It::hi...> ref_of(types<It...>) {
 
 /// What one definition is on its own: name, resolved iterators, stored body (which reads other
 /// definitions by def_ref), reduction. Iterators are resolved (`ranged`) types; traversal ranges
-/// start at 0, so the value is a tensor over [0, shape).
+/// start at 0, so the value is a tensor over [0, shape). Element is the element type the
+/// definition names (`def<"y", ein::half>`), void where it takes widest's.
 // No partial specialization on the name: nvcc does not match those with class-type parameters.
-template <fixed_string Name, class Traversal, class Summation, class Body, ir::reduction Reduce = ir::reduction::sum>
+template <fixed_string Name, class Traversal, class Summation, class Body, ir::reduction Reduce = ir::reduction::sum,
+          class Element = void>
 struct def_core {
   static constexpr auto name = Name;
   using traversal = Traversal;
@@ -120,9 +129,13 @@ struct def_core {
   static constexpr std::array<std::int64_t, rank> shape = detail::upper_bounds(Traversal{});
   /// The tensors the body reads, first occurrences in body order.
   using tensors_read = detail::unique<typename Body::tensors>;
-  /// double when anything it reads is double, else float.
-  static constexpr ir::dtype dtype =
-      detail::widest(detail::concat<detail::unique<typename Body::defs>, tensors_read>{});
+  /// The element type named, else the widest of what it reads (detail::widest).
+  static constexpr ir::dtype dtype = [] {
+    if constexpr (std::is_void_v<Element>)
+      return detail::widest(detail::concat<detail::unique<typename Body::defs>, tensors_read>{});
+    else
+      return detail::dtype_of<Element>;
+  }();
   using ref = decltype(detail::ref_of<Name, dtype>(Traversal{}));
 };
 
@@ -278,7 +291,7 @@ constexpr auto store_definition(const Body& body) {
   return d;
 }
 
-template <fixed_string Name, class... T, ir::reduction Reduce, class... S, class Body>
+template <fixed_string Name, class Element, class... T, ir::reduction Reduce, class... S, class Body>
 constexpr auto make_def(traversal_list<T...>, reduction_list<Reduce, S...>, const Body& body) {
   if constexpr (!Body::valid)
     return invalid{};
@@ -286,7 +299,8 @@ constexpr auto make_def(traversal_list<T...>, reduction_list<Reduce, S...>, cons
     return invalid{};
   else
     return store_definition<def_core<Name, types<typename resolve<T, Body>::type...>,
-                                     types<typename resolve<S, Body>::type...>, stored_t<Body>, Reduce>>(body);
+                                     types<typename resolve<S, Body>::type...>, stored_t<Body>, Reduce, Element>>(
+        body);
 }
 
 }  // namespace detail
@@ -295,19 +309,23 @@ constexpr auto make_def(traversal_list<T...>, reduction_list<Reduce, S...>, cons
 /// or a max or min reduction: `def<"pool">(over(n, h, w, c), max(r, s)(body))`.
 /// Every iterator of the body must be declared in over(...) or sum(...); an iterator without
 /// `.in<lo, hi>` takes the extent of the dimensions it indexes alone (they must agree).
-template <fixed_string Name, class O, class B>
+/// The value's element type is the widest the body reads (double, float, then the one 16-bit
+/// type read, float for both) unless named: `def<"y", ein::half>(...)` stores the value as half.
+template <fixed_string Name, class Element = void, class O, class B>
 constexpr auto def(O traversal, const B& body) {
   if constexpr (std::is_same_v<O, invalid> || std::is_same_v<B, invalid>) {
+    return invalid{};
+  } else if constexpr (!checks::definition_element_type<Element>()) {
     return invalid{};
   } else if constexpr (!detail::is_traversal<O>) {
     checks::definition_traversal<O>();
     return invalid{};
   } else if constexpr (detail::is_sum<B>) {
-    return detail::make_def<Name>(traversal, typename B::summation{}, body.body);
+    return detail::make_def<Name, Element>(traversal, typename B::summation{}, body.body);
   } else if constexpr (expression<B>) {
-    return detail::make_def<Name>(traversal, summation_list<>{}, body);
+    return detail::make_def<Name, Element>(traversal, summation_list<>{}, body);
   } else if constexpr (std::is_arithmetic_v<B>) {
-    return detail::make_def<Name>(traversal, summation_list<>{}, detail::to_node(body));
+    return detail::make_def<Name, Element>(traversal, summation_list<>{}, detail::to_node(body));
   } else {
     checks::definition_body<B>();
     return invalid{};

@@ -9,13 +9,18 @@
 
 #include "ein/front/body.hpp"
 #include "ein/front/index.hpp"
+#include "ein/half.hpp"
 
 namespace ein::front {
 
 namespace detail {
 
+/// The IR's element type of the C++ element type T (checks::tensor_type admits these four).
 template <class T>
-inline constexpr ir::dtype dtype_of = std::is_same_v<T, double> ? ir::dtype::f64 : ir::dtype::f32;
+inline constexpr ir::dtype dtype_of = std::is_same_v<T, double>           ? ir::dtype::f64
+                                      : std::is_same_v<T, ein::half>     ? ir::dtype::f16
+                                      : std::is_same_v<T, ein::bfloat16> ? ir::dtype::bf16
+                                                                         : ir::dtype::f32;
 
 /// The bare uses `S(.., v, ..)` of an access to a source S with index types I.
 template <class S, class Seq, class... I>

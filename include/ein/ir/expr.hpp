@@ -12,9 +12,26 @@
 
 namespace ein::ir {
 
-/// Element types a tensor may have. The interpreter computes in double whatever the type.
-enum class dtype : std::uint8_t { f32, f64 };
-inline const char* name(dtype t) { return t == dtype::f32 ? "float" : "double"; }
+/// Element types a tensor may have: float, double, and the 16-bit ein::half (IEEE binary16) and
+/// ein::bfloat16 (ein/half.hpp), which plans compute in float and round once when stored.
+/// The interpreter computes in double whatever the type, and rounds what a definition of a 16-bit
+/// type stores (docs/decisions/0028). New types go at the end: program keys hash the value.
+enum class dtype : std::uint8_t { f32, f64, f16, bf16 };
+inline const char* name(dtype t) {
+  switch (t) {
+    case dtype::f32: return "float";
+    case dtype::f64: return "double";
+    case dtype::f16: return "half";
+    case dtype::bf16: return "bfloat16";
+  }
+  return "unknown";
+}
+/// Every element type, in enum order: what readers of a dtype's name try.
+inline constexpr dtype all_dtypes[] = {dtype::f32, dtype::f64, dtype::f16, dtype::bf16};
+/// Bytes of one element.
+inline constexpr std::int64_t element_bytes(dtype t) { return t == dtype::f64 ? 8 : t == dtype::f32 ? 4 : 2; }
+/// Whether `t` is one of the 16-bit types, which no library call of a plan reads or writes yet.
+inline constexpr bool is_16bit(dtype t) { return t == dtype::f16 || t == dtype::bf16; }
 
 /// The unary functions of a body; the list drives printing, evaluation and code generation.
 /// `step` is 1 where its argument is positive and 0 elsewhere: relu's derivative, which the

@@ -282,9 +282,9 @@ class json_reader {
 
   dtype read_dtype(const json& j, const std::string& p) const {
     auto s = text(j, p);
-    for (dtype t : {dtype::f32, dtype::f64})
+    for (dtype t : all_dtypes)
       if (s == name(t)) return t;
-    fail(p, "unknown dtype `" + s + "` (expected `float` or `double`)");
+    fail(p, "unknown dtype `" + s + "` (expected `float`, `double`, `half` or `bfloat16`)");
   }
 
   reduction read_reduction(const json& j, const std::string& p) const {

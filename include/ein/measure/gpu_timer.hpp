@@ -104,7 +104,7 @@ inline compiled_eoperator compile_eoperator(const ir::scope& s, const std::strin
       "",  // ::exp and ::tanh are NVRTC built-ins
       "namespace std { using size_t = decltype(sizeof(0)); using ptrdiff_t = decltype((int*)0 - (int*)0); }\n",
       "namespace std { using int64_t = long long; using uint64_t = unsigned long long; "
-      "using uintptr_t = unsigned long long; }\n",
+      "using uintptr_t = unsigned long long; using uint16_t = unsigned short; using uint32_t = unsigned; }\n",
       "",  // NVRTC declares the aligned operator new and delete itself
       "namespace std { template <class T> class allocator; template <class T, class A = allocator<T>> class vector; }\n",
       ""};  // memcpy serves the host only
@@ -117,7 +117,8 @@ inline compiled_eoperator compile_eoperator(const ir::scope& s, const std::strin
   detail::nvrtc_check(nvrtcAddNameExpression(p, expression.c_str()), "nvrtcAddNameExpression");
   const std::string arch_option = "--gpu-architecture=" + arch, include = "--include-path=" + include_dir;
   // NVRTC compiles no host code: unannotated (host) functions of the header become device ones.
-  const char* options[] = {arch_option.c_str(), include.c_str(), "--std=c++17", "--device-as-default-execution-space"};
+  // C++20 as nvcc compiles plans (ein/half.hpp's conversions are constexpr with a device path).
+  const char* options[] = {arch_option.c_str(), include.c_str(), "--std=c++20", "--device-as-default-execution-space"};
   nvrtcResult r = nvrtcCompileProgram(p, 4, options);
   if (r != NVRTC_SUCCESS) {
     std::size_t size = 0;

@@ -201,7 +201,7 @@ class host_timer final : public cost::timer {
 
   static std::int64_t operand_bytes(const ein::plan::program_plan& p) {
     std::int64_t bytes = 0;
-    for (auto& b : p.buffers) bytes += b.count() * (b.type == ir::dtype::f64 ? 8 : 4);
+    for (auto& b : p.buffers) bytes += b.count() * ir::element_bytes(b.type);
     return bytes;
   }
 

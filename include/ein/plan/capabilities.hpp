@@ -23,6 +23,11 @@ namespace detail {
 
 inline bool fits_int(std::int64_t v, std::int64_t lo) { return v >= lo && v <= INT_MAX; }
 
+// Whether a library call may read and write `op`'s element type. The emitters call the float and
+// double entry points only (sgemm, dgemm, oneDNN's and cuDNN's f32 and f64 descriptors): a
+// 16-bit instance stays an eOperator until they call their half and bfloat16 ones.
+inline bool library_type(const match::instance& op) { return !ir::is_16bit(op.type); }
+
 // Whether strides (n, c, h, w) of a (n, c, h, w) tensor are those of a packed NHWC tensor.
 inline bool nhwc_packed(const std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides) {
   return strides[1] == 1 && strides[3] == dims[1] && strides[2] == dims[1] * dims[3] &&
@@ -55,7 +60,7 @@ inline bool blas_accepts(const match::gemm_attrs& g) {
 /// Example: a float NHWC conv2d with a KRSC filter runs; the same with double data does not.
 inline bool cudnn_accepts(const match::instance& op) {
   auto* a = std::get_if<match::conv_attrs>(&op.attrs);
-  if (!a || !a->symmetric() || (a->filter_layout != "kcrs" && a->filter_layout != "krsc")) return false;
+  if (!a || !detail::library_type(op) || !a->symmetric() || (a->filter_layout != "kcrs" && a->filter_layout != "krsc")) return false;
   for (auto v : {a->n, a->c, a->h, a->w, a->k, a->r, a->s, a->p, a->q, a->pad_h, a->pad_w, a->stride_h, a->stride_w,
                  a->dilation_h, a->dilation_w, a->groups})
     if (!detail::fits_int(v, 0)) return false;
@@ -149,7 +154,7 @@ inline bool convolution_worth_a_call(const match::instance& op) {
 inline bool blas_runs(const match::instance& op) {
   auto* g = std::get_if<match::gemm_attrs>(&op.attrs);
   const bool matrix_vector = g && g->batch == 1 && (g->m == 1 || g->n == 1) && g->k > 1;
-  return g && (!match::memory_bound(op) || matrix_vector) && blas_accepts(*g);
+  return g && library_type(op) && (!match::memory_bound(op) || matrix_vector) && blas_accepts(*g);
 }
 
 // A compute-bound or grouped convolution cuDNN accepts, every input read from its origin.

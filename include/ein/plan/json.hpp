@@ -4,7 +4,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstdint>
+#include <iterator>
 #include <mutex>
 #include <set>
 #include <string>
@@ -206,9 +208,11 @@ inline match::instance instance_from_json(const nlohmann::json& j) {
       if (kind == match::name(def.kind)) op.kind = def.kind, known = true;
     if (!known) throw user_error("plan JSON: unknown operator `" + kind + "`");
     auto dtype = j.at("dtype").get<std::string>();
-    if (dtype == ir::name(ir::dtype::f32)) op.type = ir::dtype::f32;
-    else if (dtype == ir::name(ir::dtype::f64)) op.type = ir::dtype::f64;
-    else throw user_error("plan JSON: unknown dtype `" + dtype + "` (expected `float` or `double`)");
+    auto known_type = std::find_if(std::begin(ir::all_dtypes), std::end(ir::all_dtypes),
+                                   [&](ir::dtype t) { return dtype == ir::name(t); });
+    if (known_type == std::end(ir::all_dtypes))
+      throw user_error("plan JSON: unknown dtype `" + dtype + "` (expected `float`, `double`, `half` or `bfloat16`)");
+    op.type = *known_type;
     for (auto& i : j.at("inputs")) op.inputs.push_back(detail::operand_of(i));
     op.output = detail::operand_of(j.at("output"));
     auto& attributes = j.at("attributes");

@@ -37,6 +37,8 @@
 #define EIN_PARALLEL_FOR(loops)
 #endif
 
+#include "ein/half.hpp"  // the 16-bit element types eOperators load and store
+
 namespace ein::runtime {
 
 /// floor(a / d) and a mod d in [0, d) for d > 0: the IR's rounding towards negative infinity,

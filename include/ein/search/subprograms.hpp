@@ -84,6 +84,10 @@ inline ir::tensor definition_tensor(const std::string& name, const ir::scope& va
   return {name, type, value.shape(), ir::tensor_role::definition};
 }
 
+// The type of a value the search splits out of a definition of type `t`: float for a 16-bit
+// definition, which rounds once, where it stores its own value (docs/decisions/0028); `t` else.
+inline ir::dtype intermediate_type(ir::dtype t) { return ir::is_16bit(t) ? ir::dtype::f32 : t; }
+
 // `s` with every read of a tensor named in `to` reading the tensor it maps to instead.
 inline ir::scope_ptr rename_reads(const ir::scope_ptr& s, const std::map<std::string, ir::tensor>& to) {
   auto body = derive::map_accesses(s->body, [&](const ir::access& a) -> ir::expr {
@@ -118,7 +122,8 @@ inline ir::scope_ptr moved_to(const ir::scope_ptr& s, const std::vector<std::int
 /// The subprograms of `source` in program order: each definition, and apart from it each
 /// summation a non-linear function (relu, sigmoid, tanh, exp) is applied to, which becomes a
 /// definition `d_s1`, `d_s2`, ... (a name not yet in `taken`, which keeps it) that the activation
-/// reads. A subprogram is `searched` when it has a summation; the others are not searched.
+/// reads, of the definition's type (float for a 16-bit one: detail::intermediate_type). A
+/// subprogram is `searched` when it has a summation; the others are not searched.
 /// Example: `out = relu(Σ_k A·B) + 1` gives `out_s1 = Σ_k A·B` (searched) and
 /// `out = relu(out_s1) + 1`.
 inline std::vector<subprogram> split_program(const ir::program& source, std::set<std::string>& taken) {
@@ -130,8 +135,9 @@ inline std::vector<subprogram> split_program(const ir::program& source, std::set
     std::map<const ir::scope*, ir::tensor> as_tensor;
     for (auto& s : split) {
       auto n = detail::fresh_definition_name(d.name + "_s" + std::to_string(as_tensor.size() + 1), taken);
-      as_tensor[s.get()] = detail::definition_tensor(n, *s, d.type);
-      out.push_back({n, d.name, s, d.type, false, {}, 0, 0, {}, {}});
+      const ir::dtype type = detail::intermediate_type(d.type);
+      as_tensor[s.get()] = detail::definition_tensor(n, *s, type);
+      out.push_back({n, d.name, s, type, false, {}, 0, 0, {}, {}});
     }
     auto body = derive::map_accesses(d.value->body, [&](const ir::access& a) -> ir::expr {
       auto* s = std::get_if<ir::scope_ptr>(&a.source);
@@ -146,7 +152,8 @@ inline std::vector<subprogram> split_program(const ir::program& source, std::set
 
 /// The definitions of plan `p` of subprogram `s` (by default its chosen plan), one per kernel:
 /// `<s.name>_<k>` (fresh in `taken`) for the kernels before the last, which keeps the name
-/// `s.name` and the source's box; each reads the definitions of the kernels it read.
+/// `s.name`, the source's box and `s.type`; each reads the definitions of the kernels it read. The
+/// others are of `s.type` too, float where it is 16-bit (detail::intermediate_type).
 inline std::vector<ir::definition> plan_definitions(const subprogram& s, std::set<std::string>& taken,
                                                     const plan* p = nullptr) {
   auto& kernels = (p ? *p : s.result.best).kernels;
@@ -158,8 +165,9 @@ inline std::vector<ir::definition> plan_definitions(const subprogram& s, std::se
     std::string n = last ? s.name : detail::fresh_definition_name(s.name + "_" + k.name, taken);
     auto value = detail::rename_reads(k.flat, names);
     if (last) value = detail::moved_to(value, s.source->lower());
-    names[k.name] = detail::definition_tensor(n, *value, s.type);
-    out.push_back({n, value, s.type});
+    const ir::dtype type = last ? s.type : detail::intermediate_type(s.type);
+    names[k.name] = detail::definition_tensor(n, *value, type);
+    out.push_back({n, value, type});
   }
   return out;
 }

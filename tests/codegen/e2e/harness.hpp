@@ -4,38 +4,18 @@
 
 #include <doctest/doctest.h>
 
-#include <deque>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
 
+#include "codegen/e2e/host_buffers.hpp"
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/dispatch/run.hpp"
 
 namespace ein_test {
-
-/// Host buffers for every tensor of a program, filled from an interpreter environment.
-struct host_buffers {
-  std::deque<std::vector<float>> f32;
-  std::deque<std::vector<double>> f64;
-  std::vector<ein::runtime::binding> items;
-
-  void bind_input(const std::string& name, ein::ir::dtype t, const ein::eval::dense& v) {
-    if (t == ein::ir::dtype::f32)
-      items.emplace_back(name, std::as_const(f32.emplace_back(v.data.begin(), v.data.end())));
-    else
-      items.emplace_back(name, std::as_const(f64.emplace_back(v.data)));
-  }
-  // The output's span, to compare after the run.
-  void bind_output(const std::string& name, ein::ir::dtype t, std::size_t count) {
-    if (t == ein::ir::dtype::f32)
-      items.emplace_back(name, f32.emplace_back(count, -7.0f));
-    else
-      items.emplace_back(name, f64.emplace_back(count, -7.0));
-  }
-};
 
 /// ein::run(object, ...) equals `reference(env)` (the outputs by name) on random inputs `env`
 /// within `tolerance` (relative to each output's largest magnitude). `host_loops` runs the
@@ -66,13 +46,14 @@ void check_against(const Object& object, std::uint64_t seed, double tolerance, R
   } else {
     ein::run(object, b);
   }
-  // Outputs were bound after the inputs, in order: their buffers are the last ones.
-  std::size_t f32_at = buffers.f32.size(), f64_at = buffers.f64.size();
+  // Outputs were bound after the inputs, in order: their buffers are the last ones of their type.
+  std::map<ein::ir::dtype, std::size_t> later;
   for (auto it = outputs.rbegin(); it != outputs.rend(); ++it) {
     CAPTURE(it->first);
-    double err = it->second == ein::ir::dtype::f32
-                     ? ein::eval::max_rel_error(std::span<const float>(buffers.f32[--f32_at]), ref.at(it->first))
-                     : ein::eval::max_rel_error(std::span<const double>(buffers.f64[--f64_at]), ref.at(it->first));
+    double err = buffers.of_type(it->second, [&](auto& store) {
+      auto& values = store[store.size() - ++later[it->second]];
+      return ein::eval::max_rel_error(std::span(std::as_const(values)), ref.at(it->first));
+    });
     CHECK(err <= tolerance);
   }
 }

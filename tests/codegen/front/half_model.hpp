@@ -1,0 +1,41 @@
+// Small networks in ein::half and ein::bfloat16 (a convolution, a matrix product, ReLU and a
+// residual add), for the two-stage test of 16-bit host plans through ein_generate.
+#pragma once
+
+#include "ein/ein.hpp"
+
+namespace codegen_half {
+using namespace ein;
+inline constexpr var<"i"> i;
+inline constexpr var<"j"> j;
+inline constexpr var<"k"> k;
+
+// Every definition in half: each reads half only.
+namespace f16 {
+inline constexpr input<"X", half, 1, 8, 8, 16> X;   // (n, h, w, c)
+inline constexpr weight<"K", half, 3, 3, 16, 16> K; // (r, s, f, c)
+inline constexpr input<"A", half, 24, 40> A;
+inline constexpr weight<"W", half, 40, 32> W;
+inline constexpr auto conv = ops::conv2d<"conv", ops::nhwc, 1, 1>(X, K);
+inline constexpr auto net = program(ops::add<"block">(ops::relu<"conv_relu">(conv), X),
+                                    ops::relu<"fc">(ops::matmul<"fc_mm">(A, W)));
+}  // namespace f16
+
+// The same in bfloat16, with the product's sum stored as float and its ReLU named bfloat16 again.
+namespace bf16 {
+inline constexpr input<"X", bfloat16, 1, 8, 8, 16> X;
+inline constexpr weight<"K", bfloat16, 3, 3, 16, 16> K;
+inline constexpr input<"A", bfloat16, 24, 40> A;
+inline constexpr weight<"W", bfloat16, 40, 32> W;
+inline constexpr auto conv = ops::conv2d<"conv", ops::nhwc, 1, 1>(X, K);
+inline constexpr auto fc_mm = def<"fc_mm", float>(over(i, j), sum(k)(A(i, k) * W(k, j)));
+inline constexpr auto fc = def<"fc", bfloat16>(over(i, j), relu(fc_mm(i, j)));
+inline constexpr auto net = program(ops::add<"block">(ops::relu<"conv_relu">(conv), X), fc);
+}  // namespace bf16
+
+// The half network with its operands' names, generated as written (SEARCH OFF): its own object,
+// since a plan belongs to one object.
+namespace written {
+inline constexpr auto net = program(f16::conv, ops::matmul<"fc_mm">(f16::A, f16::W));
+}  // namespace written
+}  // namespace codegen_half
