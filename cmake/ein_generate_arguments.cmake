@@ -138,7 +138,7 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
     set(wrong "NAME '${arg_NAME}' must be a C++ identifier")
   endif()
   if(wrong STREQUAL "" AND NOT DEFINED arg_ONNX AND
-     NOT "${arg_OBJECT}" MATCHES "^(::)?[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*$")
+     NOT "${arg_OBJECT}" MATCHES "^(::)?[A-Za-z_][A-Za-z0-9_]*(<[^;{}\"]*>)?(::[A-Za-z_][A-Za-z0-9_]*(<[^;{}\"]*>)?)*$")
     set(wrong "OBJECT '${arg_OBJECT}' must be the qualified C++ name of a program object")
   endif()
   if(NOT DEFINED arg_ACCUMULATE)

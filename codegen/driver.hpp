@@ -471,7 +471,7 @@ inline int driver_main(int argc, char** argv) {
                  "forward; they need --gradient\n");
     return 2;
   }
-  if (!is_qualified_name(o.name) || o.name.find(':') != std::string::npos) {
+  if (!is_identifier(o.name)) {
     std::fprintf(stderr, "ein_generate search: --name `%s` must be a C++ identifier (it names the plan's namespace)\n",
                  o.name.c_str());
     return 2;

@@ -67,7 +67,7 @@ inline int import_main(int argc, char** argv) {
                  "shapes of graph inputs with symbolic dims; --print on, the imported program)\n", argv[0]);
     return 2;
   }
-  if (!is_qualified_name(name) || name.find(':') != std::string::npos) {
+  if (!is_identifier(name)) {
     std::fprintf(stderr, "ein_import: --name `%s` must be a C++ identifier (it names the plan's namespace)\n", name.c_str());
     return 2;
   }

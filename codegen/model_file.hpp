@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <string_view>
 
 #include <nlohmann/json.hpp>
 
@@ -50,14 +51,37 @@ inline void write_model_file(const model_file& m, const std::string& path) {
   if (!out) throw user_error("ein_generate: cannot write " + path);
 }
 
-/// Whether `s` is a C++ name, qualified or not (`net`, `conv3x3::net`, `::a::b`): the generated
-/// header writes the program object's name as code.
+/// Whether `s` is a C++ identifier (`net`, `model_dcgan`): a plan's name.
+inline bool is_identifier(const std::string& s) {
+  if (s.empty() || !(std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_')) return false;
+  for (char c : s)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_')) return false;
+  return true;
+}
+
+/// Whether `s` is a C++ name, qualified or not, whose parts may take template arguments (`net`,
+/// `conv3x3::net`, `::a::b`, `models::dcgan<1, 1, ein::bfloat16>::net`): the generated header
+/// writes the program object's name as code. Template arguments are balanced in `<>` and hold
+/// names, numbers, spaces, commas and arithmetic, never a quote, brace or semicolon.
 inline bool is_qualified_name(const std::string& s) {
+  const auto argument_char = [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || std::string_view("_:, .()+-*/").find(c) != std::string_view::npos;
+  };
   std::size_t i = s.rfind("::", 0) == 0 ? 2 : 0;
   if (i == s.size()) return false;
   while (i < s.size()) {
     if (!(std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_')) return false;
     while (i < s.size() && (std::isalnum(static_cast<unsigned char>(s[i])) || s[i] == '_')) ++i;
+    if (i < s.size() && s[i] == '<') {
+      int depth = 0;
+      do {
+        if (s[i] == '<') ++depth;
+        else if (s[i] == '>') --depth;
+        else if (!argument_char(s[i])) return false;
+        ++i;
+      } while (depth > 0 && i < s.size());
+      if (depth > 0) return false;
+    }
     if (i == s.size()) return true;
     if (s.compare(i, 2, "::") != 0) return false;
     i += 2;

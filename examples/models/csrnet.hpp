@@ -12,24 +12,25 @@ namespace models {
 /// count divided by Narrow (Narrow 1: EinNet's configuration): 512 → 512 → 512 → 512 → 256 →
 /// 128 → 64, each a 3×3 convolution at dilation 2 and padding 2 with bias and ReLU. Output
 /// (Batch, 14, 14, 64 / Narrow).
+/// Every input and weight is a T (float, or ein::bfloat16 or ein::half for the network in 16 bits).
 ///
 ///     inline constexpr auto& net = models::csrnet<16>::net;
-template <std::int64_t Batch, std::int64_t Narrow = 1>
+template <std::int64_t Batch, std::int64_t Narrow = 1, class T = float>
 struct csrnet {
   static constexpr std::int64_t c0 = 512 / Narrow, c4 = 256 / Narrow, c5 = 128 / Narrow, c6 = 64 / Narrow;
-  static constexpr ein::input<"x", float, Batch, 14, 14, c0> x{};  // (n, h, w, c)
-  static constexpr ein::weight<"K1", float, 3, 3, c0, c0> K1{};    // (r, s, f, c)
-  static constexpr ein::weight<"K2", float, 3, 3, c0, c0> K2{};
-  static constexpr ein::weight<"K3", float, 3, 3, c0, c0> K3{};
-  static constexpr ein::weight<"K4", float, 3, 3, c4, c0> K4{};
-  static constexpr ein::weight<"K5", float, 3, 3, c5, c4> K5{};
-  static constexpr ein::weight<"K6", float, 3, 3, c6, c5> K6{};
-  static constexpr ein::weight<"b1", float, c0> b1{};
-  static constexpr ein::weight<"b2", float, c0> b2{};
-  static constexpr ein::weight<"b3", float, c0> b3{};
-  static constexpr ein::weight<"b4", float, c4> b4{};
-  static constexpr ein::weight<"b5", float, c5> b5{};
-  static constexpr ein::weight<"b6", float, c6> b6{};
+  static constexpr ein::input<"x", T, Batch, 14, 14, c0> x{};  // (n, h, w, c)
+  static constexpr ein::weight<"K1", T, 3, 3, c0, c0> K1{};    // (r, s, f, c)
+  static constexpr ein::weight<"K2", T, 3, 3, c0, c0> K2{};
+  static constexpr ein::weight<"K3", T, 3, 3, c0, c0> K3{};
+  static constexpr ein::weight<"K4", T, 3, 3, c4, c0> K4{};
+  static constexpr ein::weight<"K5", T, 3, 3, c5, c4> K5{};
+  static constexpr ein::weight<"K6", T, 3, 3, c6, c5> K6{};
+  static constexpr ein::weight<"b1", T, c0> b1{};
+  static constexpr ein::weight<"b2", T, c0> b2{};
+  static constexpr ein::weight<"b3", T, c0> b3{};
+  static constexpr ein::weight<"b4", T, c4> b4{};
+  static constexpr ein::weight<"b5", T, c5> b5{};
+  static constexpr ein::weight<"b6", T, c6> b6{};
 
   // Stride 1, padding 2, dilation 2: every layer keeps 14×14.
   static constexpr auto a1 = ein::ops::relu<"a1">(

@@ -12,35 +12,36 @@ namespace models {
 /// (Narrow 1 is the configuration of EinNet's artifact): 100 → 512 (4×4, stride 1, padding 0) →
 /// 256 → 128 → 64 → 3 (4×4, stride 2, padding 1 each), batch normalization (inference) and ReLU
 /// after every layer but the last, tanh last. Output (Batch, 64, 64, 3).
+/// Every input and weight is a T (float, or ein::bfloat16 or ein::half for the network in 16 bits).
 ///
 ///     inline constexpr auto& net = models::dcgan<1>::net;
-template <std::int64_t Batch, std::int64_t Narrow = 1>
+template <std::int64_t Batch, std::int64_t Narrow = 1, class T = float>
 struct dcgan {
   static constexpr std::int64_t c0 = 100 / Narrow, c1 = 512 / Narrow, c2 = 256 / Narrow, c3 = 128 / Narrow,
                                 c4 = 64 / Narrow;
-  static constexpr ein::input<"z", float, Batch, 1, 1, c0> z{};  // (n, h, w, c)
-  static constexpr ein::weight<"K1", float, 4, 4, c1, c0> K1{};  // (r, s, f, c)
-  static constexpr ein::weight<"K2", float, 4, 4, c2, c1> K2{};
-  static constexpr ein::weight<"K3", float, 4, 4, c3, c2> K3{};
-  static constexpr ein::weight<"K4", float, 4, 4, c4, c3> K4{};
-  static constexpr ein::weight<"K5", float, 4, 4, 3, c4> K5{};
+  static constexpr ein::input<"z", T, Batch, 1, 1, c0> z{};  // (n, h, w, c)
+  static constexpr ein::weight<"K1", T, 4, 4, c1, c0> K1{};  // (r, s, f, c)
+  static constexpr ein::weight<"K2", T, 4, 4, c2, c1> K2{};
+  static constexpr ein::weight<"K3", T, 4, 4, c3, c2> K3{};
+  static constexpr ein::weight<"K4", T, 4, 4, c4, c3> K4{};
+  static constexpr ein::weight<"K5", T, 4, 4, 3, c4> K5{};
   // Batch normalization: scale, shift, running mean and running variance per channel.
-  static constexpr ein::weight<"G1", float, c1> G1{};
-  static constexpr ein::weight<"B1", float, c1> B1{};
-  static constexpr ein::weight<"M1", float, c1> M1{};
-  static constexpr ein::weight<"V1", float, c1> V1{};
-  static constexpr ein::weight<"G2", float, c2> G2{};
-  static constexpr ein::weight<"B2", float, c2> B2{};
-  static constexpr ein::weight<"M2", float, c2> M2{};
-  static constexpr ein::weight<"V2", float, c2> V2{};
-  static constexpr ein::weight<"G3", float, c3> G3{};
-  static constexpr ein::weight<"B3", float, c3> B3{};
-  static constexpr ein::weight<"M3", float, c3> M3{};
-  static constexpr ein::weight<"V3", float, c3> V3{};
-  static constexpr ein::weight<"G4", float, c4> G4{};
-  static constexpr ein::weight<"B4", float, c4> B4{};
-  static constexpr ein::weight<"M4", float, c4> M4{};
-  static constexpr ein::weight<"V4", float, c4> V4{};
+  static constexpr ein::weight<"G1", T, c1> G1{};
+  static constexpr ein::weight<"B1", T, c1> B1{};
+  static constexpr ein::weight<"M1", T, c1> M1{};
+  static constexpr ein::weight<"V1", T, c1> V1{};
+  static constexpr ein::weight<"G2", T, c2> G2{};
+  static constexpr ein::weight<"B2", T, c2> B2{};
+  static constexpr ein::weight<"M2", T, c2> M2{};
+  static constexpr ein::weight<"V2", T, c2> V2{};
+  static constexpr ein::weight<"G3", T, c3> G3{};
+  static constexpr ein::weight<"B3", T, c3> B3{};
+  static constexpr ein::weight<"M3", T, c3> M3{};
+  static constexpr ein::weight<"V3", T, c3> V3{};
+  static constexpr ein::weight<"G4", T, c4> G4{};
+  static constexpr ein::weight<"B4", T, c4> B4{};
+  static constexpr ein::weight<"M4", T, c4> M4{};
+  static constexpr ein::weight<"V4", T, c4> V4{};
 
   static constexpr auto t1 = ein::ops::conv_transpose2d<"t1", ein::ops::nhwc, 1, 0>(z, K1);  // (n, 4, 4, c1)
   static constexpr auto a1 = ein::ops::relu<"a1">(ein::ops::batch_norm<"n1">(t1, G1, B1, M1, V1));

@@ -13,35 +13,36 @@ namespace models {
 /// a 1×1 shrinking to 12, four 3×3 convolutions 12 → 12, a 1×1 expanding to 56, each with bias
 /// and PReLU, then a 9×9 transposed convolution 56 → 1 at stride 2, padding 4 and output padding
 /// 1 (PyTorch's). Output (Batch, 64, 64, 1).
+/// Every input and weight is a T (float, or ein::bfloat16 or ein::half for the network in 16 bits).
 ///
 ///     inline constexpr auto& net = models::fsrcnn<1>::net;
-template <std::int64_t Batch, std::int64_t Narrow = 1>
+template <std::int64_t Batch, std::int64_t Narrow = 1, class T = float>
 struct fsrcnn {
   static constexpr std::int64_t d = 56 / Narrow, s = 12 / Narrow;
-  static constexpr ein::input<"x", float, Batch, 32, 32, 1> x{};  // (n, h, w, c)
-  static constexpr ein::weight<"K1", float, 5, 5, d, 1> K1{};     // (r, s, f, c)
-  static constexpr ein::weight<"K2", float, 1, 1, s, d> K2{};
-  static constexpr ein::weight<"K3", float, 3, 3, s, s> K3{};
-  static constexpr ein::weight<"K4", float, 3, 3, s, s> K4{};
-  static constexpr ein::weight<"K5", float, 3, 3, s, s> K5{};
-  static constexpr ein::weight<"K6", float, 3, 3, s, s> K6{};
-  static constexpr ein::weight<"K7", float, 1, 1, d, s> K7{};
-  static constexpr ein::weight<"K8", float, 9, 9, 1, d> K8{};
-  static constexpr ein::weight<"b1", float, d> b1{};  // biases
-  static constexpr ein::weight<"b2", float, s> b2{};
-  static constexpr ein::weight<"b3", float, s> b3{};
-  static constexpr ein::weight<"b4", float, s> b4{};
-  static constexpr ein::weight<"b5", float, s> b5{};
-  static constexpr ein::weight<"b6", float, s> b6{};
-  static constexpr ein::weight<"b7", float, d> b7{};
-  static constexpr ein::weight<"b8", float, 1> b8{};
-  static constexpr ein::weight<"p1", float, d> p1{};  // PReLU slopes
-  static constexpr ein::weight<"p2", float, s> p2{};
-  static constexpr ein::weight<"p3", float, s> p3{};
-  static constexpr ein::weight<"p4", float, s> p4{};
-  static constexpr ein::weight<"p5", float, s> p5{};
-  static constexpr ein::weight<"p6", float, s> p6{};
-  static constexpr ein::weight<"p7", float, d> p7{};
+  static constexpr ein::input<"x", T, Batch, 32, 32, 1> x{};  // (n, h, w, c)
+  static constexpr ein::weight<"K1", T, 5, 5, d, 1> K1{};     // (r, s, f, c)
+  static constexpr ein::weight<"K2", T, 1, 1, s, d> K2{};
+  static constexpr ein::weight<"K3", T, 3, 3, s, s> K3{};
+  static constexpr ein::weight<"K4", T, 3, 3, s, s> K4{};
+  static constexpr ein::weight<"K5", T, 3, 3, s, s> K5{};
+  static constexpr ein::weight<"K6", T, 3, 3, s, s> K6{};
+  static constexpr ein::weight<"K7", T, 1, 1, d, s> K7{};
+  static constexpr ein::weight<"K8", T, 9, 9, 1, d> K8{};
+  static constexpr ein::weight<"b1", T, d> b1{};  // biases
+  static constexpr ein::weight<"b2", T, s> b2{};
+  static constexpr ein::weight<"b3", T, s> b3{};
+  static constexpr ein::weight<"b4", T, s> b4{};
+  static constexpr ein::weight<"b5", T, s> b5{};
+  static constexpr ein::weight<"b6", T, s> b6{};
+  static constexpr ein::weight<"b7", T, d> b7{};
+  static constexpr ein::weight<"b8", T, 1> b8{};
+  static constexpr ein::weight<"p1", T, d> p1{};  // PReLU slopes
+  static constexpr ein::weight<"p2", T, s> p2{};
+  static constexpr ein::weight<"p3", T, s> p3{};
+  static constexpr ein::weight<"p4", T, s> p4{};
+  static constexpr ein::weight<"p5", T, s> p5{};
+  static constexpr ein::weight<"p6", T, s> p6{};
+  static constexpr ein::weight<"p7", T, d> p7{};
 
   static constexpr auto a1 = ein::ops::prelu<"a1">(  // feature extraction, (n, 32, 32, d)
       ein::ops::bias_add<"y1">(ein::ops::conv2d<"c1", ein::ops::nhwc, 1, 2>(x, K1), b1), p1);

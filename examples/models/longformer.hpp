@@ -32,10 +32,11 @@ constexpr double root(double v) {
 ///   y                  = a + (relu(a · W1ᵀ + b1) · W2ᵀ + b2)
 /// Keys past either end of the sequence read zero (a score of 0, which softmax counts: there is
 /// no mask). Output (Batch, Seq, Features).
+/// Every input and weight is a T (float, or ein::bfloat16 or ein::half for the network in 16 bits).
 ///
 ///     inline constexpr auto& net = models::longformer<1>::net;
 template <std::int64_t Batch, std::int64_t Seq = 10000, std::int64_t Features = 512, std::int64_t Heads = 8,
-          std::int64_t W = 1000, std::int64_t D = 4, std::int64_t Hidden = 4 * Features>
+          std::int64_t W = 1000, std::int64_t D = 4, std::int64_t Hidden = 4 * Features, class T = float>
 struct longformer {
   static constexpr std::int64_t dh = Features / Heads, head_count = Heads, half_window = W, dilation = D;
   static_assert(dh * Heads == Features, "models::longformer: Heads divides Features");
@@ -47,15 +48,15 @@ struct longformer {
   static constexpr ein::var<"w"> w{};
   static constexpr ein::var<"i"> i{};
   static constexpr ein::var<"o"> o{};
-  static constexpr ein::input<"x", float, Batch, Seq, Features> x{};
-  static constexpr ein::weight<"Wq", float, Features, Features> Wq{};  // (out, in)
-  static constexpr ein::weight<"Wk", float, Features, Features> Wk{};
-  static constexpr ein::weight<"Wv", float, Features, Features> Wv{};
-  static constexpr ein::weight<"Wo", float, Features, Features> Wo{};
-  static constexpr ein::weight<"W1", float, Hidden, Features> W1{};
-  static constexpr ein::weight<"b1", float, Hidden> b1{};
-  static constexpr ein::weight<"W2", float, Features, Hidden> W2{};
-  static constexpr ein::weight<"b2", float, Features> b2{};
+  static constexpr ein::input<"x", T, Batch, Seq, Features> x{};
+  static constexpr ein::weight<"Wq", T, Features, Features> Wq{};  // (out, in)
+  static constexpr ein::weight<"Wk", T, Features, Features> Wk{};
+  static constexpr ein::weight<"Wv", T, Features, Features> Wv{};
+  static constexpr ein::weight<"Wo", T, Features, Features> Wo{};
+  static constexpr ein::weight<"W1", T, Hidden, Features> W1{};
+  static constexpr ein::weight<"b1", T, Hidden> b1{};
+  static constexpr ein::weight<"W2", T, Features, Hidden> W2{};
+  static constexpr ein::weight<"b2", T, Features> b2{};
 
   static constexpr auto heads = ein::over(b, h.template in<0, Heads>, m, k.template in<0, dh>);
   static constexpr auto q = ein::def<"q">(heads, ein::sum(i)(x(b, m, i) * Wq(h * dh + k, i)));

@@ -288,7 +288,7 @@ inline std::string check_accepted(const call& c, const verdict& v, const fs::pat
     if (!v.onnx.empty()) first("an ONNX file '" + v.onnx + "' without ONNX");
     if (!given.count("MODEL") || !fs::is_regular_file(v.model) || !same_file(v.model, dir / value("MODEL")))
       first("the model '" + v.model + "' is not the file MODEL names");
-    if (!std::regex_match(v.object, std::regex("(::)?[A-Za-z_][A-Za-z0-9_]*(::[A-Za-z_][A-Za-z0-9_]*)*")) ||
+    if (!std::regex_match(v.object, std::regex("(::)?[A-Za-z_][A-Za-z0-9_]*(<[^;{}\"]*>)?(::[A-Za-z_][A-Za-z0-9_]*(<[^;{}\"]*>)?)*")) ||
         v.object != value("OBJECT"))
       first("the object '" + v.object + "' is not OBJECT as a C++ name");
   }

@@ -4,5 +4,7 @@
 #include "../../examples/models/csrnet.hpp"
 
 namespace csrnet_small {
-inline constexpr auto& net = models::csrnet<2, 16>::net;
+/// The network in element type T: float, or ein::bfloat16 (each is generated and checked).
+template <class T>
+inline constexpr auto& net = models::csrnet<2, 16, T>::net;
 }  // namespace csrnet_small

@@ -4,5 +4,7 @@
 #include "../../examples/models/fsrcnn.hpp"
 
 namespace fsrcnn_small {
-inline constexpr auto& net = models::fsrcnn<2, 4>::net;
+/// The network in element type T: float, or ein::bfloat16 (each is generated and checked).
+template <class T>
+inline constexpr auto& net = models::fsrcnn<2, 4, T>::net;
 }  // namespace fsrcnn_small

@@ -5,5 +5,7 @@
 #include "../../examples/models/gcn.hpp"
 
 namespace gcn_small {
-inline constexpr auto& net = models::gcn<2, 32, 64, models::stages{1, 1, 1, 1}>::net;
+/// The network in element type T: float, or ein::bfloat16 (each is generated and checked).
+template <class T>
+inline constexpr auto& net = models::gcn<2, 32, 64, models::stages{1, 1, 1, 1}, 11, T>::net;
 }  // namespace gcn_small

@@ -5,5 +5,7 @@
 #include "../../examples/models/longformer.hpp"
 
 namespace longformer_small {
-inline constexpr auto& net = models::longformer<2, 64, 32, 2, 4, 4, 64>::net;
+/// The network in element type T: float, or ein::bfloat16 (each is generated and checked).
+template <class T>
+inline constexpr auto& net = models::longformer<2, 64, 32, 2, 4, 4, 64, T>::net;
 }  // namespace longformer_small

@@ -4,5 +4,7 @@
 #include "../../examples/models/resnet18.hpp"
 
 namespace resnet18_small {
-inline constexpr auto& net = models::resnet18<2, 16, 32>::net;
+/// The network in element type T: float, or ein::bfloat16 (each is generated and checked).
+template <class T>
+inline constexpr auto& net = models::resnet18<2, 16, 32, T>::net;
 }  // namespace resnet18_small

@@ -56,7 +56,7 @@ inline std::map<std::string, std::optional<match::instance>> priced_instances(co
                                                                               const ein::plan::capabilities& caps) {
   std::map<std::string, std::optional<match::instance>> r;
   for (auto& d : p.definitions) {
-    auto k = instantiate(d.value, model).kernels.back();
+    auto k = instantiate_stored(d.value, d.type, model).kernels.back();
     r[d.name] = runs_as_library(k, caps) ? std::optional{called_operator(k, caps)->op} : std::nullopt;
   }
   return r;

@@ -280,6 +280,34 @@ inline double eoperator_seconds(const ir::scope& s, const cost::model& model) {
   return model.seconds(cost::workload::eoperator(f.flops, f.bytes, &s));
 }
 
+/// Plan `p` of a definition's value as it stores element type `type`: its last kernel, which
+/// stores the definition, keeps only the operators that compute in that type — a library call
+/// writes the type it reads. A 16-bit definition's search splits out float values
+/// (detail::intermediate_type); an operator reading only those runs as the eOperator that rounds
+/// what it stores (docs/decisions/0028). Plans of float and double definitions are unchanged.
+inline plan stored_as(plan p, ir::dtype type, const cost::model& model) {
+  kernel& last = p.kernels.back();
+  std::erase_if(last.operators, [&](const priced_instance& o) { return o.op.type != type; });
+  if (!last.op || last.op->type == type) return p;
+  p.seconds -= last.seconds;
+  if (last.operators.empty()) {
+    last.op.reset();
+    last.facts = match::eoperator_cost(*last.value);
+    last.seconds = model.seconds(cost::workload::eoperator(last.facts.flops, last.facts.bytes, last.value.get()));
+  } else {
+    last.op = last.operators.front().op;
+    last.seconds = last.operators.front().seconds, last.facts = {last.op->flops, last.op->bytes};
+  }
+  if (last.weight_only) last.seconds = 0;
+  p.seconds += last.seconds;
+  return p;
+}
+
+/// instantiate(value), stored as `type` (stored_as): the plan of a definition as written.
+inline plan instantiate_stored(const ir::scope_ptr& value, ir::dtype type, const cost::model& model) {
+  return stored_as(instantiate(value, model), type, model);
+}
+
 /// Runs a plan on the interpreter: each kernel's flat scope in order, with the values of the
 /// kernels before it bound under their names. Returns the value of the last kernel, on the box
 /// of the expression (shifted back from the flat form).

@@ -33,7 +33,7 @@ struct program_timer {
   const cost::model& model;
   const ein::plan::capabilities& caps;
   std::map<std::string, double> seconds;
-  std::map<ir::scope_ptr, double> by_value = {};
+  std::map<std::pair<ir::scope_ptr, ir::dtype>, double> by_value = {};
   ir::reads_memo reads = {};
 
   double operator()(const ir::program& p) {
@@ -41,12 +41,13 @@ struct program_timer {
     double s = 0;
     for (auto& d : p.definitions) {
       if (weight_only.count(d.name)) continue;
-      auto known = by_value.find(d.value);
+      auto known = by_value.find({d.value, d.type});
       if (known == by_value.end()) {
-        auto form = ir::canonical_string(*d.value);
+        auto form = ir::canonical_string(*d.value) + " as " + ir::name(d.type);
         auto it = seconds.find(form);
-        if (it == seconds.end()) it = seconds.emplace(form, seconds_as_run(instantiate(d.value, model), model, caps)).first;
-        known = by_value.emplace(d.value, it->second).first;
+        if (it == seconds.end())
+          it = seconds.emplace(form, seconds_as_run(instantiate_stored(d.value, d.type, model), model, caps)).first;
+        known = by_value.emplace(std::pair{d.value, d.type}, it->second).first;
       }
       s += known->second;
     }

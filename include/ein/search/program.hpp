@@ -75,15 +75,19 @@ inline void adopt(optimized_program& r, const std::vector<std::size_t>& choice, 
 }  // namespace detail
 
 /// `r` (a result of optimize_program) for a build with capabilities `caps`: each searched
-/// subprogram's plan is chosen again among its candidates, priced as that build runs them
-/// (choose_for_backend), then the program-level search (relax_program, under `r.relax`) chooses
-/// again across subprograms, and the program is rebuilt, post-optimized and merged; each of its
-/// definitions records the instance it is priced as (`priced`, for `priced_for` = `caps`). One
-/// search serves several builds this way.
+/// subprogram's plan is chosen again among its candidates, priced as that build runs them storing
+/// the subprogram's type (choose_for_backend, stored_as), then the program-level search
+/// (relax_program, under `r.relax`) chooses again across subprograms, and the program is rebuilt,
+/// post-optimized and merged; each of its definitions records the instance it is priced as
+/// (`priced`, for `priced_for` = `caps`). One search serves several builds this way.
 inline optimized_program for_backend(optimized_program r, const cost::model& model, const ein::plan::capabilities& caps) {
   auto start = std::chrono::steady_clock::now();
-  for (auto& s : r.subprograms)
+  for (auto& s : r.subprograms) {
+    for (auto& c : s.result.candidates) c.p = stored_as(std::move(c.p), s.type, model);
+    s.result.baseline = stored_as(std::move(s.result.baseline), s.type, model);
+    s.result.best = stored_as(std::move(s.result.best), s.type, model);
     if (s.searched) choose_for_backend(s.result, model, caps);
+  }
   auto relaxed = relax_program(r, model, caps, r.relax);
   detail::adopt(r, relaxed.choice, std::move(relaxed.best), model, caps);
   r.relax_stats = relaxed.stats;
