@@ -20,6 +20,8 @@
 #                                       toolkit's); the sanitizer steps skip where it is not there
 #   EIN_MODELS_COMPILE=                 models_torch without torch.compile (default: --compile)
 #   EIN_MODELS_SIZE=full16              the models at batch 16 (default: full, batch 1)
+#   EIN_MODELS_TYPE=bfloat16            the models in bfloat16 (or half; default: float), against
+#                                       PyTorch in the same type (their results: models_*_bfloat16.json)
 #   EIN_GPU_SLOWDOWN=20                 multiplies each step's own limit (a slow machine checking
 #                                       the CPU steps; set EIN_GPU_BUDGET to match)
 set -uo pipefail
@@ -99,7 +101,7 @@ configure_args=(-S "$repo" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Rele
                 -DCMAKE_CUDA_ARCHITECTURES="${CUDAARCHS:-90}" -DEIN_BUILD_GPU_BENCHMARKS=ON
                 # plans as CI generates them; the measured model has a step of its own
                 -DEIN_COST=roofline -DEIN_BUILD_MODEL_BENCHMARKS=cuda
-                -DEIN_BENCH_MODELS_SIZE="${EIN_MODELS_SIZE:-full}")
+                -DEIN_BENCH_MODELS_SIZE="${EIN_MODELS_SIZE:-full}" -DEIN_BENCH_MODELS_TYPE="${EIN_MODELS_TYPE:-float}")
 [[ -n $kit_prefix ]] && configure_args+=(-DCMAKE_PREFIX_PATH="$kit_prefix"
                                          -DCMAKE_LIBRARY_PATH="$kit_prefix/lib/x86_64-linux-gnu/openblas-pthread")
 # CMake's file API lists the targets the configuration made (some need cuDNN).
@@ -200,19 +202,22 @@ named() { [[ " ${EIN_GPU_STEPS:-} " == *" $1 "* ]]; }
 if named build_models; then
   step build_models 420 cmake --build "$build" -j "$jobs" --target bench_models
 fi
-models_work=${TMPDIR:-/tmp}/ein-models  # one place, so that a later call's models_torch finds it
+# one place per element type, so that a later call's models_torch finds it
+models_type=${EIN_MODELS_TYPE:-float}
+suffix=$([[ $models_type == float ]] || echo "_$models_type")
+models_work=${TMPDIR:-/tmp}/ein-models$suffix
 if named models_cuda; then
   rm -rf "$models_work" && mkdir -p "$models_work"
   step models_cuda 240 needs_gpu "$build/bench/models/bench_models" "$models_work" &&
-    cp "$models_work/manifest.json" "$results/models_cuda.json"
+    cp "$models_work/manifest.json" "$results/models_cuda$suffix.json"
 fi
 torch_models() {
   [[ -f $1/manifest.json ]] && needs_gpu python3 -c 'import torch' || return 77
-  PYTHONUNBUFFERED=1 python3 "$repo/bench/models/compare.py" "$1" "$results/models.json" ${EIN_MODELS_COMPILE---compile}
+  PYTHONUNBUFFERED=1 python3 "$repo/bench/models/compare.py" "$1" "$results/models$2.json" ${EIN_MODELS_COMPILE---compile}
 }
 export -f torch_models
 if named models_torch; then
-  step models_torch 480 torch_models "$models_work"
+  step models_torch 480 torch_models "$models_work" "$suffix"
   tail -10 "$logs/models_torch.log" >> "$summary"
 fi
 

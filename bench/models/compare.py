@@ -7,6 +7,11 @@ rounds interleaved with ein's plans on the host, see host_rounds.py.
 
     python3 bench/models/compare.py <work folder> <results.json> [--compile] [--onnxruntime] [--models a,b]
 
+A 16-bit model (EIN_BENCH_MODELS_TYPE bfloat16 or half) runs in PyTorch in that type too
+(`.to(torch.bfloat16)`, on the same values), and ein's output is checked against the float32 result
+on those values: within twice PyTorch eager's difference from it plus a unit in the last place
+(peers.agreement); ONNX Runtime runs float models only.
+
 On a GPU (a cuda manifest): full float (TF32 off), cudnn.benchmark on, channels-last tensors, the
 median of 50 runs after 5 warm-ups timed with CUDA events, torch.compile in "max-autotune" mode.
 On the host: the median of 3 to 20 runs (about a second), on every core, torch.compile in its
@@ -35,7 +40,8 @@ def median_ms(fn, device):
 
 def run(work, entry, device, compile_too, onnxruntime=False):
     x, ein_out, forward = peers.model_of(work, entry, device)
-    result = {}
+    narrow = entry.get("element", "float") != "float"
+    result, outputs = {}, {}
     for mode in ("eager", "compile") if compile_too else ("eager",):
         try:
             with torch.no_grad():
@@ -49,13 +55,20 @@ def run(work, entry, device, compile_too, onnxruntime=False):
                     result["compile_seconds"] = time.time() - start
                     f = lambda: compiled(x)
                 out = f()
-                result[mode + "_max_rel_err_vs_ein"] = max_rel_err(out, ein_out)
+                outputs[mode] = out
+                result[mode + "_max_rel_err_vs_ein"] = max_rel_err(out.float(), ein_out)
                 result[mode + "_ms"] = median_ms(f, device)
         except Exception as e:
             result[mode + "_error"] = f"{type(e).__name__}: {e}"[:500]
         if device == "cuda":
             torch.cuda.empty_cache()
-    if onnxruntime:
+    if narrow and "eager" in outputs:
+        x32, _, forward32 = peers.model_of(work, entry, device, element="float")
+        with torch.no_grad():
+            reference32 = forward32(x32)
+        errs, result["disagree"] = peers.agreement(entry, {"ein": ein_out, **outputs}, outputs["eager"], reference32)
+        result.update({who + "_max_rel_err_vs_float32": err for who, err in errs.items()})
+    if onnxruntime and not narrow:
         try:
             f = peers.onnxruntime_session(forward, x, os.path.join(work, entry["name"] + ".onnx"), torch.get_num_threads())
             result["onnxruntime_max_rel_err_vs_ein"] = max_rel_err(f(), ein_out)
@@ -100,7 +113,10 @@ def main():
         entry["torch"] = run(args.work, entry, device, args.compile, args.onnxruntime and device == "cpu")
         print(f"{entry['name']}: {entry['torch']}", flush=True)
         errs = [v for k, v in entry["torch"].items() if k.endswith("_max_rel_err_vs_ein")]
-        if not errs or max(errs) > 1e-3:
+        if entry.get("element", "float") != "float":
+            if "ein" in entry["torch"].get("disagree", ["ein"]):
+                failed.append(entry["name"])
+        elif not errs or max(errs) > 1e-3:
             failed.append(entry["name"])
         write_results(manifest, args.results)  # after each model, so that a run cut short keeps what it did
 

@@ -4,6 +4,8 @@
 // torch.compile (docs/models.md).
 //
 //   bench_models <work folder>
+#include <algorithm>
+#include <cstddef>
 #include <cstdio>
 #include <fstream>
 #include <memory>
@@ -18,24 +20,42 @@ namespace {
 
 namespace gpu = ein::bench::gpu;
 
+// Device memory of `bytes` bytes.
+class device_bytes {
+ public:
+  explicit device_bytes(std::size_t bytes) : bytes_(bytes) { EIN_CUDA_CHECK(cudaMalloc(&data_, std::max<std::size_t>(bytes, 1))); }
+  device_bytes(const device_bytes&) = delete;
+  device_bytes& operator=(const device_bytes&) = delete;
+  ~device_bytes() { cudaFree(data_); }
+  void* data() const { return data_; }
+  std::size_t bytes() const { return bytes_; }
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_;
+};
+
 // Device buffers on one stream.
 struct cuda_memory {
-  using buffer = std::unique_ptr<gpu::device_array>;
+  using buffer = std::unique_ptr<device_bytes>;
   cudaStream_t s = nullptr;
-  buffer upload(const std::vector<float>& v) {
-    auto b = std::make_unique<gpu::device_array>(v.size());
-    b->upload(v);
+  buffer upload(const std::vector<std::byte>& bytes) {
+    auto b = std::make_unique<device_bytes>(bytes.size());
+    EIN_CUDA_CHECK(cudaMemcpy(b->data(), bytes.data(), bytes.size(), cudaMemcpyHostToDevice));
     return b;
   }
-  buffer output(std::size_t count) {
-    auto b = std::make_unique<gpu::device_array>(count);
-    b->poison();
+  // Every byte 0xff: NaN in every element of every type, so an element the plan does not write shows.
+  buffer output(std::size_t bytes) {
+    auto b = std::make_unique<device_bytes>(bytes);
+    EIN_CUDA_CHECK(cudaMemset(b->data(), 0xff, bytes));
     return b;
   }
-  float* data(buffer& b) { return b->data(); }
-  std::vector<float> download(const buffer& b) {
+  void* data(buffer& b) { return b->data(); }
+  std::vector<std::byte> download(const buffer& b) {
     EIN_CUDA_CHECK(cudaStreamSynchronize(s));
-    return b->download();
+    std::vector<std::byte> bytes(b->bytes());
+    EIN_CUDA_CHECK(cudaMemcpy(bytes.data(), b->data(), bytes.size(), cudaMemcpyDeviceToHost));
+    return bytes;
   }
   ein::runtime::stream stream() { return s; }
   template <class F>

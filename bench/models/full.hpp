@@ -1,8 +1,10 @@
-// The seven models at EinNet's configurations, batch 1: what bench_models plans and times.
+// The seven models at EinNet's configurations, batch 1, in element type T: what bench_models plans
+// and times.
 #pragma once
 
 #include "full_size.hpp"
 
 namespace bench_models {
-using sizes = full_size<1>;
+template <class T>
+using sizes = full_size<1, T>;
 }  // namespace bench_models

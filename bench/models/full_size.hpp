@@ -1,5 +1,5 @@
-// The seven models at EinNet's configurations, at batch Batch: what full.hpp (batch 1) and
-// full16.hpp (batch 16) give bench_models.
+// The seven models at EinNet's configurations, at batch Batch, in element type T: what full.hpp
+// (batch 1) and full16.hpp (batch 16) give bench_models.
 #pragma once
 
 #include <cstdint>
@@ -13,14 +13,14 @@
 #include "../../examples/models/resnet18.hpp"
 
 namespace bench_models {
-template <std::int64_t Batch>
+template <std::int64_t Batch, class T>
 struct full_size {
-  using dcgan = models::dcgan<Batch>;
-  using infogan = models::infogan<Batch>;
-  using resnet18 = models::resnet18<Batch>;
-  using fsrcnn = models::fsrcnn<Batch>;
-  using csrnet = models::csrnet<Batch>;
-  using gcn = models::gcn<Batch>;
-  using longformer = models::longformer<Batch>;
+  using dcgan = models::dcgan<Batch, 1, T>;
+  using infogan = models::infogan<Batch, 1, T>;
+  using resnet18 = models::resnet18<Batch, 1, 224, T>;
+  using fsrcnn = models::fsrcnn<Batch, 1, T>;
+  using csrnet = models::csrnet<Batch, 1, T>;
+  using gcn = models::gcn<Batch, 1, 224, models::stages{}, 11, T>;
+  using longformer = models::longformer<Batch, 10000, 512, 8, 1000, 4, 4 * 512, T>;
 };
 }  // namespace bench_models

@@ -4,8 +4,11 @@
 //
 //   bench_models <work folder>
 #include <chrono>
+#include <cstddef>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
+#include <map>
 #include <vector>
 
 #include "common/machine.hpp"
@@ -14,13 +17,28 @@
 
 namespace {
 
-// Host buffers; a run is timed by the steady clock, repeated for about a second (3 to 20 runs).
+// Host buffers, aligned as every element type wants; a run is timed by the steady clock, repeated
+// for about a second (3 to 20 runs).
 struct host_memory {
-  using buffer = std::vector<float>;
-  buffer upload(const std::vector<float>& v) { return v; }
-  buffer output(std::size_t count) { return buffer(count, -7.0f); }
-  float* data(buffer& b) { return b.data(); }
-  std::vector<float> download(const buffer& b) { return b; }
+  using buffer = std::vector<float>;  // bytes, in floats for their alignment
+  buffer upload(const std::vector<std::byte>& bytes) {
+    buffer b((bytes.size() + sizeof(float) - 1) / sizeof(float));
+    std::memcpy(b.data(), bytes.data(), bytes.size());
+    return b;
+  }
+  // NaN in every element of every type, so an element the plan does not write shows.
+  buffer output(std::size_t bytes) {
+    buffer b((bytes + sizeof(float) - 1) / sizeof(float));
+    std::memset(b.data(), 0xff, b.size() * sizeof(float));
+    sizes_[b.data()] = bytes;
+    return b;
+  }
+  void* data(buffer& b) { return b.data(); }
+  std::vector<std::byte> download(const buffer& b) {
+    std::vector<std::byte> bytes(sizes_.at(b.data()));
+    std::memcpy(bytes.data(), b.data(), bytes.size());
+    return bytes;
+  }
   ein::runtime::stream stream() { return nullptr; }
   template <class F>
   double median_ms(F&& f) {
@@ -34,6 +52,9 @@ struct host_memory {
     }
     return ein::bench::median(ms);
   }
+
+ private:
+  std::map<const float*, std::size_t> sizes_;  // the bytes of each output
 };
 
 }  // namespace

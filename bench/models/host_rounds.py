@@ -2,8 +2,10 @@
 searched plans (bench_models), the same models generated as written (bench_models_written, SEARCH
 OFF), PyTorch eager, torch.compile and ONNX Runtime, one after another, on the same inputs; each
 figure is the median over the rounds of each round's median time. Every output is checked against
-PyTorch eager (1e-3 of its largest magnitude). Writes the results as JSON and prints the table of
-docs/models.md.
+PyTorch eager (1e-3 of its largest magnitude); a 16-bit model's (EIN_BENCH_MODELS_TYPE), run by
+PyTorch in its type too, against the float32 result on the same values, each within twice eager's
+difference from it plus a unit in the last place (peers.agreement; ONNX Runtime runs float models
+only). Writes the results as JSON and prints the table of docs/models.md.
 
     python3 bench/models/host_rounds.py <build folder> <work folder> <results.json> [--rounds 3]
         [--no-compile] [--models a,b]
@@ -22,9 +24,6 @@ import numpy as np
 import torch
 
 import peers
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
-from baseline import max_rel_err  # noqa: E402
 
 
 def load_average():
@@ -74,9 +73,11 @@ def main():
                 if not args.no_compile:
                     compiled = torch.compile(forward)
                     f["compile"] = lambda compiled=compiled, x=x: compiled(x)
+                narrow = entry.get("element", "float") != "float"
                 try:
-                    f["onnxruntime"] = peers.onnxruntime_session(
-                        forward, x, os.path.join(args.work, name + ".onnx"), threads)
+                    if not narrow:  # ONNX Runtime runs float models only
+                        f["onnxruntime"] = peers.onnxruntime_session(
+                            forward, x, os.path.join(args.work, name + ".onnx"), threads)
                 except Exception as e:
                     errors[name + " onnxruntime"] = f"{type(e).__name__}: {e}"[:300]
                 peer_functions[name] = f
@@ -90,12 +91,18 @@ def main():
                             check[peer] = fn()
                         except Exception as e:
                             errors[name + " " + peer] = f"{type(e).__name__}: {e}"[:300]
-                    for who, out in check.items():
-                        err = max_rel_err(out, reference)
-                        if err > 1e-3:
-                            errors[name + " " + who] = f"differs from PyTorch eager by {err:.2e}"
-                        entry.setdefault("max_rel_err_vs_eager", {})[who] = err
-                times[name].setdefault("max_rel_err_vs_eager", entry["max_rel_err_vs_eager"])
+                    reference32 = None
+                    if narrow:
+                        x32, _, forward32 = peers.model_of(os.path.join(args.work, "searched"), entry, element="float")
+                        reference32 = forward32(x32)
+                    errs, disagree = peers.agreement(entry, check, reference, reference32)
+                    against = "the float32 result" if narrow else "PyTorch eager"
+                    for who in disagree:
+                        errors[name + " " + who] = f"differs from {against} by {errs[who]:.2e}"
+                    entry["max_rel_err_vs_float32" if narrow else "max_rel_err_vs_eager"] = errs
+                for key in ("max_rel_err_vs_eager", "max_rel_err_vs_float32"):
+                    if key in entry:
+                        times[name][key] = entry[key]
                 times[name]["plan"] = entry["plan"]
                 times[name]["plan_as_written"] = written_by_name[name]["plan"]
             with torch.no_grad():
@@ -123,7 +130,8 @@ def main():
     for name, t in times.items():
         med = {p: float(np.median(t[p])) for p in peers_order if p in t}
         results["models"][name] = {**{p + "_ms": med[p] for p in med}, **{p + "_rounds_ms": t[p] for p in med},
-                                   "max_rel_err_vs_eager": t.get("max_rel_err_vs_eager"), "plan": t.get("plan"),
+                                   **{k: t[k] for k in ("max_rel_err_vs_eager", "max_rel_err_vs_float32") if k in t},
+                                   "plan": t.get("plan"),
                                    "plan_as_written": t.get("plan_as_written")}
         cell = lambda p: f"{med[p]:.3f}" if p in med else "—"
         ratio = lambda p: f"{med[p] / med['ein']:.2f}" if p in med else "—"

@@ -1,8 +1,12 @@
 // What the models' benchmark writes for compare.py: each model's random inputs and weights and
-// ein's output as raw float32 files, and one manifest entry naming them with their shapes.
+// ein's output as raw float32 files (a 16-bit model's values, which float holds exactly), and one
+// manifest entry naming them with their shapes and element type; and the conversions between
+// those float values and a plan's buffers of the tensor's element type.
 #pragma once
 
 #include <cmath>
+#include <cstddef>
+#include <cstring>
 #include <cstdint>
 #include <fstream>
 #include <map>
@@ -13,7 +17,9 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ein/half.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/runtime/bindings.hpp"
 
 namespace ein::bench::models {
 
@@ -49,20 +55,81 @@ inline std::vector<float> random_tensor(const ir::tensor& t, bool variance, std:
   return v;
 }
 
+namespace detail {
+// f(a T value) for the element type t of a benchmark tensor: float, ein::bfloat16 or ein::half.
+template <class F>
+decltype(auto) with_element(ir::dtype t, F&& f) {
+  switch (t) {
+    case ir::dtype::f32: return f(float{});
+    case ir::dtype::bf16: return f(ein::bfloat16{});
+    case ir::dtype::f16: return f(ein::half{});
+    case ir::dtype::f64: break;
+  }
+  throw std::runtime_error(std::string("bench_models: no models in ") + ir::name(t));
+}
+}  // namespace detail
+
+/// `v` rounded to element type `t` (float, bfloat16 or half), as float: what a buffer of `t` holds.
+inline std::vector<float> rounded(std::vector<float> v, ir::dtype t) {
+  detail::with_element(t, [&](auto zero) {
+    using T = decltype(zero);
+    for (float& x : v) x = static_cast<float>(static_cast<T>(x));
+  });
+  return v;
+}
+
+/// The bytes of a buffer of element type `t` holding `v`.
+inline std::vector<std::byte> stored_bytes(const std::vector<float>& v, ir::dtype t) {
+  std::vector<std::byte> bytes(v.size() * static_cast<std::size_t>(ir::element_bytes(t)));
+  detail::with_element(t, [&](auto zero) {
+    using T = decltype(zero);
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      const T x = static_cast<T>(v[i]);
+      std::memcpy(bytes.data() + i * sizeof(T), &x, sizeof(T));
+    }
+  });
+  return bytes;
+}
+
+/// The values of a buffer of element type `t`, as float.
+inline std::vector<float> stored_values(const std::vector<std::byte>& bytes, ir::dtype t) {
+  return detail::with_element(t, [&](auto zero) {
+    using T = decltype(zero);
+    std::vector<float> v(bytes.size() / sizeof(T));
+    for (std::size_t i = 0; i < v.size(); ++i) {
+      T x;
+      std::memcpy(&x, bytes.data() + i * sizeof(T), sizeof(T));
+      v[i] = static_cast<float>(x);
+    }
+    return v;
+  });
+}
+
+/// The binding of tensor `name`, of element type `t`, to `data`: read-only, or written where
+/// `writable`.
+inline runtime::binding typed_binding(const std::string& name, ir::dtype t, void* data, bool writable) {
+  return detail::with_element(t, [&](auto zero) {
+    using T = decltype(zero);
+    return writable ? runtime::binding(name, static_cast<T*>(data)) : runtime::binding(name, static_cast<const T*>(data));
+  });
+}
+
 inline void write_floats(const std::string& path, const std::vector<float>& v) {
   std::ofstream out(path, std::ios::binary);
   out.write(reinterpret_cast<const char*>(v.data()), static_cast<std::streamsize>(v.size() * sizeof(float)));
   if (!out) throw std::runtime_error("bench_models: cannot write " + path);
 }
 
-/// Writes `p`'s tensors (random, by random_tensor) into `work` as `<model>.<tensor>.bin` and gives
-/// their values by name; `entry` gets their names, shapes, roles and files.
+/// Writes `p`'s tensors (random, by random_tensor, rounded to their element types) into `work` as
+/// `<model>.<tensor>.bin` and gives their values by name; `entry` gets their names, shapes, roles
+/// and files, and the model's element type.
 inline std::map<std::string, std::vector<float>> write_inputs(const ir::program& p, const model_case& m,
                                                                const std::string& work, json& entry) {
   std::map<std::string, std::vector<float>> values;
   std::uint64_t seed = 2024;
+  entry["element"] = ir::name(p.tensors.at(0).type);
   for (auto& t : p.tensors) {
-    auto& v = values[t.name] = random_tensor(t, m.is_variance && m.is_variance(t.name), seed++);
+    auto& v = values[t.name] = rounded(random_tensor(t, m.is_variance && m.is_variance(t.name), seed++), t.type);
     std::string file = m.name + "." + t.name + ".bin";
     write_floats(work + "/" + file, v);
     entry["tensors"].push_back({{"name", t.name},

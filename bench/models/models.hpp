@@ -1,6 +1,6 @@
-// The seven models that bench_models runs, in one list for both backends; the generated plans
-// and the size header (full.hpp, full16.hpp or small.hpp: EIN_BENCH_MODELS_SIZES, each defining
-// bench_models::sizes) come from the build.
+// The seven models that bench_models runs, in one list for both backends; the generated plans,
+// the size header (full.hpp, full16.hpp or small.hpp: EIN_BENCH_MODELS_SIZES, each defining
+// bench_models::sizes<T>) and the element type (EIN_BENCH_MODELS_ELEMENT) come from the build.
 #pragma once
 
 #include <string>
@@ -24,7 +24,7 @@ inline bool resnet_variance(const std::string& t) { return t.ends_with("_v"); }
 /// Every model run on `memory` (run_model), in the manifest's order.
 template <class Memory>
 json run_all(const std::string& work, Memory& memory) {
-  using bm = ::bench_models::sizes;
+  using bm = ::bench_models::sizes<EIN_BENCH_MODELS_ELEMENT>;
   json all = json::array();
   all.push_back(run_model<bm::dcgan>({"dcgan", dcgan_variance}, work, memory));
   all.push_back(run_model<bm::infogan>({"infogan"}, work, memory));

@@ -2,6 +2,7 @@
 torch.compile, and ONNX Runtime on the model exported from PyTorch (torch.onnx.export, weights as
 initializers). compare.py and host_rounds.py use them."""
 import os
+import sys
 import time
 
 import numpy as np
@@ -9,17 +10,44 @@ import torch
 
 from reference import MODELS
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "gpu"))
+from baseline import max_rel_err  # noqa: E402  (bench/gpu/baseline.py)
+
+
+# The element types bench_models writes models in (EIN_BENCH_MODELS_TYPE), and a unit in the
+# last place of each 16-bit one relative to a value's magnitude.
+DTYPES = {"float": torch.float32, "bfloat16": torch.bfloat16, "half": torch.float16}
+UNITS = {"bfloat16": 2.0**-7, "half": 2.0**-10}
+
 
 def load(work, entry, device="cpu"):
     data = np.fromfile(os.path.join(work, entry["file"]), dtype=np.float32)
     return torch.from_numpy(data.reshape(entry["shape"])).to(device)
 
 
-def model_of(work, entry, device="cpu"):
-    """The model's input, ein's output, and PyTorch's forward function, from what bench_models wrote."""
-    tensors = {e["name"]: load(work, e, device) for e in entry["tensors"]}
+def model_of(work, entry, device="cpu", element=None):
+    """The model's input, ein's output (float32), and PyTorch's forward function, from what
+    bench_models wrote, in the model's element type (entry["element"]) or in `element`
+    ("float": the float32 reference of a 16-bit model, on the same values)."""
+    dtype = DTYPES[element or entry.get("element", "float")]
+    tensors = {e["name"]: load(work, e, device).to(dtype) for e in entry["tensors"]}
     (x_name,) = [e["name"] for e in entry["tensors"] if e["role"] == "input"]
     return tensors[x_name], load(work, entry["output"], device), MODELS[entry["name"]](tensors, entry)
+
+
+def agreement(entry, outputs, eager, reference32=None):
+    """Each output's largest difference and whether they all agree. A float model's outputs are
+    compared with PyTorch eager's (`eager`): within 1e-3 of its largest magnitude. A 16-bit model's
+    are compared with the float32 result on the same values (`reference32`): each within twice
+    eager's own difference from it plus a unit in the last place — as accurate as PyTorch in that
+    type (docs/models.md). Returns ({who: difference}, [who disagrees])."""
+    element = entry.get("element", "float")
+    if element == "float":
+        errs = {who: max_rel_err(out, eager) for who, out in outputs.items()}
+        return errs, [who for who, err in errs.items() if err > 1e-3]
+    errs = {who: max_rel_err(out.float(), reference32) for who, out in outputs.items()}
+    bound = 2 * max_rel_err(eager.float(), reference32) + UNITS[element]
+    return errs, [who for who, err in errs.items() if err > bound]
 
 
 def host_median_ms(fn):

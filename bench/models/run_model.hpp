@@ -3,6 +3,7 @@
 // where buffers live and how runs are timed (host.cpp, cuda.cpp).
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -13,9 +14,9 @@
 
 namespace ein::bench::models {
 
-/// Memory: `buffer upload(const std::vector<float>&)`, `buffer output(std::size_t count)`,
-/// `float* data(buffer&)`, `std::vector<float> download(const buffer&)`, `stream()`, and
-/// `double median_ms(F)` over repeated calls of F.
+/// Memory: `buffer upload(const std::vector<std::byte>&)`, `buffer output(std::size_t bytes)`,
+/// `void* data(buffer&)`, `std::vector<std::byte> download(const buffer&)`, `stream()`, and
+/// `double median_ms(F)` over repeated calls of F. Buffers hold each tensor's element type.
 template <class Model, class Memory>
 json run_model(const model_case& m, const std::string& work, Memory& memory, json config = json::object()) {
   const auto& net = Model::net;
@@ -26,17 +27,19 @@ json run_model(const model_case& m, const std::string& work, Memory& memory, jso
   buffers.reserve(p.tensors.size() + 1);
   std::vector<runtime::binding> weights, run;
   for (auto& t : p.tensors) {
-    auto& b = buffers.emplace_back(memory.upload(values.at(t.name)));
-    (t.role == ir::tensor_role::weight ? weights : run).emplace_back(t.name, static_cast<const float*>(memory.data(b)));
+    auto& b = buffers.emplace_back(memory.upload(stored_bytes(values.at(t.name), t.type)));
+    (t.role == ir::tensor_role::weight ? weights : run).push_back(typed_binding(t.name, t.type, memory.data(b), false));
   }
   const std::string& out = p.outputs.at(0);
-  auto& y = buffers.emplace_back(memory.output(element_count(p.find_definition(out)->value->shape())));
-  run.emplace_back(out, memory.data(y));
+  const ir::dtype out_type = p.find_definition(out)->type;
+  const auto out_count = element_count(p.find_definition(out)->value->shape());
+  auto& y = buffers.emplace_back(memory.output(out_count * static_cast<std::size_t>(ir::element_bytes(out_type))));
+  run.push_back(typed_binding(out, out_type, memory.data(y), true));
 
   auto prepared = ein::prepare(net, runtime::bindings(weights), memory.stream());
   runtime::bindings bound(run);
   prepared.run(bound, memory.stream());
-  write_output(p, m, memory.download(y), work, entry);
+  write_output(p, m, stored_values(memory.download(y), out_type), work, entry);
   entry["ein_ms"] = memory.median_ms([&] { prepared.run(bound, memory.stream()); });
   using plan = runtime::plan<std::remove_cvref_t<decltype(net)>>;
   entry["plan"] = std::string(plan::description);
