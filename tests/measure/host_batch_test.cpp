@@ -1,13 +1,14 @@
 // What the host timer runs is the plan: a generated family of programs, planned for host builds
 // with CBLAS or oneDNN, compiled together by the build's toolchain into shared objects, loaded
-// and run prepared, equals the interpreter on the same random inputs; a source the compiler
-// refuses is a user_error quoting it.
+// and run prepared, equals the interpreter on the same random inputs, in float and in 16 bits; a
+// source the compiler refuses is a user_error quoting it.
 #include <doctest/doctest.h>
 
 #include <filesystem>
 #include <fstream>
 
 #include "ein/codegen/backend.hpp"
+#include "ein/derive/positions.hpp"
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/measure/host_batch.hpp"
@@ -91,6 +92,62 @@ TEST_CASE("host_batch: a family of plans compiled together runs as the plans, eq
       got.data = c->values(out);
       CAPTURE(out);
       CHECK(eval::max_rel_error(got, reference.at(out)) < 1e-4);
+    }
+  }
+}
+
+namespace {
+
+// `p` in element type `t`: every tensor, every access to it and every definition.
+ir::program in_type(ir::program p, ir::dtype t) {
+  for (auto& x : p.tensors) x.type = t;
+  for (auto& d : p.definitions) {
+    d.type = t;
+    auto body = derive::map_accesses_deep(d.value->body, [&](const ir::access& a) -> ir::expr {
+      auto* x = std::get_if<ir::tensor>(&a.source);
+      if (!x) return nullptr;
+      auto typed = *x;
+      typed.type = t;
+      return ir::make_access(std::move(typed), a.index);
+    });
+    d.value = ir::make_scope(d.value->traversal, d.value->summation, std::move(body), d.value->reduce);
+  }
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("host_batch: plans of half and bfloat16 programs run on buffers of their types, equal to the interpreter") {
+  auto toolchain = measure::read_host_toolchain(EIN_TEST_HOST_TOOLCHAIN);
+  std::vector<ir::program> programs;
+  std::vector<codegen::timing_case> cases;
+  for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+    programs.push_back(in_type(program_family::chain(seed), seed % 2 ? ir::dtype::bf16 : ir::dtype::f16));
+    cases.push_back({"narrow_" + std::to_string(seed), ein::plan::make_plan(programs.back(), both_build())});
+  }
+  measure::host_batch batch(std::move(cases), toolchain, codegen::accumulation::element);
+  for (std::size_t i = 0; i < programs.size(); ++i) {
+    auto& p = programs[i];
+    CAPTURE(ir::to_string(p));
+    auto c = batch.prepare(i, 200 + i);
+    c->run();
+    eval::bindings env;
+    for (auto& t : p.tensors) {
+      eval::dense d(t.shape);
+      d.data = c->values(t.name);
+      REQUIRE(d.data.size() == static_cast<std::size_t>(eval::dense::count(t.shape)));
+      // the buffer holds values of its type
+      for (double v : d.data) REQUIRE(v == eval::stored_value(v, t.type));
+      env[t.name] = std::move(d);
+    }
+    auto reference = eval::evaluate(p, env);
+    // a unit in the last place per definition: the plan and the interpreter round each one
+    const double unit = p.tensors.front().type == ir::dtype::f16 ? 0x1p-10 : 0x1p-7;
+    for (auto& out : p.outputs) {
+      eval::dense got(reference.at(out).shape, reference.at(out).lower);
+      got.data = c->values(out);
+      CAPTURE(out);
+      CHECK(eval::max_rel_error(got, reference.at(out)) <= unit * static_cast<double>(p.definitions.size()) + 1e-4);
     }
   }
 }

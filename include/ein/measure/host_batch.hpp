@@ -16,6 +16,7 @@
 
 #include "ein/codegen/timing_source.hpp"
 #include "ein/detail/error.hpp"
+#include "ein/half.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/measure/host_toolchain.hpp"
 #include "ein/runtime/bindings.hpp"
@@ -69,28 +70,20 @@ class host_batch {
       std::vector<runtime::binding> weights, rest;
       for (auto& buf : plan.buffers) {
         if (buf.role == ein::plan::buffer::kind::temporary) continue;
-        if (buf.type != ir::dtype::f32 && buf.type != ir::dtype::f64)
-          throw internal_error("the host timer has no buffers of this element type");
-        const bool wide = buf.type == ir::dtype::f64;
-        index_[buf.name] = {data_.size(), wide};
-        auto& storage = data_.emplace_back(static_cast<std::size_t>(buf.count()) * (wide ? 2 : 1));
-        if (buf.role == ein::plan::buffer::kind::input) {
-          if (wide) {
-            auto* d = reinterpret_cast<double*>(storage.data());
-            for (std::int64_t k = 0; k < buf.count(); ++k) d[k] = rng.uniform();
-          } else {
-            for (auto& x : storage) x = static_cast<float>(rng.uniform());
-          }
-        }
+        const bool input = buf.role == ein::plan::buffer::kind::input;
+        index_[buf.name] = {data_.size(), buf.type, static_cast<std::size_t>(buf.count())};
+        auto& storage = data_.emplace_back(words(buf.count(), buf.type));
         auto& list = buf.weight ? weights : rest;
-        if (buf.role == ein::plan::buffer::kind::input && wide)
-          list.emplace_back(buf.name, static_cast<const double*>(static_cast<const void*>(storage.data())));
-        else if (buf.role == ein::plan::buffer::kind::input)
-          list.emplace_back(buf.name, static_cast<const float*>(storage.data()));
-        else if (wide)
-          list.emplace_back(buf.name, reinterpret_cast<double*>(storage.data()));
-        else
-          list.emplace_back(buf.name, storage.data());
+        with_element(buf.type, [&](auto zero) {
+          using T = decltype(zero);
+          auto* d = reinterpret_cast<T*>(storage.data());
+          if (input)
+            for (std::int64_t k = 0; k < buf.count(); ++k) d[k] = static_cast<T>(rng.uniform());
+          if (input)
+            list.emplace_back(buf.name, static_cast<const T*>(d));
+          else
+            list.emplace_back(buf.name, d);
+        });
       }
       weights_ = std::make_unique<runtime::bindings>(std::move(weights), "ein::prepare");
       bindings_ = std::make_unique<runtime::bindings>(std::move(rest));
@@ -108,14 +101,13 @@ class host_batch {
     std::vector<double> values(const std::string& name) const {
       auto it = index_.find(name);
       if (it == index_.end()) return {};
-      auto& storage = data_[it->second.first];
+      auto& held = it->second;
       std::vector<double> r;
-      if (it->second.second) {
-        auto* d = reinterpret_cast<const double*>(storage.data());
-        r.assign(d, d + storage.size() / 2);
-      } else {
-        r.assign(storage.begin(), storage.end());
-      }
+      with_element(held.type, [&](auto zero) {
+        using T = decltype(zero);
+        auto* d = reinterpret_cast<const T*>(data_[held.data].data());
+        for (std::size_t k = 0; k < held.count; ++k) r.push_back(static_cast<double>(d[k]));
+      });
       return r;
     }
 
@@ -128,8 +120,28 @@ class host_batch {
     };
     friend class host_batch;
     entries entry_;
-    std::vector<std::vector<float>> data_;  // a double buffer takes two floats an element
-    std::map<std::string, std::pair<std::size_t, bool>> index_;  // name → (data_ index, double)
+    // f(a T value) for element type t: float, double, ein::half or ein::bfloat16.
+    template <class F>
+    static void with_element(ir::dtype t, F&& f) {
+      switch (t) {
+        case ir::dtype::f32: return f(float{});
+        case ir::dtype::f64: return f(double{});
+        case ir::dtype::f16: return f(ein::half{});
+        case ir::dtype::bf16: return f(ein::bfloat16{});
+      }
+      throw internal_error("the host timer has no buffers of this element type");
+    }
+    // The floats that hold `count` elements of type t (two a double, one for two 16-bit values).
+    static std::size_t words(std::int64_t count, ir::dtype t) {
+      return static_cast<std::size_t>((count * ir::element_bytes(t) + 3) / 4);
+    }
+    std::vector<std::vector<float>> data_;  // each buffer's bytes, in floats for their alignment
+    struct held {
+      std::size_t data;  // index in data_
+      ir::dtype type;
+      std::size_t count;  // elements
+    };
+    std::map<std::string, held> index_;
     std::unique_ptr<runtime::bindings> weights_, bindings_;
     void* storage_ = nullptr;
   };
