@@ -4,6 +4,7 @@
 // source the compiler refuses is a user_error quoting it.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -33,6 +34,31 @@ const ein::plan::capabilities& onednn_build() {
 const ein::plan::capabilities& both_build() {
   static const auto c = codegen::capabilities_of(codegen::backend::host, true, false, true);
   return c;
+}
+
+// Case `i` of `batch` (the plan of `p`), run prepared on random buffers from `seed`, against the
+// interpreter on the values those buffers hold: the largest relative error of its outputs. Every
+// buffer holds values of its tensor's type.
+double error_against_interpreter(const measure::host_batch& batch, std::size_t i, const ir::program& p,
+                                 std::uint64_t seed) {
+  auto c = batch.prepare(i, seed);
+  c->run();
+  eval::bindings env;
+  for (auto& t : p.tensors) {
+    eval::dense d(t.shape);
+    d.data = c->values(t.name);
+    REQUIRE(d.data.size() == static_cast<std::size_t>(eval::dense::count(t.shape)));
+    for (double v : d.data) REQUIRE(v == eval::stored_value(v, t.type));
+    env[t.name] = std::move(d);
+  }
+  auto reference = eval::evaluate(p, env);
+  double worst = 0;
+  for (auto& out : p.outputs) {
+    eval::dense got(reference.at(out).shape, reference.at(out).lower);
+    got.data = c->values(out);
+    worst = std::max(worst, eval::max_rel_error(got, reference.at(out)));
+  }
+  return worst;
 }
 
 TEST_CASE("host_batch: a family of plans compiled together runs as the plans, equal to the interpreter") {
@@ -77,22 +103,7 @@ TEST_CASE("host_batch: a family of plans compiled together runs as the plans, eq
   for (std::size_t i = 0; i < programs.size(); ++i) {
     auto& p = programs[i];
     CAPTURE(ir::to_string(p));
-    auto c = batch.prepare(i, 100 + i);
-    c->run();
-    eval::bindings env;
-    for (auto& t : p.tensors) {
-      eval::dense d(t.shape);
-      d.data = c->values(t.name);
-      REQUIRE(d.data.size() == static_cast<std::size_t>(eval::dense::count(t.shape)));
-      env[t.name] = std::move(d);
-    }
-    auto reference = eval::evaluate(p, env);
-    for (auto& out : p.outputs) {
-      eval::dense got(reference.at(out).shape, reference.at(out).lower);
-      got.data = c->values(out);
-      CAPTURE(out);
-      CHECK(eval::max_rel_error(got, reference.at(out)) < 1e-4);
-    }
+    CHECK(error_against_interpreter(batch, i, p, 100 + i) < 1e-4);
   }
 }
 
@@ -129,26 +140,9 @@ TEST_CASE("host_batch: plans of half and bfloat16 programs run on buffers of the
   for (std::size_t i = 0; i < programs.size(); ++i) {
     auto& p = programs[i];
     CAPTURE(ir::to_string(p));
-    auto c = batch.prepare(i, 200 + i);
-    c->run();
-    eval::bindings env;
-    for (auto& t : p.tensors) {
-      eval::dense d(t.shape);
-      d.data = c->values(t.name);
-      REQUIRE(d.data.size() == static_cast<std::size_t>(eval::dense::count(t.shape)));
-      // the buffer holds values of its type
-      for (double v : d.data) REQUIRE(v == eval::stored_value(v, t.type));
-      env[t.name] = std::move(d);
-    }
-    auto reference = eval::evaluate(p, env);
     // a unit in the last place per definition: the plan and the interpreter round each one
     const double unit = p.tensors.front().type == ir::dtype::f16 ? 0x1p-10 : 0x1p-7;
-    for (auto& out : p.outputs) {
-      eval::dense got(reference.at(out).shape, reference.at(out).lower);
-      got.data = c->values(out);
-      CAPTURE(out);
-      CHECK(eval::max_rel_error(got, reference.at(out)) <= unit * static_cast<double>(p.definitions.size()) + 1e-4);
-    }
+    CHECK(error_against_interpreter(batch, i, p, 200 + i) <= unit * static_cast<double>(p.definitions.size()) + 1e-4);
   }
 }
 
