@@ -12,6 +12,7 @@
 #include "ein/derive/all.hpp"
 #include "ein/plan/json.hpp"
 #include "ein/search/program.hpp"
+#include "plan/conv_programs.hpp"
 #include "search/rediscover_support.hpp"
 
 namespace json_test {
@@ -139,6 +140,19 @@ TEST_CASE("a searched plan round-trips through its report: calls, origins, deriv
   CHECK_THROWS_WITH_AS(plan::call_from_json(unknown, p), doctest::Contains("unknown library `mkl`"), user_error);
   bad["inputs"][0] = "nowhere";
   CHECK_THROWS_WITH_AS(plan::call_from_json(bad, p), doctest::Contains("reads `nowhere`"), user_error);
+}
+
+TEST_CASE("a library call of every family reads back as its family: CBLAS or cuBLAS, cuDNN, oneDNN") {
+  const auto conv = plan_test::conv(3, 1);
+  for (auto [caps, family] : {std::pair{codegen::capabilities_of(codegen::backend::host, true, false, true), "onednn"},
+                              std::pair{codegen::capabilities_of(codegen::backend::cuda, false, true), "cudnn"}}) {
+    CAPTURE(family);
+    auto p = plan::make_plan(conv, caps);
+    REQUIRE(p.kernels.back().call);
+    auto back = plan::call_from_json(plan::to_json(*p.kernels.back().call, p), p);
+    CHECK(back.library.name == family);
+    CHECK(back.inputs == p.kernels.back().call->inputs);
+  }
 }
 
 }  // namespace json_test

@@ -249,9 +249,12 @@ inline nlohmann::json to_json(const library_call& c, const program_plan& p) {
 inline library_call call_from_json(const nlohmann::json& j, const program_plan& p) {
   return detail::reading("library call", [&] {
     library_call c;
-    auto l = j.at("library").get<std::string>();
-    if (l != blas.name && l != cudnn.name) throw user_error("plan JSON: unknown library `" + l + "`");
-    c.library = l == blas.name ? blas : cudnn;
+    const auto l = j.at("library").get<std::string>();
+    const library* known = nullptr;
+    for (const library* each : {&blas, &cudnn, &onednn})
+      if (l == each->name) known = each;
+    if (!known) throw user_error("plan JSON: unknown library `" + l + "` (expected `blas`, `cudnn` or `onednn`)");
+    c.library = *known;
     for (auto& n : j.at("inputs")) {
       auto it = p.by_name.find(n.get<std::string>());
       if (it == p.by_name.end()) throw user_error("plan JSON: a call reads `" + n.get<std::string>() + "`, no buffer of the plan");
