@@ -83,7 +83,7 @@ int main(int argc, char** argv) {
     auto src = l.make();
     auto start = std::chrono::steady_clock::now();
     auto r = search::optimize(src, derive::intra_rules(), h100(), opts);
-    search::choose_for_backend(r, h100(), caps);
+    search::choose_for_backend(r, h100(), caps, ein::ir::dtype::f32);
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     std::printf("== %s: %zu candidates, %.1f s\n", l.name.c_str(), r.candidates.size(), seconds);
     std::printf("   as written  %-44s %.4f ms (%.4f ms with every operator a library call)\n",

@@ -164,6 +164,7 @@ TEST_CASE("the report lists each step as an eOperator and marks the search as no
   REQUIRE(r["plan"].size() == 4);
   CHECK(r["plan"][3]["definition"] == "out");
   CHECK(r["plan"][3]["kind"] == "eoperator");
+  CHECK(r["plan"][3]["dtype"] == "float");
   CHECK(r["plan"][3]["output"] == true);
   CHECK(r["plan"][0]["output"] == false);
   CHECK(ir::from_json<ir::scope>(nlohmann::json(r["plan"][3]["ir"])).traversal.size() == 1);

@@ -87,4 +87,21 @@ TEST_CASE("golden: library calls (CBLAS and oneDNN on the host, cuBLAS and cuDNN
   check_golden("conv_cudnn.cu", codegen::emit_cuda_source(on_gpu, cuda));
 }
 
+TEST_CASE("golden: bfloat16 library calls on cuda (cuBLAS and cuDNN in 16 bits, accumulating in float)") {
+  namespace ir = ein::ir;
+  using ir::idx;
+  const ir::tensor A{"A", ir::dtype::bf16, {64, 96}, ir::tensor_role::input},
+      B{"B", ir::dtype::bf16, {96, 128}, ir::tensor_role::weight};
+  auto product = ir::make_scope({{"i", 0, 64}, {"j", 0, 128}}, {{"k", 0, 96}},
+                                ir::make_access(A, {idx("i"), idx("k")}) * ir::make_access(B, {idx("k"), idx("j")}));
+  const ir::program matmul{"matmul", {A, B}, {{"out", product, ir::dtype::bf16}}, {"out"}};
+  auto gemm = bound(matmul, codegen::backend::cuda, true, true, false);
+  const auto options = codegen_test::options_for("matmul", codegen::backend::cuda);
+  check_golden("matmul_cublas_bf16.hpp", codegen::emit_header(gemm, options));
+  check_golden("matmul_cublas_bf16.cu", codegen::emit_cuda_source(gemm, options));
+  auto conv = bound(plan_test::conv(3, 1, false, ir::dtype::bf16), codegen::backend::cuda, true, true, false);
+  check_golden("conv_cudnn_bf16.cu",
+               codegen::emit_cuda_source(conv, codegen_test::options_for("conv", codegen::backend::cuda)));
+}
+
 }  // namespace golden_test

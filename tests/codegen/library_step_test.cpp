@@ -150,7 +150,7 @@ TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up on
   REQUIRE(!state.empty());
   CHECK(state.find("static auto& states = *new ein::runtime::per_stream<ein::runtime::cudnn_convolution>;") != std::string::npos);
   CHECK(state.find("return std::make_unique<ein::runtime::cudnn_convolution>(\n        cudnn_handle(s), "
-                   "ein::runtime::convolution_geometry{.forward = true, .f64 = false, .krsc = true, "
+                   "ein::runtime::convolution_geometry{.forward = true, .krsc = true, "
                    ".x_dims = {2, 8, 16, 16}, .x_strides = {2048, 1, 128, 8}, .y_dims = {2, 16, 16, 16}, "
                    ".y_strides = {4096, 1, 256, 16}, .filter = {16, 8, 3, 3}, .pad = {1, 1}, .stride = {1, 1}, "
                    ".dilation = {1, 1}, .tf32 = false});") != std::string::npos);
@@ -196,7 +196,7 @@ TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up on
 TEST_CASE("library steps: a cuda conv_transpose2d is a cuDNN backward-data call") {
   std::string cu = codegen::emit_cuda_source(bound(conv_transpose(), codegen::backend::cuda, true),
                                              options_for("lib", codegen::backend::cuda));
-  CHECK(cu.find("ein::runtime::convolution_geometry{.forward = false, .f64 = false, .krsc = false, "
+  CHECK(cu.find("ein::runtime::convolution_geometry{.forward = false, .krsc = false, "
                 ".x_dims = {2, 8, 16, 16}, .x_strides = {2048, 256, 16, 1}, .y_dims = {2, 16, 8, 8}, "
                 ".y_strides = {1024, 64, 8, 1}, .filter = {16, 8, 4, 4}, .pad = {1, 1}, .stride = {2, 2}, "
                 ".dilation = {1, 1}, .tf32 = false}") != std::string::npos);

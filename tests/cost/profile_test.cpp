@@ -68,6 +68,8 @@ TEST_CASE("profile: a malformed field is refused naming the file and the field")
            {"/library_efficiency/matmull", json::array({json::array({1e6, 0.5})}),
             "at /library_efficiency/matmull: `matmull` is no library operator"},
            {"/fp32_tflop", 67, "at /fp32_tflop: unknown field"},
+           {"/half_tflops", -1, "at /half_tflops: expected a number"},
+           {"/half_tflops", "fast", "at /half_tflops: expected a number"},
            {"/name", "", "at /name: a profile needs a name"},
        }) {
     CAPTURE(pointer);

@@ -50,6 +50,28 @@ TEST_CASE("roofline: compute-bound and memory-bound work follow the two roofs") 
   CHECK(m.seconds(workload::eoperator(1, 1)) >= p.launch_seconds);
 }
 
+TEST_CASE("roofline: 16-bit library calls run at the tensor cores' 16-bit peak where the profile gives it") {
+  auto p = shipped("h100_sxm5.json");
+  REQUIRE(p.half_flops > p.tf32_flops);
+  roofline m(p);
+  // a large compute-bound GEMM: its compute term scales with the peak it runs at
+  auto f32 = workload{workload::engine::library, match::op_kind::matmul, 1e12, 1e8};
+  auto bf16 = f32;
+  bf16.sixteen_bit = true;
+  const double f32_compute = m.seconds(f32) - p.launch_seconds, half_compute = m.seconds(bf16) - p.launch_seconds;
+  CHECK(half_compute == doctest::Approx(f32_compute * p.fp32_flops / p.half_flops));
+  // an eOperator of 16-bit values computes in float on CUDA cores: no tensor-core rate
+  auto e = workload::eoperator(1e12, 1e8);
+  auto e16 = e;
+  e16.sixteen_bit = true;
+  CHECK(m.seconds(e16) == m.seconds(e));
+  // a profile without the 16-bit peak (the host's) prices 16-bit calls at its FP32 rate
+  roofline host(shipped("host.json"));
+  REQUIRE(host.profile().half_flops == 0);
+  CHECK(host.seconds(bf16) == host.seconds(f32));
+  for (auto* f : {"a100_sxm4_40gb.json", "h100_sxm5_slow_loops.json"}) CHECK(shipped(f).half_flops > 0);
+}
+
 TEST_CASE("roofline: the A100 is slower than the H100 on the same work") {
   roofline h(shipped("h100_sxm5.json")), a(shipped("a100_sxm4_40gb.json"));
   auto w = workload{workload::engine::library, match::op_kind::conv2d, 2.4e8, 6e6};

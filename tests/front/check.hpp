@@ -39,9 +39,11 @@ using activation = std::conditional_t<Nhwc, input<"X", float, N, H, W, C>, input
 
 // The filter "K" of a convolution test in layout Fl.
 template <ops::filter Fl, std::int64_t R, std::int64_t S, std::int64_t F, std::int64_t C>
-using filter_weight = std::conditional_t<Fl == ops::filter::rsfc, weight<"K", float, R, S, F, C>,
-                                         std::conditional_t<Fl == ops::filter::kcrs, weight<"K", float, F, C, R, S>,
-                                                            weight<"K", float, R, S, C, F>>>;
+using filter_weight = std::conditional_t<
+    Fl == ops::filter::rsfc, weight<"K", float, R, S, F, C>,
+    std::conditional_t<Fl == ops::filter::kcrs, weight<"K", float, F, C, R, S>,
+                       std::conditional_t<Fl == ops::filter::krsc, weight<"K", float, F, R, S, C>,
+                                          weight<"K", float, R, S, C, F>>>>;
 
 // Makes the named input's values positive (a variance, say): |v| + 0.1.
 inline void make_positive(eval::bindings& env, const char* name) {

@@ -104,6 +104,7 @@ shape filter_at(std::int64_t r, std::int64_t s, std::int64_t f, std::int64_t c) 
   if constexpr (Fl == ops::filter::rsfc) return shape{r, s, f, c};
   if constexpr (Fl == ops::filter::kcrs) return shape{f, c, r, s};
   if constexpr (Fl == ops::filter::rscf) return shape{r, s, c, f};
+  if constexpr (Fl == ops::filter::krsc) return shape{f, r, s, c};
 }
 
 // The convolution as loops: G groups of C/G channels, filter f (of F, F/G a group) reading
@@ -142,7 +143,7 @@ void conv2d_axes_case() {
 
 TEST_CASE("ops::conv2d equals the loop with per-axis stride, padding and dilation, in every filter layout") {
   using ops::hw;
-  // GCN's separable pair: 1x11 with padding 0x5 and 11x1 with 5x0, each in all three filter layouts.
+  // GCN's separable pair: 1x11 with padding 0x5 and 11x1 with 5x0, each in three filter layouts.
   conv2d_axes_case<1, 6, 13, 2, 3, 1, 11, 1, hw{0, 5}, 1, ops::nhwc, ops::rsfc>();
   conv2d_axes_case<1, 13, 6, 2, 3, 11, 1, 1, hw{5, 0}, 1, ops::nchw, ops::kcrs>();
   conv2d_axes_case<2, 5, 9, 3, 2, 1, 7, 1, hw{0, 3}, 1, ops::nhwc, ops::rscf>();
@@ -151,6 +152,8 @@ TEST_CASE("ops::conv2d equals the loop with per-axis stride, padding and dilatio
   conv2d_axes_case<2, 9, 8, 2, 3, 3, 2, hw{2, 1}, hw{1, 0}, hw{1, 2}, ops::nhwc, ops::kcrs>();
   conv2d_axes_case<1, 7, 10, 3, 2, 2, 3, hw{1, 3}, hw{0, 2}, hw{2, 1}, ops::nchw, ops::rscf>();
   conv2d_axes_case<1, 6, 6, 2, 4, 3, 3, 2, 1, 1, ops::nhwc, ops::rscf>();
+  conv2d_axes_case<1, 6, 7, 3, 4, 3, 2, hw{2, 1}, hw{1, 0}, hw{1, 2}, ops::nhwc, ops::krsc>();
+  conv2d_axes_case<1, 5, 6, 2, 3, 2, 3, 1, hw{1, 1}, 1, ops::nchw, ops::krsc>();
 }
 
 TEST_CASE("ops::conv2d's square form and its defaults give the program of the spelled-out per-axis form") {
@@ -178,6 +181,7 @@ TEST_CASE("ops::grouped_conv2d and ops::depthwise_conv2d equal the loop: groups,
   grouped_case<2, 6, 5, 4, 6, 3, 3, 2, 1, 1, ops::nchw, ops::kcrs>();    // 2 groups, PyTorch's layout
   grouped_case<1, 7, 6, 6, 3, 3, 2, 3, 2, 0, ops::nhwc, ops::rsfc>();    // 3 groups of 2 channels, 1 filter each
   grouped_case<1, 6, 6, 4, 8, 3, 3, 2, 1, 1, ops::nhwc, ops::rscf>();    // 2 groups, TensorFlow's layout
+  grouped_case<1, 6, 6, 4, 8, 3, 3, 2, 1, 1, ops::nhwc, ops::krsc>();    // 2 groups, cuDNN's NHWC layout
   grouped_case<2, 7, 7, 5, 5, 3, 3, 5, 2, 1, ops::nchw, ops::kcrs>();    // depthwise, stride 2 (MobileNet's)
   grouped_case<1, 6, 5, 3, 6, 3, 3, 3, 1, 1, ops::nhwc, ops::rsfc>();    // depthwise, 2 filters a channel
   grouped_case<1, 5, 6, 4, 4, 1, 3, 4, ops::hw{1, 2}, ops::hw{0, 1}, ops::nchw, ops::rscf>();  // depthwise 1×3

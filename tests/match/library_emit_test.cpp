@@ -67,9 +67,10 @@ ir::scope_ptr conv_case(bool nhwc_data, bool krsc, ir::dtype type = ir::dtype::f
 }
 
 // The transposed convolution of the library cases, its data NCHW or NHWC, its filter (c, f, r, s).
-ir::scope_ptr conv_transpose_case(bool nhwc_data) {
+ir::scope_ptr conv_transpose_case(bool nhwc_data, ir::dtype type = ir::dtype::f32) {
   auto A = f32("A", nhwc_data ? std::vector<std::int64_t>{2, 3, 3, 4} : std::vector<std::int64_t>{2, 4, 3, 3});
   auto K = f32("K", {4, 3, 4, 4});
+  A.type = K.type = type;
   auto a = nhwc_data ? make_access(A, {idx("n"), idx("i"), idx("j"), idx("c")})
                      : make_access(A, {idx("n"), idx("c"), idx("i"), idx("j")});
   auto out = nhwc_data ? std::vector<ir::iterator>{{"n", 0, 2}, {"h", 0, 6}, {"w", 0, 6}, {"f", 0, 3}}
@@ -98,7 +99,7 @@ TEST_CASE("library emitters: cuDNN descriptors, and what they refuse") {
   // the state of one stream (and device and thread): runtime::per_stream
   CHECK(w.str().find("static const ein::runtime::cudnn_convolution& conv_state(cudaStream_t s) {\n"
                      "  static auto& states = *new ein::runtime::per_stream<ein::runtime::cudnn_convolution>;") != std::string::npos);
-  CHECK(w.str().find("handle(s), ein::runtime::convolution_geometry{.forward = true, .f64 = false, .krsc = true, "
+  CHECK(w.str().find("handle(s), ein::runtime::convolution_geometry{.forward = true, .krsc = true, "
                      ".x_dims = {2, 3, 6, 5}, .x_strides = {90, 1, 15, 3}, .y_dims = {2, 4, 6, 5}, "
                      ".y_strides = {120, 1, 20, 4}, .filter = {4, 3, 3, 3}, .pad = {1, 1}, .stride = {1, 1}, "
                      ".dilation = {1, 1}, .tf32 = false});") != std::string::npos);
@@ -161,6 +162,60 @@ TEST_CASE("library emitters: cuDNN's unsupported layouts and types are refused")
   CHECK(!plan::cudnn_accepts(match::repack_filter(nchw, "krsc").op));
   // a refused KRSC filter with NCHW data runs from a KCRS copy
   CHECK(plan::cudnn_accepts(match::repack_filter(conv(false, true), "kcrs").op));
+  // half and bfloat16 (tensor cores): forward only, packed NHWC data with a KRSC filter or NCHW
+  // data with a KCRS filter
+  for (auto type : {ir::dtype::f16, ir::dtype::bf16}) {
+    CAPTURE(std::string(ir::name(type)));
+    CHECK(plan::cudnn_accepts(conv(true, true, type)));
+    CHECK(plan::cudnn_accepts(conv(false, false, type)));
+    CHECK(!plan::cudnn_accepts(conv(true, false, type)));
+    CHECK(!plan::cudnn_accepts(conv(false, true, type)));
+    CHECK(!plan::cudnn_accepts(expect_match(*conv_transpose_case(false, type), match::op_kind::conv_transpose2d)));
+  }
+}
+
+TEST_CASE("library emitters: half and bfloat16 calls read and write their type and accumulate in float") {
+  for (auto [type, data] : {std::pair{ir::dtype::f16, std::string("CUDA_R_16F")},
+                            std::pair{ir::dtype::bf16, std::string("CUDA_R_16BF")}}) {
+    CAPTURE(data);
+    // C[m, n] = Σ_k A[m, k] · B[n, k], 64 × 64 × 64: compute-bound
+    ir::tensor A{"A", type, {64, 64}}, B{"B", type, {64, 64}};
+    auto s = make_scope({{"m", 0, 64}, {"n", 0, 64}}, {{"k", 0, 64}},
+                        make_access(A, {idx("m"), idx("k")}) * make_access(B, {idx("n"), idx("k")}));
+    auto op = expect_match(*s, match::op_kind::matmul);
+    REQUIRE(op.type == type);
+    CHECK(plan::cublas.runs(op));
+    CHECK(!plan::blas.runs(op));  // CBLAS has no 16-bit GEMM
+    CHECK(plan::cublas == plan::blas);  // one family: the same emitters
+    for (bool tf32 : {false, true}) {  // TF32 is for float operands: 16-bit ones ignore it
+      codegen::writer w;
+      codegen::library::emit_cublas(w, op, {"a", "b"}, "c", {"h", "CHECK", "CUDA_CHECK"}, tf32);
+      CHECK(w.str().find("const float ein_alpha = static_cast<float>(1.0), ein_beta = static_cast<float>(0.0);") !=
+            std::string::npos);
+      CHECK(w.str().find("b, " + data + ", 64, 0,") != std::string::npos);
+      CHECK(w.str().find("a, " + data + ", 64, 0,") != std::string::npos);
+      CHECK(w.str().find("&ein_beta, c, " + data + ", 64, 0, 1, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT") !=
+            std::string::npos);
+    }
+
+    auto conv = expect_match(*conv_case(true, true, type), match::op_kind::conv2d);
+    const auto g = codegen::library::geometry(conv, true);
+    CHECK(g.type == (type == ir::dtype::f16 ? runtime::element_type::f16 : runtime::element_type::bf16));
+    CHECK(!g.tf32);
+    CHECK(codegen::library::geometry_text(g).find(std::string(".forward = true, .type = ein::runtime::element_type::") +
+                                                  (type == ir::dtype::f16 ? "f16" : "bf16") + ", .krsc = true") !=
+          std::string::npos);
+    codegen::writer w;
+    codegen::library::emit_cudnn_run(w, conv, {"x", "k"}, "y", "conv_state(s)", "handle");
+    CHECK(w.str().find("const float ein_alpha = static_cast<float>(1.0), ein_beta = static_cast<float>(0.0);") !=
+          std::string::npos);
+  }
+  // double keeps double scalars and no type field is written for float
+  auto f32_conv = expect_match(*conv_case(true, true), match::op_kind::conv2d);
+  CHECK(codegen::library::geometry_text(codegen::library::geometry(f32_conv, false)).find(".type") == std::string::npos);
+  auto f64_conv = expect_match(*conv_case(false, false, ir::dtype::f64), match::op_kind::conv2d);
+  CHECK(codegen::library::geometry_text(codegen::library::geometry(f64_conv, false))
+            .find(".type = ein::runtime::element_type::f64") != std::string::npos);
 }
 
 }  // namespace library_emit_test

@@ -23,7 +23,7 @@ double as_run(const search::plan& p) { return search::seconds_as_run(p, h100(), 
 // The search of `src`, its plan chosen as the cuda backend runs it (cuBLAS, cuDNN, eOperators).
 search::optimized searched(const scope_ptr& src) {
   auto r = search::optimize(src, derive::intra_rules(), h100());
-  search::choose_for_backend(r, h100(), cuda_with_cudnn());
+  search::choose_for_backend(r, h100(), cuda_with_cudnn(), ein::ir::dtype::f32);
   return r;
 }
 

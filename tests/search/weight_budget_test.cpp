@@ -31,7 +31,7 @@ TEST_CASE("weight transforms: DCGAN's last layer at batch 16 is not chosen as a 
   // [16,32,32,64] → 3, 4×4, stride 2, padding 1: a 12 KB filter
   auto src = conv_transpose(16, 32, 64, 3, 4, 2, 1);
   auto r = search::optimize(src, derive::intra_rules(), h100());
-  search::choose_for_backend(r, h100(), cuda_with_cudnn());
+  search::choose_for_backend(r, h100(), cuda_with_cudnn(), ein::ir::dtype::f32);
   MESSAGE("chosen (" << search::weight_transform_bytes(r.best) << " bytes of weight transforms):\n" << r.best.str());
   CHECK(search::weight_transforms_fit(r.best));
   CHECK(search::seconds_as_run(r.best, h100(), cuda_with_cudnn()) <= search::seconds_as_run(r.baseline, h100(), cuda_with_cudnn()));

@@ -29,7 +29,8 @@ inline const char* name(backend b) { return b == backend::host ? "host" : "cuda"
 /// `capabilities_of(backend::host, true, false, true).str()` is `blas+onednn`.
 inline ein::plan::capabilities capabilities_of(backend target, bool cblas, bool cudnn, bool onednn = false) {
   ein::plan::capabilities c;
-  if (target == backend::cuda || cblas) c.libraries.push_back(ein::plan::blas);
+  if (target == backend::cuda) c.libraries.push_back(ein::plan::cublas);
+  else if (cblas) c.libraries.push_back(ein::plan::blas);
   if (target == backend::cuda && cudnn) c.libraries.push_back(ein::plan::cudnn);
   if (target == backend::host && onednn) c.libraries.push_back(ein::plan::onednn);
   return c;

@@ -25,7 +25,7 @@ namespace ein::codegen {
 /// `conv = eOperator L_{n:[0,1), ...} Σ_{...} A[n, h + r - 1, w + s - 1, c] * K[r, s, f, c]` or
 /// `xw = library matmul(A=x+0, B=W+0) batch=1 m=64 n=128 k=256 ...`. Weight transforms (steps
 /// that read weights only; run() computes them first, prepare() once) are marked
-/// `[weight transform]`.
+/// `[weight transform]`, and a step storing another type than float names it (`[bfloat16]`).
 inline std::string describe(const ein::plan::program_plan& p, const options& o) {
   layout plan = make_layout(p);
   auto calls = emitted_calls(plan, o.target);
@@ -36,7 +36,8 @@ inline std::string describe(const ein::plan::program_plan& p, const options& o) 
     const buffer& b = plan.buffers[s.target];
     r += "  " + b.name + " = " + (calls[k] ? calls[k]->str(plan.buffers) : "eOperator " + ir::to_string(*s.value)) +
          (b.role == buffer::kind::output ? "  [output]" : "  [temporary]") +
-         (s.weight_only ? " [weight transform]" : "") + "\n";
+         (s.weight_only ? " [weight transform]" : "") +
+         (b.type != ir::dtype::f32 ? " [" + std::string(ir::name(b.type)) + "]" : std::string()) + "\n";
   }
   return r;
 }

@@ -25,7 +25,8 @@ inline const char* name(accumulation a) { return a == accumulation::element ? "e
 
 /// The type step `s` computes and sums in: double where `a` asks for it, where its output is
 /// double or where its body reads a double tensor; float otherwise, for 16-bit outputs too.
-/// (Nested scopes hold the type of the definition that reads them, float for a 16-bit one.)
+/// (Nested scopes hold the type of the definition that reads them, float for a 16-bit one:
+/// ir::held_type.)
 inline ir::dtype compute_type(const step& s, const layout& plan, accumulation a) {
   if (a == accumulation::f64 || plan.buffers[s.target].type == ir::dtype::f64) return ir::dtype::f64;
   for (auto id : s.reads)

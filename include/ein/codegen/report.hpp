@@ -87,6 +87,7 @@ inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const opt
     nlohmann::ordered_json origin = nullptr;
     if (s.origin) origin = p.derivations.at(*s.origin).subprogram;
     steps.push_back({{"definition", b.name},
+                     {"dtype", ir::name(b.type)},
                      {"kind", calls[k] ? "library" : "eoperator"},
                      {"library", calls[k] ? nlohmann::ordered_json(calls[k]->op.str()) : nullptr},
                      {"output", b.role == buffer::kind::output},

@@ -23,6 +23,9 @@ struct workload {
   /// A conv2d with a 3×3 filter, unit stride, no dilation and no groups: the shape for which cuDNN
   /// offers Winograd algorithms (EinNet §7.3, Figure 6, converts Conv5x5 into it for that reason).
   bool winograd_3x3 = false;
+  /// A library operator of half or bfloat16 operands, which runs on tensor cores
+  /// (device_profile::half_flops).
+  bool sixteen_bit = false;
   /// What the kernel is, for models that run it (the measured model): the matched operator, or
   /// the eOperator's scope. Either may be null; both point into the caller's data and are
   /// valid only during one `model::seconds` call.
@@ -35,6 +38,7 @@ struct workload {
     workload w{engine::library, i.kind, i.flops, i.bytes};
     w.instance = &i;
     w.batch = i.grid.batch, w.rows = i.grid.rows, w.cols = i.grid.cols;
+    w.sixteen_bit = ir::is_16bit(i.type);
     if (auto* c = std::get_if<match::conv_attrs>(&i.attrs))
       w.winograd_3x3 = !c->backward_data && c->groups == 1 && c->r == 3 && c->s == 3 && c->stride_h == 1 &&
                        c->stride_w == 1 && c->dilation_h == 1 && c->dilation_w == 1;

@@ -46,6 +46,10 @@ struct device_profile {
   std::string source;  // where the figures come from, e.g. "datasheet"
   double fp32_flops = 0;      // FLOP/s on CUDA cores
   double tf32_flops = 0;      // FLOP/s on tensor cores, dense
+  /// FLOP/s of half and bfloat16 products on tensor cores (dense, float accumulation), at which
+  /// library calls of 16-bit operators are priced; 0 (a profile without tensor cores, the host's):
+  /// at the FP32 rate.
+  double half_flops = 0;
   double dram_bytes = 0;      // bytes/s
   double launch_seconds = 0;  // fixed cost of one kernel launch
   bool use_tf32 = false;      // price library GEMM/conv at the TF32 rate
@@ -101,6 +105,7 @@ class profile_reader {
     p.source = in_.text(in_.field(j, "source", ""), "/source");
     p.fp32_flops = rate(j, "fp32_tflops") * 1e12;
     p.tf32_flops = rate(j, "tf32_tflops") * 1e12;
+    if (j.contains("half_tflops")) p.half_flops = rate(j, "half_tflops") * 1e12;
     p.dram_bytes = rate(j, "dram_gbytes_per_s") * 1e9;
     p.launch_seconds = in_.number(in_.field(j, "launch_us", ""), "/launch_us", 0, 1e6, true) * 1e-6;
     if (auto* t = in_.optional_field(j, "use_tf32", "")) p.use_tf32 = in_.boolean(*t, "/use_tf32");
@@ -133,7 +138,7 @@ class profile_reader {
 
  private:
   static constexpr const char* fields_text =
-      "name, source, fp32_tflops, tf32_tflops, dram_gbytes_per_s, launch_us, use_tf32, "
+      "name, source, fp32_tflops, tf32_tflops, half_tflops, dram_gbytes_per_s, launch_us, use_tf32, "
       "gemm_batch_as_calls, eoperator_bandwidth_fraction, eoperator_compute_fraction, sm_count, library_tile, "
       "library_block_efficiency, winograd_3x3_flop_fraction, library_efficiency";
 

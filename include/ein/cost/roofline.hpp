@@ -62,8 +62,9 @@ class roofline final : public model {
     }
     double compute, memory;
     if (w.kind == workload::engine::library) {
-      bool tensor_cores = p.use_tf32 && w.op != match::op_kind::elementwise;
-      double peak = tensor_cores ? p.tf32_flops : p.fp32_flops;
+      const bool half = w.sixteen_bit && p.half_flops > 0 && w.op != match::op_kind::elementwise;
+      const bool tensor_cores = half || (p.use_tf32 && w.op != match::op_kind::elementwise);
+      const double peak = half ? p.half_flops : tensor_cores ? p.tf32_flops : p.fp32_flops;
       double flops = w.flops * (w.winograd_3x3 && !tensor_cores ? p.winograd_3x3_flop_fraction : 1.0);
       compute = flops / (peak * library_efficiency(w));
       memory = w.bytes / p.dram_bytes;

@@ -30,8 +30,12 @@ inline const char* name(dtype t) {
 inline constexpr dtype all_dtypes[] = {dtype::f32, dtype::f64, dtype::f16, dtype::bf16};
 /// Bytes of one element.
 inline constexpr std::int64_t element_bytes(dtype t) { return t == dtype::f64 ? 8 : t == dtype::f32 ? 4 : 2; }
-/// Whether `t` is one of the 16-bit types, which no library call of a plan reads or writes yet.
+/// Whether `t` is one of the 16-bit types (half, bfloat16).
 inline constexpr bool is_16bit(dtype t) { return t == dtype::f16 || t == dtype::bf16; }
+/// The type a definition of type `owner` holds the values it computes on the way in (its nested
+/// scopes, the steps a search splits out of it): float for a 16-bit definition, which computes in
+/// float and rounds once, where it stores its own value (docs/decisions/0028); `owner` else.
+inline constexpr dtype held_type(dtype owner) { return is_16bit(owner) ? dtype::f32 : owner; }
 
 /// The unary functions of a body; the list drives printing, evaluation and code generation.
 /// `step` is 1 where its argument is positive and 0 elsewhere: relu's derivative, which the

@@ -76,9 +76,7 @@ struct plan_builder {
     ir::for_each_access(e, [&](const ir::access& a) {
       if (auto* s = std::get_if<ir::scope_ptr>(&a.source); s && !out.by_scope.count(s->get())) {
         std::string name = owner + "." + std::to_string(++nested);
-        // A 16-bit definition rounds once, where it stores its value (docs/decisions/0028): the
-        // nested values it computes on the way are float.
-        const ir::dtype held = ir::is_16bit(type) ? ir::dtype::f32 : type;
+        const ir::dtype held = ir::held_type(type);  // float for a 16-bit definition
         std::size_t id = add_buffer(name, held, (*s)->lower(), (*s)->shape(), buffer::kind::temporary);
         add_kernel(id, *s, name, owner, held, nested, origin);
         out.by_scope[s->get()] = id;

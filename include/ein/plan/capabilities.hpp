@@ -23,10 +23,11 @@ namespace detail {
 
 inline bool fits_int(std::int64_t v, std::int64_t lo) { return v >= lo && v <= INT_MAX; }
 
-// Whether a library call may read and write `op`'s element type. The emitters call the float and
-// double entry points only (sgemm, dgemm, oneDNN's and cuDNN's f32 and f64 descriptors): a
-// 16-bit instance stays an eOperator until they call their half and bfloat16 ones.
-inline bool library_type(const match::instance& op) { return !ir::is_16bit(op.type); }
+// Whether a library call may read and write `op`'s element type: float and double everywhere;
+// half and bfloat16 where `sixteen_bit` says the library takes them (cuBLAS and cuDNN, which
+// accumulate them in float on tensor cores). CBLAS and oneDNN are called in float and double
+// only: a 16-bit instance on the host stays an eOperator, or the search converts its operands.
+inline bool library_type(const match::instance& op, bool sixteen_bit) { return sixteen_bit || !ir::is_16bit(op.type); }
 
 // Whether strides (n, c, h, w) of a (n, c, h, w) tensor are those of a packed NHWC tensor.
 inline bool nhwc_packed(const std::array<std::int64_t, 4>& dims, const std::array<std::int64_t, 4>& strides) {
@@ -56,11 +57,14 @@ inline bool blas_accepts(const match::gemm_attrs& g) {
 /// (CUDNN_STATUS_NOT_SUPPORTED at the first run) a KRSC (NHWC-format) filter unless x and y are
 /// packed NHWC, backward data (conv_transpose2d) with a KRSC filter or channels-last data, and
 /// double data with a KRSC filter or channels-last data: those stay eOperators, or read a packed
-/// copy of their filter (search::pack_weight_operands) in a layout cuDNN accepts.
-/// Example: a float NHWC conv2d with a KRSC filter runs; the same with double data does not.
+/// copy of their filter (search::pack_weight_operands) in a layout cuDNN accepts. Half and
+/// bfloat16 run as cuDNN runs them on tensor cores, accumulated in float: a forward conv2d of
+/// packed NHWC x and y and a KRSC filter, or of NCHW data and a KCRS filter.
+/// Example: a float NHWC conv2d with a KRSC filter runs; the same with double data does not; a
+/// bfloat16 one runs, and not with a KCRS filter.
 inline bool cudnn_accepts(const match::instance& op) {
   auto* a = std::get_if<match::conv_attrs>(&op.attrs);
-  if (!a || !detail::library_type(op) || !a->symmetric() || (a->filter_layout != "kcrs" && a->filter_layout != "krsc")) return false;
+  if (!a || !a->symmetric() || (a->filter_layout != "kcrs" && a->filter_layout != "krsc")) return false;
   for (auto v : {a->n, a->c, a->h, a->w, a->k, a->r, a->s, a->p, a->q, a->pad_h, a->pad_w, a->stride_h, a->stride_w,
                  a->dilation_h, a->dilation_w, a->groups})
     if (!detail::fits_int(v, 0)) return false;
@@ -71,6 +75,7 @@ inline bool cudnn_accepts(const match::instance& op) {
   const bool krsc = a->filter_layout == "krsc";
   const bool nhwc_data = detail::channels_last(x, a->x_strides) || detail::channels_last(y, a->y_strides);
   if (krsc && !(detail::nhwc_packed(x, a->x_strides) && detail::nhwc_packed(y, a->y_strides))) return false;
+  if (ir::is_16bit(op.type)) return !a->backward_data && (krsc || !nhwc_data);
   if (a->backward_data && (krsc || nhwc_data)) return false;
   return op.type != ir::dtype::f64 || !(krsc || nhwc_data);
 }
@@ -151,11 +156,14 @@ inline bool convolution_worth_a_call(const match::instance& op) {
 // over k > 1): memory-bound by its shape, but BLAS streams the matrix at the memory's pace, which
 // the eOperator, reading a row for each of its lanes, does not (docs/decisions/0027: ResNet-18's
 // classifier, 1 × 512 by 512 × 1000, took 4.18 ms as an eOperator, 0.23 ms as cblas_sgemm).
-inline bool blas_runs(const match::instance& op) {
+// CBLAS takes float and double; cuBLAS 16-bit types too (cublasGemmStridedBatchedEx).
+inline bool blas_runs_typed(const match::instance& op, bool sixteen_bit) {
   auto* g = std::get_if<match::gemm_attrs>(&op.attrs);
   const bool matrix_vector = g && g->batch == 1 && (g->m == 1 || g->n == 1) && g->k > 1;
-  return g && library_type(op) && (!match::memory_bound(op) || matrix_vector) && blas_accepts(*g);
+  return g && library_type(op, sixteen_bit) && (!match::memory_bound(op) || matrix_vector) && blas_accepts(*g);
 }
+inline bool blas_runs(const match::instance& op) { return blas_runs_typed(op, false); }
+inline bool cublas_runs(const match::instance& op) { return blas_runs_typed(op, true); }
 
 // A compute-bound or grouped convolution cuDNN accepts, every input read from its origin.
 inline bool cudnn_runs(const match::instance& op) {
@@ -224,6 +232,11 @@ struct library {
 /// Example: a compute-bound matmul with m = 64, k = 48, lda = 48 runs; with lda = 40 (rows
 /// overlap) it does not.
 inline constexpr library blas{"blas", &detail::blas_runs, &detail::blas_takes};
+
+/// The same family as cuBLAS runs it on cuda: also half and bfloat16 GEMMs, accumulated in float
+/// (CUBLAS_COMPUTE_32F) on tensor cores. Equal to `blas` (one family, one emitter per backend).
+/// Example: a compute-bound bfloat16 matmul runs; under `blas` it stays an eOperator.
+inline constexpr library cublas{"blas", &detail::cublas_runs, &detail::blas_takes};
 
 /// Convolutions (conv2d forward, grouped too, and conv_transpose2d as backward data: conv_attrs)
 /// the legacy cuDNN API describes (a group count: cudnnSetConvolutionGroupCount): cuda.

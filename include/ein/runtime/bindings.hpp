@@ -15,34 +15,9 @@
 #include <vector>
 
 #include "ein/detail/error.hpp"
-#include "ein/half.hpp"
+#include "ein/runtime/element_type.hpp"
 
 namespace ein::runtime {
-
-/// Element types a bound buffer may hold (the runtime's mirror of ir::dtype, in its order).
-enum class element_type : std::uint8_t { f32, f64, f16, bf16 };
-inline const char* name(element_type t) {
-  switch (t) {
-    case element_type::f32: return "float";
-    case element_type::f64: return "double";
-    case element_type::f16: return "ein::half";
-    case element_type::bf16: return "ein::bfloat16";
-  }
-  return "unknown";
-}
-inline std::size_t element_bytes(element_type t) {
-  return t == element_type::f64 ? sizeof(double) : t == element_type::f32 ? sizeof(float) : sizeof(std::uint16_t);
-}
-
-template <class T>
-concept element = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, ein::half> ||
-                  std::is_same_v<T, ein::bfloat16>;
-
-template <element T>
-inline constexpr element_type element_type_of = std::is_same_v<T, float>       ? element_type::f32
-                                                : std::is_same_v<T, double>    ? element_type::f64
-                                                : std::is_same_v<T, ein::half> ? element_type::f16
-                                                                               : element_type::bf16;
 
 /// One tensor bound by name: a pointer to its first element (dense, row-major, in the memory
 /// space of the plan that runs: host memory for `host` plans and the generic path, device memory

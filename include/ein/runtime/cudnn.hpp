@@ -98,19 +98,20 @@ class cudnn_convolution {
   /// run. Throws cudnn_error (CUDNN_STATUS_NOT_SUPPORTED) when no algorithm may run.
   cudnn_convolution(cudnnHandle_t handle, const convolution_geometry& g,
                     algorithm_choice choice = algorithm_choice::heuristic)
-      : f64_(g.f64), relu_(g.relu) {
+      : f64_(g.type == element_type::f64), relu_(g.relu) {
     try {
       EIN_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x));
       EIN_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y));
       EIN_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w));
       EIN_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv));
-      const cudnnDataType_t data = g.f64 ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT;
+      const cudnnDataType_t data = data_type(g.type);
       EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(x, data, 4, g.x_dims, g.x_strides));
       EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(y, data, 4, g.y_dims, g.y_strides));
       EIN_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w, data, g.krsc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, g.filter[0],
                                                  g.filter[1], g.filter[2], g.filter[3]));
       EIN_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv, g.pad[0], g.pad[1], g.stride[0], g.stride[1],
-                                                      g.dilation[0], g.dilation[1], CUDNN_CROSS_CORRELATION, data));
+                                                      g.dilation[0], g.dilation[1], CUDNN_CROSS_CORRELATION,
+                                                      f64_ ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT));
       if (g.groups != 1) EIN_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv, g.groups));
       const cudnnMathType_t math = math_type(g);
       EIN_CUDNN_CHECK(cudnnSetConvolutionMathType(conv, math));
@@ -161,23 +162,40 @@ class cudnn_convolution {
   cudnn_convolution& operator=(const cudnn_convolution&) = delete;
   ~cudnn_convolution() { release(); }
 
-  /// CUDNN_DEFAULT_MATH where TF32 is allowed (cuDNN then may use tensor cores), else
-  /// CUDNN_FMA_MATH: on Ampere and later the default lets cuDNN round float operands to TF32.
+  /// CUDNN_TENSOR_OP_MATH for half and bfloat16 data (tensor cores, float accumulation: the
+  /// compute type is float); for float, CUDNN_DEFAULT_MATH where TF32 is allowed (cuDNN then may
+  /// use tensor cores), else CUDNN_FMA_MATH: on Ampere and later the default lets cuDNN round
+  /// float operands to TF32.
   static cudnnMathType_t math_type(const convolution_geometry& g) {
+    if (g.type == element_type::f16 || g.type == element_type::bf16) return CUDNN_TENSOR_OP_MATH;
     return g.tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH;
+  }
+
+  /// cuDNN's data type of element type `t`.
+  static cudnnDataType_t data_type(element_type t) {
+    switch (t) {
+      case element_type::f64: return CUDNN_DATA_DOUBLE;
+      case element_type::f16: return CUDNN_DATA_HALF;
+      case element_type::bf16: return CUDNN_DATA_BFLOAT16;
+      case element_type::f32: break;
+    }
+    return CUDNN_DATA_FLOAT;
   }
 
   /// The first of `ranked` (ranked_algorithms of perf[0, found) under `math`), or a cudnn_error
   /// (CUDNN_STATUS_NOT_SUPPORTED) saying whether cuDNN can run nothing or only algorithms that
-  /// full float excludes.
+  /// full float or 16-bit data excludes.
   template <class Algorithm, class Perf>
   static Algorithm choose(const std::vector<Algorithm>& ranked, const Perf* perf, int found, cudnnMathType_t math) {
     if (!ranked.empty()) return ranked.front();
-    const bool only_transforms = math == CUDNN_FMA_MATH && any_runnable(perf, found);
+    const bool only_transforms = excludes_transforms(math) && any_runnable(perf, found);
     throw cudnn_error(CUDNN_STATUS_NOT_SUPPORTED,
-                      only_transforms ? "choose: cuDNN runs this convolution only with Winograd or FFT algorithms, "
-                                        "which full float (CUDNN_FMA_MATH, no TF32) excludes"
-                                      : "choose: cuDNN has no runnable algorithm for this convolution",
+                      !only_transforms ? "choose: cuDNN has no runnable algorithm for this convolution"
+                      : math == CUDNN_FMA_MATH
+                          ? "choose: cuDNN runs this convolution only with Winograd or FFT algorithms, "
+                            "which full float (CUDNN_FMA_MATH, no TF32) excludes"
+                          : "choose: cuDNN runs this 16-bit convolution only with Winograd or FFT algorithms, "
+                            "which its tolerance (one rounding of the output) excludes",
                       __FILE__, __LINE__);
   }
 
@@ -208,7 +226,7 @@ class cudnn_convolution {
   }
 
  private:
-  // 1 and 0 as cuDNN reads its scalars: double for double data, else float.
+  // 1 and 0 as cuDNN reads its scalars: double for double data, else float (16-bit data too).
   static constexpr double one_d = 1, zero_d = 0;
   static constexpr float one_f = 1, zero_f = 0;
   const void* one() const { return f64_ ? static_cast<const void*>(&one_d) : &one_f; }
@@ -240,7 +258,7 @@ class cudnn_convolution {
     void *x = nullptr, *w = nullptr, *y = nullptr, *bias = nullptr;
     trial_operands(cudnnHandle_t handle, const convolution_geometry& g) {
       EIN_CUDNN_CHECK(cudnnGetStream(handle, &stream));
-      const std::size_t element = g.f64 ? sizeof(double) : sizeof(float);
+      const std::size_t element = element_bytes(g.type);
       const auto extent = [](const int* dims, const int* strides) {
         std::size_t n = 1;
         for (int d = 0; d < 4; ++d) n += static_cast<std::size_t>(dims[d] - 1) * static_cast<std::size_t>(strides[d]);

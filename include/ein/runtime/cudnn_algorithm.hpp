@@ -24,10 +24,17 @@ constexpr bool transforms_operands(cudnnConvolutionBwdDataAlgo_t a) {
          a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD || a == CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED;
 }
 
+/// Whether a convolution under `math` runs no algorithm that transforms its operands:
+/// CUDNN_FMA_MATH (the plan asked for full float) and CUDNN_TENSOR_OP_MATH (16-bit data, whose
+/// tolerance allows one rounding of the output, not a transform in 16 bits).
+constexpr bool excludes_transforms(cudnnMathType_t math) {
+  return math == CUDNN_FMA_MATH || math == CUDNN_TENSOR_OP_MATH;
+}
+
 /// The algorithms of perf[0, found) (cuDNN's ranking, best first) that a convolution under
 /// `math` may run, best first, each once: those cuDNN can run (status success), less those that
-/// transform their operands where `math` is CUDNN_FMA_MATH (the plan asked for full float);
-/// those ranked under `math` itself before the others, each group in cuDNN's order.
+/// transform their operands where `math` excludes them (excludes_transforms); those ranked under
+/// `math` itself before the others, each group in cuDNN's order.
 /// Example: under CUDNN_FMA_MATH, {WINOGRAD, IMPLICIT_PRECOMP_GEMM, FFT, GEMM not supported}
 /// gives {IMPLICIT_PRECOMP_GEMM}.
 template <class Perf>
@@ -37,7 +44,7 @@ auto ranked_algorithms(const Perf* perf, int found, cudnnMathType_t math) -> std
     for (int i = 0; i < found; ++i) {
       const Perf& p = perf[i];
       if (p.status != CUDNN_STATUS_SUCCESS || (p.mathType == math) != (pass == 0)) continue;
-      if (math == CUDNN_FMA_MATH && transforms_operands(p.algo)) continue;
+      if (excludes_transforms(math) && transforms_operands(p.algo)) continue;
       if (std::find(ranked.begin(), ranked.end(), p.algo) == ranked.end()) ranked.push_back(p.algo);
     }
   return ranked;

@@ -148,7 +148,7 @@ inline admission admit(const optimized& r, const cost::model& model, const ein::
 /// model's fixed eOperator fraction of peak flatters it at scale). Each candidate first reads its
 /// weight operands packed for the build (pack_weight_operands, compute-bound kernels only, which
 /// are what running well asks for) where that makes it run well, or cheaper as run; its steps
-/// then end with the packings.
+/// then end with the packings, stored as `stored` (the subprogram's type: stored_as).
 /// The plan as written bounds the choice: a candidate priced above it as the build runs it is
 /// never chosen, however well it runs (a transposed convolution written as a scatter, cheap as
 /// one eOperator, is not traded for a library call with costlier eOperators around it). Nor is
@@ -157,14 +157,16 @@ inline admission admit(const optimized& r, const cost::model& model, const ein::
 ///      level give it; the choice restores it unpacked, so that choosing again for another
 ///      build still has it.
 /// @post seconds_as_run(r.best) <= seconds_as_run(r.baseline), both for `caps`.
-inline void choose_for_backend(optimized& r, const cost::model& model, const ein::plan::capabilities& caps) {
+inline void choose_for_backend(optimized& r, const cost::model& model, const ein::plan::capabilities& caps,
+                               ir::dtype stored) {
   r.candidates.front() = {r.baseline, "as written", {}};
   const double ceiling = seconds_as_run(r.baseline, model, caps);
   auto within = [&](double t) { return t <= ceiling; };
   pack_memo orders;  // the candidates share most kernels
   for (auto& c : r.candidates) {
     std::vector<derive::step> packings;
-    auto packed = pack_weight_operands(c.p, model, caps, &orders, pack_kernels::compute_bound_refused, &packings);
+    auto packed = stored_as(pack_weight_operands(c.p, model, caps, &orders, pack_kernels::compute_bound_refused, &packings),
+                            stored, model);
     double packed_t = seconds_as_run(packed, model, caps), c_t = seconds_as_run(c.p, model, caps);
     bool packed_good = runs_well(packed, caps), c_good = runs_well(c.p, caps);
     if (within(packed_t) != within(c_t) ? within(packed_t)

@@ -280,26 +280,33 @@ inline double eoperator_seconds(const ir::scope& s, const cost::model& model) {
   return model.seconds(cost::workload::eoperator(f.flops, f.bytes, &s));
 }
 
-/// Plan `p` of a definition's value as it stores element type `type`: its last kernel, which
-/// stores the definition, keeps only the operators that compute in that type — a library call
-/// writes the type it reads. A 16-bit definition's search splits out float values
-/// (detail::intermediate_type); an operator reading only those runs as the eOperator that rounds
-/// what it stores (docs/decisions/0028). Plans of float and double definitions are unchanged.
+/// Plan `p` of a definition's value as it stores element type `type`: each kernel keeps only
+/// the operators that compute in the type its result is held in — a library call writes the
+/// type it reads. The last kernel stores the definition; the others hold what they compute in
+/// ir::held_type(type), float for a 16-bit definition (docs/decisions/0028). So an operator of a
+/// 16-bit definition reading only float values it split out runs as the eOperator that rounds
+/// what it stores, and a 16-bit product whose sum the definition holds in float runs as the
+/// eOperator that keeps it so. Plans of float definitions of float tensors are unchanged; so are
+/// double ones but for a nested product of nested values, which matching sees as float and the
+/// plan holds in double: never a library call.
 inline plan stored_as(plan p, ir::dtype type, const cost::model& model) {
-  kernel& last = p.kernels.back();
-  std::erase_if(last.operators, [&](const priced_instance& o) { return o.op.type != type; });
-  if (!last.op || last.op->type == type) return p;
-  p.seconds -= last.seconds;
-  if (last.operators.empty()) {
-    last.op.reset();
-    last.facts = match::eoperator_cost(*last.value);
-    last.seconds = model.seconds(cost::workload::eoperator(last.facts.flops, last.facts.bytes, last.value.get()));
-  } else {
-    last.op = last.operators.front().op;
-    last.seconds = last.operators.front().seconds, last.facts = {last.op->flops, last.op->bytes};
+  for (std::size_t i = 0; i < p.kernels.size(); ++i) {
+    kernel& k = p.kernels[i];
+    const ir::dtype held = i + 1 == p.kernels.size() ? type : ir::held_type(type);
+    std::erase_if(k.operators, [&](const priced_instance& o) { return o.op.type != held; });
+    if (!k.op || k.op->type == held) continue;
+    p.seconds -= k.seconds;
+    if (k.operators.empty()) {
+      k.op.reset();
+      k.facts = match::eoperator_cost(*k.value);
+      k.seconds = model.seconds(cost::workload::eoperator(k.facts.flops, k.facts.bytes, k.value.get()));
+    } else {
+      k.op = k.operators.front().op;
+      k.seconds = k.operators.front().seconds, k.facts = {k.op->flops, k.op->bytes};
+    }
+    if (k.weight_only) k.seconds = 0;
+    p.seconds += k.seconds;
   }
-  if (last.weight_only) last.seconds = 0;
-  p.seconds += last.seconds;
   return p;
 }
 

@@ -86,7 +86,7 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
     for (auto& c : s.result.candidates) c.p = stored_as(std::move(c.p), s.type, model);
     s.result.baseline = stored_as(std::move(s.result.baseline), s.type, model);
     s.result.best = stored_as(std::move(s.result.best), s.type, model);
-    if (s.searched) choose_for_backend(s.result, model, caps);
+    if (s.searched) choose_for_backend(s.result, model, caps, s.type);
   }
   auto relaxed = relax_program(r, model, caps, r.relax);
   detail::adopt(r, relaxed.choice, std::move(relaxed.best), model, caps);

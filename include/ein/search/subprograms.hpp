@@ -84,10 +84,6 @@ inline ir::tensor definition_tensor(const std::string& name, const ir::scope& va
   return {name, type, value.shape(), ir::tensor_role::definition};
 }
 
-// The type of a value the search splits out of a definition of type `t`: float for a 16-bit
-// definition, which rounds once, where it stores its own value (docs/decisions/0028); `t` else.
-inline ir::dtype intermediate_type(ir::dtype t) { return ir::is_16bit(t) ? ir::dtype::f32 : t; }
-
 // `s` with every read of a tensor named in `to` reading the tensor it maps to instead.
 inline ir::scope_ptr rename_reads(const ir::scope_ptr& s, const std::map<std::string, ir::tensor>& to) {
   auto body = derive::map_accesses(s->body, [&](const ir::access& a) -> ir::expr {
@@ -122,7 +118,7 @@ inline ir::scope_ptr moved_to(const ir::scope_ptr& s, const std::vector<std::int
 /// The subprograms of `source` in program order: each definition, and apart from it each
 /// summation a non-linear function (relu, sigmoid, tanh, exp) is applied to, which becomes a
 /// definition `d_s1`, `d_s2`, ... (a name not yet in `taken`, which keeps it) that the activation
-/// reads, of the definition's type (float for a 16-bit one: detail::intermediate_type). A
+/// reads, of the type the definition holds such values in (float for a 16-bit one: ir::held_type). A
 /// subprogram is `searched` when it has a summation; the others are not searched.
 /// Example: `out = relu(Σ_k A·B) + 1` gives `out_s1 = Σ_k A·B` (searched) and
 /// `out = relu(out_s1) + 1`.
@@ -135,7 +131,7 @@ inline std::vector<subprogram> split_program(const ir::program& source, std::set
     std::map<const ir::scope*, ir::tensor> as_tensor;
     for (auto& s : split) {
       auto n = detail::fresh_definition_name(d.name + "_s" + std::to_string(as_tensor.size() + 1), taken);
-      const ir::dtype type = detail::intermediate_type(d.type);
+      const ir::dtype type = ir::held_type(d.type);
       as_tensor[s.get()] = detail::definition_tensor(n, *s, type);
       out.push_back({n, d.name, s, type, false, {}, 0, 0, {}, {}});
     }
@@ -153,7 +149,7 @@ inline std::vector<subprogram> split_program(const ir::program& source, std::set
 /// The definitions of plan `p` of subprogram `s` (by default its chosen plan), one per kernel:
 /// `<s.name>_<k>` (fresh in `taken`) for the kernels before the last, which keeps the name
 /// `s.name`, the source's box and `s.type`; each reads the definitions of the kernels it read. The
-/// others are of `s.type` too, float where it is 16-bit (detail::intermediate_type).
+/// others are of ir::held_type(s.type): `s.type`, float where it is 16-bit.
 inline std::vector<ir::definition> plan_definitions(const subprogram& s, std::set<std::string>& taken,
                                                     const plan* p = nullptr) {
   auto& kernels = (p ? *p : s.result.best).kernels;
@@ -165,7 +161,7 @@ inline std::vector<ir::definition> plan_definitions(const subprogram& s, std::se
     std::string n = last ? s.name : detail::fresh_definition_name(s.name + "_" + k.name, taken);
     auto value = detail::rename_reads(k.flat, names);
     if (last) value = detail::moved_to(value, s.source->lower());
-    const ir::dtype type = last ? s.type : detail::intermediate_type(s.type);
+    const ir::dtype type = last ? s.type : ir::held_type(s.type);
     names[k.name] = detail::definition_tensor(n, *value, type);
     out.push_back({n, value, type});
   }

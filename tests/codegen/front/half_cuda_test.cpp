@@ -1,6 +1,7 @@
 // Stage two of the 16-bit test on the GPU: the cuda plans of the networks in ein::half and
 // ein::bfloat16 (front/half_model.hpp; their headers compiled here by the host compiler, their
-// kernels by nvcc) equal the interpreter, which rounds what each 16-bit definition stores, on
+// kernels by nvcc; calls::net's product and convolution are cuBLAS and cuDNN calls) equal the
+// interpreter, which rounds what each 16-bit definition stores, on
 // random inputs within the plan's tolerance (docs/decisions/0028). Without a device it says so
 // and exits 77 (skipped). Each output prints an "ein check: 16-bit" line (bench/gpu/run.sh).
 #include <cuda_runtime.h>
@@ -18,6 +19,7 @@
 #include "ein/runtime/cuda_check.hpp"
 #include "ein/runtime/cuda_device.hpp"
 #include "ein_generated/codegen_bfloat16_cuda.hpp"
+#include "ein_generated/codegen_half_calls_cuda.hpp"
 #include "ein_generated/codegen_half_cuda.hpp"
 
 namespace {
@@ -89,6 +91,7 @@ int main() {
   for (std::uint64_t seed : {1, 2}) {
     ok = equals_interpreter(codegen_half::f16::net, seed) && ok;
     ok = equals_interpreter(codegen_half::bf16::net, seed) && ok;
+    ok = equals_interpreter(codegen_half::calls::net, seed) && ok;  // cuBLAS and cuDNN in 16 bits
   }
   return ok ? 0 : 1;
 }

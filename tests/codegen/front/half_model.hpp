@@ -1,5 +1,5 @@
 // Small networks in ein::half and ein::bfloat16 (a convolution, a matrix product, ReLU and a
-// residual add), for the two-stage test of 16-bit host plans through ein_generate.
+// residual add), for the two-stage test of 16-bit plans through ein_generate.
 #pragma once
 
 #include "ein/ein.hpp"
@@ -32,6 +32,20 @@ inline constexpr auto fc_mm = def<"fc_mm", float>(over(i, j), sum(k)(A(i, k) * W
 inline constexpr auto fc = def<"fc", bfloat16>(over(i, j), relu(fc_mm(i, j)));
 inline constexpr auto net = program(ops::add<"block">(ops::relu<"conv_relu">(conv), X), fc);
 }  // namespace bf16
+
+// A product in bfloat16, a convolution in half (NHWC, its filter in cuDNN's KRSC) and one in
+// bfloat16 (NCHW), large enough to be compute-bound: on cuda, cuBLAS and cuDNN calls that read
+// and write 16 bits and accumulate in float.
+namespace calls {
+inline constexpr input<"A", bfloat16, 128, 256> A;
+inline constexpr weight<"W", bfloat16, 256, 128> W;
+inline constexpr input<"X", half, 1, 32, 32, 64> X;   // (n, h, w, c)
+inline constexpr weight<"K", half, 64, 3, 3, 64> K;   // (f, r, s, c)
+inline constexpr input<"Y", bfloat16, 1, 64, 16, 16> Y;   // (n, c, h, w)
+inline constexpr weight<"L", bfloat16, 32, 64, 3, 3> L;   // (f, c, r, s)
+inline constexpr auto net = program(ops::matmul<"product">(A, W), ops::conv2d<"conv", ops::nhwc, 1, 1, 1, ops::krsc>(X, K),
+                                    ops::conv2d<"conv_nchw", ops::nchw, 1, 1>(Y, L));
+}  // namespace calls
 
 // The half network with its operands' names, generated as written (SEARCH OFF): its own object,
 // since a plan belongs to one object.

@@ -115,6 +115,12 @@ TEST_CASE("16-bit plans keep their types, and call libraries on float values onl
   };
   check(p16, plan_of<decltype(codegen_half::f16::net)>::description);
   check(pb16, plan_of<decltype(codegen_half::bf16::net)>::description);
+  // The description names the type of each step that stores another type than float.
+  const std::string_view f16_text = plan_of<decltype(codegen_half::f16::net)>::description,
+                         bf16_text = plan_of<decltype(codegen_half::bf16::net)>::description;
+  CHECK(f16_text.find("[output] [half]\n") != std::string_view::npos);
+  CHECK(bf16_text.find("[output] [bfloat16]\n") != std::string_view::npos);
+  CHECK(bf16_text.find("[half]") == std::string_view::npos);
   // A half buffer bound where the plan reads bfloat16 is refused, naming the tensor.
   std::vector<ein::half> x(8 * 8 * 16), k(3 * 3 * 16 * 16), a(24 * 40), w(40 * 32), block(8 * 8 * 16), fc(24 * 32);
   CHECK_THROWS_WITH_AS(ein::run(codegen_half::bf16::net,

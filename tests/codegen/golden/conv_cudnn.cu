@@ -27,7 +27,7 @@ static const ein::runtime::cudnn_convolution& eop_out_cudnn(cudaStream_t s) {
   static auto& states = *new ein::runtime::per_stream<ein::runtime::cudnn_convolution>;
   return states.get(ein::runtime::current_device(), s, [&] {
     return std::make_unique<ein::runtime::cudnn_convolution>(
-        cudnn_handle(s), ein::runtime::convolution_geometry{.forward = true, .f64 = false, .krsc = true, .x_dims = {2, 8, 16, 16}, .x_strides = {2048, 1, 128, 8}, .y_dims = {2, 16, 16, 16}, .y_strides = {4096, 1, 256, 16}, .filter = {16, 8, 3, 3}, .pad = {1, 1}, .stride = {1, 1}, .dilation = {1, 1}, .tf32 = false});
+        cudnn_handle(s), ein::runtime::convolution_geometry{.forward = true, .krsc = true, .x_dims = {2, 8, 16, 16}, .x_strides = {2048, 1, 128, 8}, .y_dims = {2, 16, 16, 16}, .y_strides = {4096, 1, 256, 16}, .filter = {16, 8, 3, 3}, .pad = {1, 1}, .stride = {1, 1}, .dilation = {1, 1}, .tf32 = false});
   });
 }
 

@@ -1,6 +1,6 @@
 // Which algorithm a cuDNN convolution of a plan runs, over cuDNN's ranked results (no device
-// needed): full float leaves out Winograd and FFT, a fused convolution tries what the fused call
-// may take, and a convolution nothing may run fails with a message saying why.
+// needed): full float and 16-bit data leave out Winograd and FFT, a fused convolution tries what
+// the fused call may take, and a convolution nothing may run fails with a message saying why.
 #include <doctest/doctest.h>
 
 #include <string>
@@ -44,6 +44,9 @@ TEST_CASE("cuDNN algorithms: full float runs no Winograd or FFT algorithm, whate
                                                 forward(winograd_nonfused), forward(fft), forward(implicit),
                                                 forward(gemm, CUDNN_STATUS_NOT_SUPPORTED)};
   CHECK(ranked_algorithms(perf, 7, CUDNN_FMA_MATH) == forward_list{precomp, implicit});
+  // nor does 16-bit data (CUDNN_TENSOR_OP_MATH): its tolerance allows one rounding, not a transform
+  CHECK(ranked_algorithms(perf, 7, CUDNN_TENSOR_OP_MATH) == forward_list{precomp, implicit});
+  CHECK(!excludes_transforms(CUDNN_DEFAULT_MATH));
   // where TF32 is allowed (CUDNN_DEFAULT_MATH) every runnable algorithm is, ranked under that math first
   CHECK(ranked_algorithms(perf, 7, CUDNN_DEFAULT_MATH) ==
         forward_list{winograd, fft_tiling, precomp, winograd_nonfused, fft, implicit});
@@ -79,6 +82,9 @@ TEST_CASE("cuDNN algorithms: a convolution nothing may run fails, saying whether
   CHECK(ranked.empty());
   CHECK_THROWS_WITH_AS(cudnn_convolution::choose(ranked, transforms, 3, CUDNN_FMA_MATH),
                        doctest::Contains("only with Winograd or FFT algorithms, which full float"), cudnn_error);
+  CHECK_THROWS_WITH_AS(cudnn_convolution::choose(ranked_algorithms(transforms, 3, CUDNN_TENSOR_OP_MATH), transforms, 3,
+                                                 CUDNN_TENSOR_OP_MATH),
+                       doctest::Contains("16-bit convolution only with Winograd or FFT"), cudnn_error);
   const cudnnConvolutionFwdAlgoPerf_t none[] = {forward(implicit, CUDNN_STATUS_NOT_SUPPORTED)};
   CHECK_THROWS_WITH_AS(cudnn_convolution::choose(ranked_algorithms(none, 1, CUDNN_FMA_MATH), none, 1, CUDNN_FMA_MATH),
                        doctest::Contains("no runnable algorithm"), cudnn_error);
@@ -94,6 +100,23 @@ TEST_CASE("cuDNN algorithms: a fused convolution tries every ranked algorithm wi
   CHECK(first_accepted(ranked, [](auto) { return true; }) == implicit);
   CHECK(!first_accepted(ranked, [](auto) { return false; }));
   CHECK(!first_accepted(forward_list{}, [](auto) { return true; }));
+}
+
+TEST_CASE("cuDNN descriptors: 16-bit data is half or bfloat16 under tensor-op math, whatever TF32 says") {
+  convolution_geometry g;
+  for (bool tf32 : {false, true}) {
+    g.tf32 = tf32;
+    g.type = element_type::f16;
+    CHECK(cudnn_convolution::math_type(g) == CUDNN_TENSOR_OP_MATH);
+    g.type = element_type::bf16;
+    CHECK(cudnn_convolution::math_type(g) == CUDNN_TENSOR_OP_MATH);
+    g.type = element_type::f32;
+    CHECK(cudnn_convolution::math_type(g) == (tf32 ? CUDNN_DEFAULT_MATH : CUDNN_FMA_MATH));
+  }
+  CHECK(cudnn_convolution::data_type(element_type::f32) == CUDNN_DATA_FLOAT);
+  CHECK(cudnn_convolution::data_type(element_type::f64) == CUDNN_DATA_DOUBLE);
+  CHECK(cudnn_convolution::data_type(element_type::f16) == CUDNN_DATA_HALF);
+  CHECK(cudnn_convolution::data_type(element_type::bf16) == CUDNN_DATA_BFLOAT16);
 }
 
 TEST_CASE("cuDNN algorithms: a refusal is told from a failure") {

@@ -20,6 +20,17 @@ struct call_names {
   std::string cuda_check = "EIN_CUDA_CHECK";  // a macro wrapping CUDA runtime calls
 };
 
+/// cuBLAS's name of element type `t`: `CUDA_R_32F`, `CUDA_R_64F`, `CUDA_R_16F`, `CUDA_R_16BF`.
+inline std::string cuda_data_type(ir::dtype t) {
+  switch (t) {
+    case ir::dtype::f32: return "CUDA_R_32F";
+    case ir::dtype::f64: return "CUDA_R_64F";
+    case ir::dtype::f16: return "CUDA_R_16F";
+    case ir::dtype::bf16: return "CUDA_R_16BF";
+  }
+  throw internal_error("cuda_data_type: no such element type");
+}
+
 /// Writes a block computing a Matmul or BatchMatmul instance with cuBLAS. ein's GEMM attributes
 /// are row-major; cuBLAS is column-major, so the call computes Cᵀ = op(B)ᵀ·op(A)ᵀ: B comes
 /// first, m and n swap, and each transpose flag stays with its operand.
@@ -29,7 +40,10 @@ struct call_names {
 ///    CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT)`.
 /// `inputs`/`output` name device pointers to the start of each operand's flattened source. A
 /// float GEMM computes in full float (CUBLAS_COMPUTE_32F) unless `tf32` lets cuBLAS round its
-/// operands to TF32 (CUBLAS_COMPUTE_32F_FAST_TF32).
+/// operands to TF32 (CUBLAS_COMPUTE_32F_FAST_TF32). A half or bfloat16 GEMM reads and writes its
+/// type (CUDA_R_16F, CUDA_R_16BF) and accumulates in float (CUBLAS_COMPUTE_32F, float scalars),
+/// on tensor cores where cuBLAS chooses them, rounding once when it stores, as the interpreter
+/// does (docs/decisions/0028).
 /// @pre op is a GEMM (gemm_attrs: matmul, batch_matmul); cuBLAS's pointer mode is host (the default).
 inline void emit_cublas(writer& w, const match::instance& op,
                         const std::vector<std::string>& inputs, const std::string& output,
@@ -38,13 +52,15 @@ inline void emit_cublas(writer& w, const match::instance& op,
     throw internal_error(std::string("emit_cublas: not a GEMM: ") + match::name(op.kind));
   if (inputs.size() != 2) throw internal_error("emit_cublas: a GEMM has two inputs");
   auto& g = op.gemm();
-  bool f32 = op.type == ir::dtype::f32;
-  std::string scalar = f32 ? "float" : "double", data = f32 ? "CUDA_R_32F" : "CUDA_R_64F";
-  std::string compute = !f32 ? "CUBLAS_COMPUTE_64F" : tf32 ? "CUBLAS_COMPUTE_32F_FAST_TF32" : "CUBLAS_COMPUTE_32F";
+  const bool f64 = op.type == ir::dtype::f64;
+  const ir::dtype scale = f64 ? ir::dtype::f64 : ir::dtype::f32;  // alpha's and beta's type
+  const std::string scalar = f64 ? "double" : "float", data = cuda_data_type(op.type);
+  const std::string compute = f64                            ? "CUBLAS_COMPUTE_64F"
+                              : tf32 && op.type == ir::dtype::f32 ? "CUBLAS_COMPUTE_32F_FAST_TF32"
+                                                                  : "CUBLAS_COMPUTE_32F";
   auto op_of = [](bool t) { return t ? "CUBLAS_OP_T" : "CUBLAS_OP_N"; };
   w.open("");
-  w.line("const " + scalar + " ein_alpha = " + literal(g.alpha, op.type) +
-         ", ein_beta = " + literal(0.0, op.type) + ";");
+  w.line("const " + scalar + " ein_alpha = " + literal(g.alpha, scale) + ", ein_beta = " + literal(0.0, scale) + ";");
   w.line(names.check + "(cublasGemmStridedBatchedEx(");
   w.line("    " + names.handle + ", " + op_of(g.trans_b) + ", " + op_of(g.trans_a) + ", " +
          number(g.n) + ", " + number(g.m) + ", " + number(g.k) + ", &ein_alpha,");

@@ -27,7 +27,7 @@ inline runtime::convolution_geometry geometry(const match::instance& op, bool tf
   auto i = [](std::int64_t v) { return static_cast<int>(v); };
   runtime::convolution_geometry g;
   g.forward = !a.backward_data;
-  g.f64 = op.type == ir::dtype::f64;
+  g.type = static_cast<runtime::element_type>(op.type);  // the same types in the same order
   g.krsc = a.filter_layout == "krsc";
   const std::int64_t x_dims[4] = {a.n, a.c, a.h, a.w}, y_dims[4] = {a.n, a.k, a.p, a.q},
                      filter[4] = {a.k, a.filter_channels(), a.r, a.s};
@@ -41,7 +41,7 @@ inline runtime::convolution_geometry geometry(const match::instance& op, bool tf
   g.pad[0] = i(a.pad_h), g.pad[1] = i(a.pad_w);
   g.stride[0] = i(a.stride_h), g.stride[1] = i(a.stride_w);
   g.dilation[0] = i(a.dilation_h), g.dilation[1] = i(a.dilation_w);
-  g.tf32 = tf32 && !g.f64;
+  g.tf32 = tf32 && op.type == ir::dtype::f32;
   g.groups = i(a.groups);
   if (e) {
     if (!ein::plan::cudnn.takes(op, *e)) throw internal_error("geometry: cuDNN fuses no such epilogue after " + op.str());
@@ -53,6 +53,16 @@ inline runtime::convolution_geometry geometry(const match::instance& op, bool tf
 
 namespace detail {
 
+inline const char* type_enumerator(runtime::element_type t) {
+  switch (t) {
+    case runtime::element_type::f32: return "f32";
+    case runtime::element_type::f64: return "f64";
+    case runtime::element_type::f16: return "f16";
+    case runtime::element_type::bf16: return "bf16";
+  }
+  throw internal_error("type_enumerator: no such element type");
+}
+
 inline std::string int_list(const int* v, int n) {
   std::string s;
   for (int k = 0; k < n; ++k) s += (k ? ", " : "") + std::to_string(v[k]);
@@ -63,9 +73,11 @@ inline std::string int_list(const int* v, int n) {
 
 /// The C++ initializer of a geometry: `ein::runtime::convolution_geometry{.forward = true, ...}`.
 inline std::string geometry_text(const runtime::convolution_geometry& g) {
-  using detail::int_list;
-  return "ein::runtime::convolution_geometry{.forward = " + flag(g.forward) + ", .f64 = " + flag(g.f64) +
-         ", .krsc = " + flag(g.krsc) + ", .x_dims = " + int_list(g.x_dims, 4) + ", .x_strides = " +
+  using detail::int_list, detail::type_enumerator;
+  const std::string type = g.type == runtime::element_type::f32
+                               ? std::string()
+                               : ", .type = ein::runtime::element_type::" + std::string(type_enumerator(g.type));
+  return "ein::runtime::convolution_geometry{.forward = " + flag(g.forward) + type + ", .krsc = " + flag(g.krsc) + ", .x_dims = " + int_list(g.x_dims, 4) + ", .x_strides = " +
          int_list(g.x_strides, 4) + ", .y_dims = " + int_list(g.y_dims, 4) + ", .y_strides = " +
          int_list(g.y_strides, 4) + ", .filter = " + int_list(g.filter, 4) + ", .pad = " + int_list(g.pad, 2) +
          ", .stride = " + int_list(g.stride, 2) + ", .dilation = " + int_list(g.dilation, 2) + ", .tf32 = " +
@@ -117,14 +129,16 @@ inline void emit_cudnn_run(writer& w, const match::instance& op, const std::vect
     throw internal_error(std::string("emit_cudnn_run: the legacy cuDNN API cannot run ") + op.str());
   if (inputs.size() != 2) throw internal_error("emit_cudnn_run: a convolution has two inputs");
   bool forward = !op.conv().backward_data;
-  std::string scalar = op.type == ir::dtype::f32 ? "float" : "double";
+  // cuDNN's scalars: double for double data, float for the rest (16-bit data too)
+  const ir::dtype scale = op.type == ir::dtype::f64 ? ir::dtype::f64 : ir::dtype::f32;
+  const std::string scalar = scale == ir::dtype::f64 ? "double" : "float";
   std::string in = advanced(inputs[0], op.inputs[0].offset), wt = advanced(inputs[1], op.inputs[1].offset);
   w.open("");
   w.line("const ein::runtime::cudnn_convolution& ein_conv = " + state + ";");
   // beta for cuDNN's plain calls; alpha2, the residual's scale, for the fused one
   const bool residual = fused && !fused->residual.empty();
-  w.line("const " + scalar + " ein_alpha = " + literal(op.conv().alpha, op.type) + ", " +
-         (fused ? "ein_alpha2 = " + literal(residual ? 1.0 : 0.0, op.type) : "ein_beta = " + literal(0.0, op.type)) +
+  w.line("const " + scalar + " ein_alpha = " + literal(op.conv().alpha, scale) + ", " +
+         (fused ? "ein_alpha2 = " + literal(residual ? 1.0 : 0.0, scale) : "ein_beta = " + literal(0.0, scale)) +
          ";");
   if (fused) {
     w.line("ein_conv.forward_bias_activation(" + handle + ", &ein_alpha, " + in + ", " + wt + ", &ein_alpha2, " +

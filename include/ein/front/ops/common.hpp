@@ -32,11 +32,14 @@ inline constexpr layout nhwc = layout::nhwc;
 inline constexpr layout nchw = layout::nchw;
 
 /// Filter layout of a convolution: rsfc (r, s, f, c), today's default with nhwc; kcrs (f, c, r, s),
-/// PyTorch's and the default with nchw; rscf (r, s, c, f), TensorFlow's.
-enum class filter : std::uint8_t { rsfc, kcrs, rscf };
+/// PyTorch's and the default with nchw; rscf (r, s, c, f), TensorFlow's; krsc (f, r, s, c), a
+/// PyTorch filter in channels-last memory and the layout cuDNN reads with NHWC data (on tensor
+/// cores, in half and bfloat16, with no copy of the filter: docs/decisions/0028).
+enum class filter : std::uint8_t { rsfc, kcrs, rscf, krsc };
 inline constexpr filter rsfc = filter::rsfc;
 inline constexpr filter kcrs = filter::kcrs;
 inline constexpr filter rscf = filter::rscf;
+inline constexpr filter krsc = filter::krsc;
 /// The filter layout a convolution reads unless told: rsfc with nhwc, kcrs with nchw.
 constexpr filter default_filter(layout l) { return l == layout::nhwc ? filter::rsfc : filter::kcrs; }
 

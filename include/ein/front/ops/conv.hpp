@@ -17,6 +17,7 @@ constexpr filter_axes axes_of(filter f) {
     case filter::rsfc: return {0, 1, 2, 3};
     case filter::kcrs: return {2, 3, 0, 1};
     case filter::rscf: return {0, 1, 3, 2};
+    case filter::krsc: return {1, 2, 0, 3};
   }
   return {0, 1, 2, 3};
 }
@@ -28,6 +29,8 @@ constexpr auto filter_access(K&& k, R r, S s, Fo f, C c) {
     return std::forward<K>(k)(r, s, f, c);
   else if constexpr (F == filter::kcrs)
     return std::forward<K>(k)(f, c, r, s);
+  else if constexpr (F == filter::krsc)
+    return std::forward<K>(k)(f, r, s, c);
   else
     return std::forward<K>(k)(r, s, c, f);
 }
@@ -92,7 +95,8 @@ constexpr auto summed(I0 i0, I1 i1, I2 i2, Body body) {
 /// with Cg = C / Groups channels a filter (the filter's c extent), Mg = F / Groups filters a group
 /// and g = ⌊f / Mg⌋ the group of filter f; output extent (H + 2·pad_h − dil_h·(R − 1) − 1) / st_h + 1
 /// along h (likewise w). The filter layout F is rsfc (r, s, f, c) with nhwc and kcrs (f, c, r, s,
-/// PyTorch's, whose `groups` this is) with nchw unless told; rscf (r, s, c, f) is TensorFlow's.
+/// PyTorch's, whose `groups` this is) with nchw unless told; rscf (r, s, c, f) is TensorFlow's;
+/// krsc (f, r, s, c) is cuDNN's with NHWC data.
 /// One group is conv2d; as many as channels, depthwise_conv2d. Where Cg is 1 the filter is read at
 /// c = 0 and nothing is summed over c.
 ///
