@@ -55,7 +55,7 @@ inline void emit_cublas(writer& w, const match::instance& op,
   const bool f64 = op.type == ir::dtype::f64;
   const ir::dtype scale = f64 ? ir::dtype::f64 : ir::dtype::f32;  // alpha's and beta's type
   const std::string scalar = f64 ? "double" : "float", data = cuda_data_type(op.type);
-  const std::string compute = f64                            ? "CUBLAS_COMPUTE_64F"
+  const std::string compute = f64                                 ? "CUBLAS_COMPUTE_64F"
                               : tf32 && op.type == ir::dtype::f32 ? "CUBLAS_COMPUTE_32F_FAST_TF32"
                                                                   : "CUBLAS_COMPUTE_32F";
   auto op_of = [](bool t) { return t ? "CUBLAS_OP_T" : "CUBLAS_OP_N"; };

@@ -77,7 +77,8 @@ inline std::string geometry_text(const runtime::convolution_geometry& g) {
   const std::string type = g.type == runtime::element_type::f32
                                ? std::string()
                                : ", .type = ein::runtime::element_type::" + std::string(type_enumerator(g.type));
-  return "ein::runtime::convolution_geometry{.forward = " + flag(g.forward) + type + ", .krsc = " + flag(g.krsc) + ", .x_dims = " + int_list(g.x_dims, 4) + ", .x_strides = " +
+  return "ein::runtime::convolution_geometry{.forward = " + flag(g.forward) + type + ", .krsc = " + flag(g.krsc) +
+         ", .x_dims = " + int_list(g.x_dims, 4) + ", .x_strides = " +
          int_list(g.x_strides, 4) + ", .y_dims = " + int_list(g.y_dims, 4) + ", .y_strides = " +
          int_list(g.y_strides, 4) + ", .filter = " + int_list(g.filter, 4) + ", .pad = " + int_list(g.pad, 2) +
          ", .stride = " + int_list(g.stride, 2) + ", .dilation = " + int_list(g.dilation, 2) + ", .tf32 = " +
