@@ -1,10 +1,8 @@
-# ein_generate: the two-stage build (every argument, its default and the variables that set it:
-# docs/ein_generate.md). Stage 1 builds and runs a small host program that reifies a
-# model's program object and writes it (its IR and program_key) as a model file, then runs ein's
-# search program, built once per build tree, which writes the generated header and JSON report;
-# stage 2 is every target that links the target made here and includes that header. A model's
-# program costs about what a user's translation unit does; the search program (the target
-# ein_search, made by the first call) is compiled once, whatever the number of models.
+# ein_generate: the two-stage build. Stage 1 builds and runs a small host program that reifies a
+# model's program object (or ein's import program, for an ONNX file) and writes it as a model
+# file, then runs ein's search program (the target ein_search, built once per build tree), which
+# writes the generated header and its JSON report; stage 2 is every target that links the target
+# made here and includes that header.
 #
 #   ein_generate(<target> MODEL <header> OBJECT <qualified::name> BACKEND host|cuda [NAME <name>]
 #                [SEARCH ON|OFF] [PROFILE <device profile JSON>] [COST auto|measured|roofline]
@@ -13,62 +11,11 @@
 #                [GRADIENT <tensor>... [STORE_OR_RECOMPUTE cost|store|recompute] [MEMORY_BUDGET <bytes>]])
 #   ein_generate(<target> ONNX <file.onnx> [SHAPE "<input>=d0,d1,... ..."] BACKEND host|cuda ...)
 #
-# With GRADIENT, the plan is that of the program's gradient with respect to the tensors named, `*`
-# standing for every input and weight (docs/gradients.md): it reads the program's inputs and weights and a seed <y>_grad per output y,
-# and writes the outputs and <x>_grad per tensor x named; the generated header defines its program
-# object, ein_generated::<name>::net. Each forward value its backward reads is stored (the forward
-# keeps it) or recomputed by the backward, chosen by price (STORE_OR_RECOMPUTE cost, the default,
-# priced by the roofline of the search's profile; with SEARCH OFF nothing is priced and everything
-# is stored) so that the plan as written needs at most MEMORY_BUDGET bytes where given, or all
-# stored or all recomputed, to compare with.
-#
-# With ONNX, stage 1's first step is ein's import program (the target ein_import, made once per
-# build tree; it needs protobuf and ONNX's library, libprotobuf-dev and libonnx-dev), which writes
-# the model file of the file's graph; SHAPE gives the shapes of graph inputs with symbolic dims.
-# The generated header then defines the program object, ein_generated::<name>::net, and <target>
-# brings ein::onnx, the target whose programs may include <ein/onnx.hpp> (docs/onnx.md).
-#
-# Each keyword takes one value and is given at most once; a wrong call stops the configuration
-# with a message naming it and the argument (ein_generate_arguments.cmake checks them all).
-#
-# Stage 1 searches for the plan (ein::search::optimize_program) under a cost model (docs/cost.md)
-# that COST chooses (else EIN_COST, else auto): auto takes the measured model for plans for the host
-# (PLAN_FOR host), timed on this machine (this machine's profile, measured once and kept in
-# ${CMAKE_BINARY_DIR}/ein_host_profile.json, explores; the finalists' kernels are timed, eOperators
-# compiled with this build's compiler and flags, within MEASURE_BUDGET seconds, else
-# EIN_MEASURE_BUDGET, default 600), and for BACKEND cuda where a CUDA device is present when
-# stage 1 runs, and the roofline model of a device profile otherwise; measured and roofline force
-# one (measured for a cuda plan without a GPU uses the cache's measurements only and fails unless
-# every kernel is there). The profile is PROFILE, else
-# EIN_PROFILE (a variable), else, for PLAN_FOR host, the profile of a measured host
-# (cost/profiles/host.json; bench/host/probe.cpp measures yours) and, for PLAN_FOR cuda, ein's
-# H100 profile (cost/profiles/h100_sxm5.json); the measured
-# model keeps kernel times in COST_CACHE, else EIN_COST_CACHE, else
-# ${CMAKE_BINARY_DIR}/ein_cost_cache.json. Stage 1 can time kernels where the project enables the
-# CUDA language and the toolkit has cuBLAS and NVRTC (it then links them, and cuDNN where found);
-# elsewhere it uses the roofline model. The search prices kernels as plans for PLAN_FOR (default:
-# BACKEND) run them: BACKEND host PLAN_FOR cuda writes the plan a cuda build chooses (cuBLAS and
-# cuDNN calls) as a host header, to check a GPU plan on the CPU (its convolutions then run as
-# eOperators). ALPHA (default 1.05) and PROGRAM_STATES (default 4) bound the search across
-# subprograms (search::program_search): a choice of plans priced up to ALPHA times the best is
-# expanded, at most PROGRAM_STATES of them; PROGRAM_STATES 0 keeps each subprogram's cheapest plan. SEARCH OFF generates the program as written. eOperators compute in the element
-# type of their tensors (ACCUMULATE element, the default: float plans sum in float, in blocks) or
-# in double, rounding once when they store (ACCUMULATE double).
-#
-# writes ${CMAKE_CURRENT_BINARY_DIR}/ein_generated/<name>.hpp (include it as
-# "ein_generated/<name>.hpp") and <name>.json; <name> defaults to <target>. Linking <target>
-# brings the include directory, ein::ein and the dependency on the generation step (editing the
-# model regenerates). The header is plain C++ for the host compiler whatever the backend: with
-# BACKEND cuda the kernels go to <name>.cu, which nvcc compiles into <target> (then a static
-# library that also brings CUDA::cudart, CUDA::cublas and cuDNN where found), so nvcc never parses
-# the model or the front end. Compute-bound matrix products become library calls: cuBLAS with
-# BACKEND cuda (and convolutions cuDNN calls when cuDNN is found: ein_find_cudnn.cmake), and
-# with BACKEND host a CBLAS (OpenBLAS unless BLA_VENDOR says otherwise) linked into <target>
-# when find_package(BLAS) finds one and <cblas.h> is found, else eOperators; and compute-bound
-# convolutions of host plans oneDNN calls when libdnnl and its header are found and EIN_ENABLE_ONEDNN
-# is not OFF where ein_generate is called (a variable: set(EIN_ENABLE_ONEDNN OFF) before a call
-# keeps that plan's convolutions off oneDNN). oneDNN is linked --as-needed: a program whose plans
-# call it depends on it, others do not.
+# docs/ein_generate.md is the one reference: what each argument means, its default and the
+# variable that sets it (EIN_COST, EIN_PROFILE, EIN_COST_CACHE, EIN_MEASURE_BUDGET,
+# EIN_ENABLE_ONEDNN), what is written where, and which libraries <target> links.
+# ein_generate_arguments.cmake checks every argument and stops the configuration with a message
+# naming it.
 include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/ein_find_cudnn.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/ein_generate_arguments.cmake)
