@@ -177,10 +177,21 @@ inline cost_choice choose_cost(const search_request& q, bool sixteen_bit) {
   return c;
 }
 
+// Whether `target`'s plans call oneDNN for bfloat16 convolutions: where they call oneDNN
+// (`onednn`), the driver links it, and oneDNN runs them on this CPU with kernels of its own (the
+// host that generates a host plan is the one that runs it).
+inline bool onednn_bfloat16_here(backend target, bool onednn) {
+#if defined(EIN_HAVE_ONEDNN)
+  return onednn && target == backend::host && ein::runtime::onednn_runs_bfloat16();
+#else
+  return false;
+#endif
+}
+
 // The library calls plans for `target` make with what this driver was built with: a CBLAS where
 // found (EIN_HAVE_CBLAS), cuDNN where found (EIN_HAVE_CUDNN); oneDNN where the call asks for it
-// (`--onednn on`: ein_generate found it and links it into the plan's consumers; the driver only
-// writes its calls). capabilities_of says which.
+// (`--onednn on`: ein_generate found it and links it into the plan's consumers), its bfloat16
+// convolutions too where onednn_bfloat16_here says so. capabilities_of says which.
 inline ein::plan::capabilities build_capabilities(backend target, bool onednn) {
 #if defined(EIN_HAVE_CBLAS)
   constexpr bool cblas = true;
@@ -192,7 +203,7 @@ inline ein::plan::capabilities build_capabilities(backend target, bool onednn) {
 #else
   constexpr bool cudnn = false;
 #endif
-  return capabilities_of(target, cblas, cudnn, onednn);
+  return capabilities_of(target, cblas, cudnn, onednn, onednn_bfloat16_here(target, onednn));
 }
 
 // Searches `p` under the model `--cost` chooses (progress on stderr for searches over a second),
@@ -200,16 +211,22 @@ inline ein::plan::capabilities build_capabilities(backend target, bool onednn) {
 // them and the search report, and returns the plan for `o.target`'s build. Kernels the measured
 // model timed are saved to its cache, even when the search fails.
 inline ein::plan::program_plan search_plan(const ir::program& p, const search_request& q, options& o) {
-  auto choice = choose_cost(q, std::any_of(p.tensors.begin(), p.tensors.end(),
-                                           [](const ir::tensor& t) { return ir::is_16bit(t.type); }) ||
-                                   std::any_of(p.definitions.begin(), p.definitions.end(),
-                                               [](const ir::definition& d) { return ir::is_16bit(d.type); }));
+  const bool sixteen_bit = std::any_of(p.tensors.begin(), p.tensors.end(),
+                                       [](const ir::tensor& t) { return ir::is_16bit(t.type); }) ||
+                           std::any_of(p.definitions.begin(), p.definitions.end(),
+                                       [](const ir::definition& d) { return ir::is_16bit(d.type); });
+  auto choice = choose_cost(q, sixteen_bit);
   const auto caps = build_capabilities(q.plan_for, q.onednn);
   std::printf("cost model: %s: %s\n",
               choice.host ? ("measured on " + choice.host->device() + ", exploring with roofline " +
                              choice.roofline->profile().name + " (" + file_name(choice.profile_file) + ")").c_str()
                           : choice.model().describe().c_str(),
               choice.why.c_str());
+  if (sixteen_bit && q.plan_for == backend::host && q.onednn)
+    std::printf("oneDNN bfloat16 convolutions: %s\n",
+                onednn_bfloat16_here(q.plan_for, q.onednn)
+                    ? "yes (oneDNN runs them with kernels of its own on this CPU)"
+                    : "no (oneDNN has no bfloat16 kernels for this CPU: they take the float route)");
   std::fflush(stdout);
   auto progress = [&](const search::statistics& s) {
     std::fprintf(stderr, "ein_generate(%s): searching %zu of %zu distinct subprograms, %llu states, depth %d, %.1f s\n",

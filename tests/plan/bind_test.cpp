@@ -176,7 +176,7 @@ TEST_CASE("bind: shapes that match as grouped convolutions but do not slide a fi
   CHECK(kinds(scale, blas_cudnn) == std::vector<std::string>{"-"});
 }
 
-TEST_CASE("onednn_accepts: sizes that agree, padding and strides that step forward, float only; onednn runs small filters") {
+TEST_CASE("onednn_accepts: sizes that agree, strides that step forward, float and bfloat16; onednn runs small filters") {
   auto c = instance_of(conv(3, 1), match::op_kind::conv2d);
   CHECK(plan::onednn_accepts(c));
   CHECK(plan::onednn.runs(c));
@@ -201,6 +201,24 @@ TEST_CASE("onednn_accepts: sizes that agree, padding and strides that step forwa
   auto f64 = c;
   f64.type = ir::dtype::f64;
   CHECK_FALSE(plan::onednn_accepts(f64));
+  // bfloat16: accepted unscaled, run only by the family of a CPU with bfloat16 kernels; no half
+  auto bf16 = c;
+  bf16.type = ir::dtype::bf16;
+  CHECK(plan::onednn_accepts(bf16));
+  CHECK_FALSE(plan::onednn.runs(bf16));
+  CHECK(plan::onednn_bf16.runs(bf16));
+  CHECK(plan::onednn_bf16.runs(c));
+  CHECK(plan::onednn_bf16 == plan::onednn);
+  CHECK_FALSE(plan::onednn_bf16.takes(bf16, plan::epilogue_form{.relu = true}));
+  auto scaled_attrs = c.conv();
+  scaled_attrs.alpha = 0.5;
+  auto scaled = bf16;
+  scaled.attrs = scaled_attrs;
+  CHECK_FALSE(plan::onednn_accepts(scaled));
+  auto f16 = c;
+  f16.type = ir::dtype::f16;
+  CHECK_FALSE(plan::onednn_accepts(f16));
+  CHECK_FALSE(plan::onednn_bf16.runs(f16));
   CHECK_FALSE(plan::onednn_accepts(instance_of(ein::reify(ein_test::gemm_chain), match::op_kind::matmul)));
   CHECK(plan::onednn_accepts(instance_of(conv(1, 0), match::op_kind::conv2d)));
   CHECK_FALSE(plan::onednn.runs(instance_of(conv(1, 0), match::op_kind::conv2d)));  // memory-bound

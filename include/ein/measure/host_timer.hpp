@@ -104,7 +104,7 @@ class host_timer final : public cost::timer {
     if (ein::plan::blas.runs(op)) return gemm_seconds(op);
 #endif
 #if defined(EIN_HAVE_ONEDNN)
-    if (ein::plan::onednn.runs(op)) return convolution_seconds(op);
+    if (ein::plan::onednn_bf16.runs(op)) return convolution_seconds(op);
 #endif
     return std::nullopt;
   }
@@ -208,11 +208,13 @@ class host_timer final : public cost::timer {
   // Elements of an operand read at `offset` whose furthest element is `last` past it.
   static std::size_t extent(std::int64_t offset, std::int64_t last) { return static_cast<std::size_t>(offset + last + 1); }
 
-  std::vector<float> random_floats(std::size_t n) {
-    std::vector<float> v(n);
-    for (auto& x : v) x = static_cast<float>(rng_.uniform());
+  template <class T>
+  std::vector<T> random_values(std::size_t n) {
+    std::vector<T> v(n);
+    for (auto& x : v) x = T(static_cast<float>(rng_.uniform()));
     return v;
   }
+  std::vector<float> random_floats(std::size_t n) { return random_values<float>(n); }
 
   std::optional<double> record(const timed& t) {
     last_runs_ = t.runs;
@@ -264,8 +266,14 @@ class host_timer final : public cost::timer {
 
 #if defined(EIN_HAVE_ONEDNN)
   // As a prepared plan runs it: the primitive built and the filter reordered once, then each run
-  // convolves the source (runtime::onednn_prepared_convolution).
+  // convolves the source (runtime::onednn_prepared_convolution), in float or bfloat16.
   std::optional<double> convolution_seconds(const match::instance& op) {
+    if (op.type == ir::dtype::bf16) return convolution_seconds_of<ein::bfloat16>(op);
+    return convolution_seconds_of<float>(op);
+  }
+
+  template <class T>
+  std::optional<double> convolution_seconds_of(const match::instance& op) {
     const auto geometry = codegen::library::onednn_geometry_of(op);
     auto last = [](const std::int64_t (&dims)[4], const std::int64_t (&strides)[4]) {
       std::int64_t r = 0;
@@ -275,9 +283,9 @@ class host_timer final : public cost::timer {
     const auto src = extent(op.inputs[0].offset, last(geometry.src_dims, geometry.src_strides));
     const auto weights = extent(op.inputs[1].offset, last(geometry.weights_dims, geometry.weights_strides));
     const auto dst = extent(0, last(geometry.dst_dims, geometry.dst_strides));
-    if (static_cast<std::int64_t>(src + weights + dst) * 4 > options_.max_bytes) return std::nullopt;
-    auto x = random_floats(src), k = random_floats(weights);
-    std::vector<float> y(dst);
+    if (static_cast<std::int64_t>((src + weights + dst) * sizeof(T)) > options_.max_bytes) return std::nullopt;
+    const auto x = random_values<T>(src), k = random_values<T>(weights);
+    std::vector<T> y(dst);
     try {
       runtime::onednn_convolution conv(geometry);
       // oneDNN's reference loops run a convolution no kernel of its own covers, orders of magnitude

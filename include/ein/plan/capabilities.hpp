@@ -25,8 +25,8 @@ inline bool fits_int(std::int64_t v, std::int64_t lo) { return v >= lo && v <= I
 
 // Whether a library call may read and write `op`'s element type: float and double everywhere;
 // half and bfloat16 where `sixteen_bit` says the library takes them (cuBLAS and cuDNN, which
-// accumulate them in float on tensor cores). CBLAS and oneDNN are called in float and double
-// only: a 16-bit instance on the host stays an eOperator, or the search converts its operands.
+// accumulate them in float on tensor cores). CBLAS is called in float and double only: a 16-bit
+// product on the host stays an eOperator, or the search converts its operands.
 inline bool library_type(const match::instance& op, bool sixteen_bit) { return sixteen_bit || !ir::is_16bit(op.type); }
 
 // Whether strides (n, c, h, w) of a (n, c, h, w) tensor are those of a packed NHWC tensor.
@@ -110,17 +110,18 @@ inline bool onednn_describes(const std::array<std::int64_t, 4>& dims, const std:
 
 }  // namespace detail
 
-/// Whether oneDNN 2.6's forward primitives run convolution `op` as matched: a float conv2d
-/// (convolution_forward) or conv_transpose2d (deconvolution_forward), any padding before and
-/// after, stride and dilation, x, y and filter in any layout whose strides step forward without
-/// overlapping (oneDNN memory descriptors with explicit strides: detail::onednn_describes),
-/// operands from non-negative offsets. oneDNN has no
-/// double convolution on the CPU: those stay eOperators.
+/// Whether oneDNN 2.6's forward primitives run convolution `op` as matched: a float or bfloat16
+/// conv2d (convolution_forward) or conv_transpose2d (deconvolution_forward), any padding before
+/// and after, stride and dilation, x, y and filter in any layout whose strides step forward
+/// without overlapping (oneDNN memory descriptors with explicit strides:
+/// detail::onednn_describes), operands from non-negative offsets; a bfloat16 one unscaled (alpha 1:
+/// oneDNN scales the filter as it reorders it, which would round it again). oneDNN has no double
+/// or half convolution on the CPU: those stay eOperators.
 /// Example: a float NCHW conv2d with a KRSC filter, stride 2, padded 1 before and 0 after, runs;
 /// the same with double data does not.
 inline bool onednn_accepts(const match::instance& op) {
   auto* a = std::get_if<match::conv_attrs>(&op.attrs);
-  if (!a || op.type != ir::dtype::f32) return false;
+  if (!a || (op.type != ir::dtype::f32 && !(op.type == ir::dtype::bf16 && a->alpha == 1))) return false;
   for (auto& o : op.inputs)
     if (o.offset < 0) return false;
   const std::array<std::int64_t, 4> x{a->n, a->c, a->h, a->w}, y{a->n, a->k, a->p, a->q},
@@ -176,13 +177,15 @@ inline bool cudnn_runs(const match::instance& op) {
 // direct algorithms are made for small filters and vectorize over channels. bench/host's
 // transposed 9×9 into 1 channel ran 0.546 ms on oneDNN and 0.111 ms as ein's Matmul + eOperator
 // (bench/results/host.json of 2026-11-24T05:56Z), and 20.8 ms against oneDNN's own 5.1 ms when
-// matched with its 32×32 input as the filter.
-inline bool onednn_runs(const match::instance& op) {
-  if (!onednn_accepts(op) || !convolution_worth_a_call(op)) return false;
+// matched with its 32×32 input as the filter. Float only where `bfloat16` is false.
+inline bool onednn_runs_typed(const match::instance& op, bool bfloat16) {
+  if (!onednn_accepts(op) || !convolution_worth_a_call(op) || (op.type != ir::dtype::f32 && !bfloat16)) return false;
   auto& a = op.conv();
   const std::int64_t out_channels = a.backward_data ? a.c : a.k;
   return a.r * a.s <= a.p * a.q && out_channels >= 8;
 }
+inline bool onednn_runs(const match::instance& op) { return onednn_runs_typed(op, false); }
+inline bool onednn_bf16_runs(const match::instance& op) { return onednn_runs_typed(op, true); }
 
 // An epilogue oneDNN runs in a float convolution's call (runtime::onednn_epilogue): a bias per
 // output channel (oneDNN's bias), a residual laid out as the output (a binary add post-op), ReLU
@@ -251,6 +254,13 @@ inline constexpr library cudnn{"cudnn", &detail::cudnn_runs, &detail::cudnn_take
 /// not; a conv_transpose2d into 1 channel does not, nor one matched with a 32×32 filter over a
 /// 9×9 input.
 inline constexpr library onednn{"onednn", &detail::onednn_runs, &detail::onednn_takes};
+
+/// The same family where the CPU runs oneDNN's bfloat16 convolutions with kernels of its own
+/// (runtime::onednn_runs_bfloat16): also bfloat16 convolutions, accumulated in float and rounded
+/// once, with no epilogue in the call. Equal to `onednn` (one family, one emitter).
+/// Example: a compute-bound bfloat16 NHWC conv2d runs; under `onednn` it stays an eOperator, or
+/// the search converts its operands to float around a float call.
+inline constexpr library onednn_bf16{"onednn", &detail::onednn_bf16_runs, &detail::onednn_takes};
 
 /// What a build's generated code calls: the library families it links, in the order a kernel
 /// tries them (a GEMM that also matches as a degenerate convolution runs as the GEMM where

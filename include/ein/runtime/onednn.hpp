@@ -10,6 +10,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 
@@ -30,12 +31,14 @@ inline dnnl::stream& onednn_stream() {
   return stream;
 }
 
-/// At least `bytes` of scratchpad for the calling thread, kept for its next calls.
-inline std::byte* onednn_scratchpad(std::size_t bytes) {
-  static thread_local std::unique_ptr<std::byte[]> buffer;
-  static thread_local std::size_t size = 0;
-  if (bytes > size) buffer.reset(new std::byte[bytes]), size = bytes;
-  return buffer.get();
+/// At least `bytes` of scratch memory for the calling thread, kept for its next calls: `slot` 0
+/// is a primitive's scratchpad, 1 and 2 the float copies of a converted call's source and
+/// destination (onednn_convolution).
+inline std::byte* onednn_scratchpad(std::size_t bytes, std::size_t slot = 0) {
+  static thread_local std::array<std::unique_ptr<std::byte[]>, 3> buffers;
+  static thread_local std::array<std::size_t, 3> sizes{};
+  if (bytes > sizes.at(slot)) buffers[slot].reset(new std::byte[bytes]), sizes[slot] = bytes;
+  return buffers[slot].get();
 }
 
 /// c = alpha · op(a) · op(b) + beta · c, every matrix row-major, op 'N' or 'T' (transposed): a host
@@ -48,27 +51,73 @@ inline void onednn_sgemm(char trans_a, char trans_b, std::int64_t m, std::int64_
                           "oneDNN's sgemm refused a product of the plan");
 }
 
+/// oneDNN's name of a convolution's element type: float or bfloat16. Throws std::invalid_argument
+/// for another (oneDNN 2.6 has no double or half convolution on the CPU).
+inline dnnl::memory::data_type onednn_data_type(element_type t) {
+  if (t == element_type::f32) return dnnl::memory::data_type::f32;
+  if (t == element_type::bf16) return dnnl::memory::data_type::bf16;
+  throw std::invalid_argument(std::string("oneDNN runs no ") + name(t) + " convolution on the CPU");
+}
+
+/// Whether oneDNN runs bfloat16 convolutions on this CPU with kernels of its own (AVX-512 BF16 or
+/// AMX, or AVX-512 emulating them), rather than with its reference loops: asked of oneDNN once,
+/// by building the primitive of a small NHWC 3×3 convolution.
+inline bool onednn_runs_bfloat16() {
+  static const bool runs = [] {
+    const auto bf16 = dnnl::memory::data_type::bf16;
+    const dnnl::memory::desc x({1, 16, 8, 8}, bf16, dnnl::memory::format_tag::nhwc),
+        w({16, 16, 3, 3}, bf16, dnnl::memory::format_tag::any);
+    try {
+      dnnl::convolution_forward::primitive_desc pd({dnnl::prop_kind::forward_inference,
+                                                    dnnl::algorithm::convolution_direct, x, w, dnnl::memory::desc(),
+                                                    x, {1, 1}, {1, 1}, {1, 1}},
+                                                   onednn_engine());
+      return std::string(pd.impl_info_str()).rfind("ref", 0) != 0;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return runs;
+}
+
 /// One convolution step of a plan: the forward-inference primitive of a geometry (direct
 /// algorithm, weights in the layout oneDNN chooses for it, scaled by alpha), built once. A plan
 /// keeps one per step in a function-local static. Every call runs on its thread's stream and
 /// scratchpad (the primitive runs with a user scratchpad), so calls from several threads at once
-/// share nothing mutable.
+/// share nothing mutable. Buffers hold the geometry's element type (float or ein::bfloat16); a
+/// bfloat16 convolution has no epilogue (its plan runs one as an eOperator) and no alpha. Where
+/// oneDNN has no bfloat16 implementation on the CPU that runs it (AVX2: the header was generated
+/// on another machine), the call converts: the source to float, a float convolution, the result
+/// rounded to bfloat16 once; the same values, each sum accumulated in float.
 class onednn_convolution {
  public:
   /// Builds the primitive, ending in epilogue `e` where oneDNN runs it in the call (else it runs
   /// after the call, as a loop: epilogue_in_call() says which); throws dnnl::error when oneDNN has
   /// no implementation for `g`.
   explicit onednn_convolution(const onednn_geometry& g, onednn_epilogue e = {})
-      : src_(desc(g.src_dims, layout_strides(g.src_dims, g.src_strides, g.dst_dims, g.dst_strides).data())),
-        dst_(desc(g.dst_dims, layout_strides(g.dst_dims, g.dst_strides, g.src_dims, g.src_strides).data())),
-        user_weights_(weights_desc(g)),
+      : type_(onednn_data_type(g.type)),
+        src_(desc(g.src_dims, layout_strides(g.src_dims, g.src_strides, g.dst_dims, g.dst_strides).data(), type_)),
+        dst_(desc(g.dst_dims, layout_strides(g.dst_dims, g.dst_strides, g.src_dims, g.src_strides).data(), type_)),
+        user_src_(src_),
+        user_dst_(dst_),
+        user_weights_(weights_desc(g, type_)),
         epilogue_(e),
         channels_(g.dst_dims[1]),
         channel_stride_(g.dst_strides[1]),
         dst_elements_(elements(g.dst_dims, g.dst_strides)) {
+    if (g.type != element_type::f32 && (g.alpha != 1 || e.bias || e.residual || e.relu))
+      throw std::invalid_argument("onednn_convolution: a bfloat16 convolution takes no alpha and no epilogue");
     // alpha scales the filter as it is reordered: oneDNN 2.6 has no output scale for every float
     // convolution it runs.
     if (g.alpha != 1) scale_.set_output_scales(0, {g.alpha});
+    if (g.type != element_type::f32) {
+      try {
+        make(g, false);
+      } catch (const dnnl::error&) {
+        convert_to_float(g);
+      }
+      return;
+    }
     try {
       make(g, true);
       // oneDNN 2.6's GEMM-based convolution (`x64:gemm:jit`) adds a binary post-op's elements at
@@ -88,9 +137,13 @@ class onednn_convolution {
   /// reference loops.
   const std::string& implementation() const { return implementation_; }
 
+  /// Whether a bfloat16 convolution runs in float, converted (oneDNN has no bfloat16 kernel for it
+  /// on this CPU).
+  bool converts() const { return converts_; }
+
   /// alpha · `weights` (laid out as the geometry says) in the layout of the primitive.
-  dnnl::memory reorder_weights(const float* weights) const {
-    dnnl::memory user(user_weights_, onednn_engine(), const_cast<float*>(weights));
+  dnnl::memory reorder_weights(const void* weights) const {
+    dnnl::memory user(user_weights_, onednn_engine(), const_cast<void*>(weights));
     dnnl::memory chosen(weights_, onednn_engine());
     dnnl::reorder(user, chosen, scale_).execute(onednn_stream(), user, chosen);
     onednn_stream().wait();
@@ -99,10 +152,20 @@ class onednn_convolution {
 
   /// dst = src ⋆ weights and the epilogue (`bias`, `residual`: null where it has none),
   /// `weights` as reorder_weights() returns them (scaled by alpha).
-  void run(const float* src, const dnnl::memory& weights, float* dst, const float* bias = nullptr,
+  void run(const void* src, const dnnl::memory& weights, void* dst, const float* bias = nullptr,
            const float* residual = nullptr) const {
-    dnnl::memory s(src_, onednn_engine(), const_cast<float*>(src)), d(dst_, onednn_engine(), dst),
+    dnnl::memory s(user_src_, onednn_engine(), const_cast<void*>(src)), d(user_dst_, onednn_engine(), dst),
         pad(scratchpad_, onednn_engine(), onednn_scratchpad(scratchpad_.get_size()));
+    if (converts_) {
+      dnnl::memory float_src(src_, onednn_engine(), onednn_scratchpad(src_.get_size(), 1)),
+          float_dst(dst_, onednn_engine(), onednn_scratchpad(dst_.get_size(), 2));
+      to_float_.execute(onednn_stream(), s, float_src);
+      primitive_.execute(onednn_stream(), {{DNNL_ARG_SRC, float_src}, {DNNL_ARG_WEIGHTS, weights},
+                                           {DNNL_ARG_DST, float_dst}, {DNNL_ARG_SCRATCHPAD, pad}});
+      from_float_.execute(onednn_stream(), float_dst, d);
+      onednn_stream().wait();
+      return;
+    }
     std::unordered_map<int, dnnl::memory> args{
         {DNNL_ARG_SRC, s}, {DNNL_ARG_WEIGHTS, weights}, {DNNL_ARG_DST, d}, {DNNL_ARG_SCRATCHPAD, pad}};
     if (in_call_ && epilogue_.bias)
@@ -112,11 +175,11 @@ class onednn_convolution {
                    dnnl::memory(dst_, onednn_engine(), const_cast<float*>(residual)));
     primitive_.execute(onednn_stream(), args);
     onednn_stream().wait();
-    if (!in_call_) finish(dst, bias, residual);
+    if (!in_call_) finish(static_cast<float*>(dst), bias, residual);
   }
 
   /// The same, reordering `weights` (laid out as the geometry says) first.
-  void run(const float* src, const float* weights, float* dst, const float* bias = nullptr,
+  void run(const void* src, const void* weights, void* dst, const float* bias = nullptr,
            const float* residual = nullptr) const {
     run(src, reorder_weights(weights), dst, bias, residual);
   }
@@ -142,19 +205,19 @@ class onednn_convolution {
     return out;
   }
 
-  static dnnl::memory::desc desc(const std::int64_t* dims, const std::int64_t* strides) {
-    return {{dims, dims + 4}, dnnl::memory::data_type::f32, {strides, strides + 4}};
+  static dnnl::memory::desc desc(const std::int64_t* dims, const std::int64_t* strides, dnnl::memory::data_type type) {
+    return {{dims, dims + 4}, type, {strides, strides + 4}};
   }
 
   /// The weights as the geometry lays them out; grouped, with oneDNN's groups dimension in front:
   /// (G, oc/G, ic/G, kh, kw), a group stepping over oc/G filters.
-  static dnnl::memory::desc weights_desc(const onednn_geometry& g) {
-    if (g.groups == 1) return desc(g.weights_dims, g.weights_strides);
+  static dnnl::memory::desc weights_desc(const onednn_geometry& g, dnnl::memory::data_type type) {
+    if (g.groups == 1) return desc(g.weights_dims, g.weights_strides, type);
     const std::int64_t per_group = g.weights_dims[0] / g.groups;
     const dnnl::memory::dims dims{g.groups, per_group, g.weights_dims[1], g.weights_dims[2], g.weights_dims[3]},
         strides{per_group * g.weights_strides[0], g.weights_strides[0], g.weights_strides[1], g.weights_strides[2],
                 g.weights_strides[3]};
-    return {dims, dnnl::memory::data_type::f32, strides};
+    return {dims, type, strides};
   }
 
   // Elements from dst's first to one past its last (its strides step forward).
@@ -164,12 +227,30 @@ class onednn_convolution {
     return last + 1;
   }
 
+  // The primitive of `g` in float, for a bfloat16 geometry oneDNN has no implementation of here:
+  // source and destination copied to and from float on each call, the weights as they are
+  // reordered.
+  void convert_to_float(const onednn_geometry& g) {
+    converts_ = true;
+    type_ = dnnl::memory::data_type::f32;
+    src_ = dnnl::memory::desc(user_src_.dims(), type_, strides_of(user_src_));
+    dst_ = dnnl::memory::desc(user_dst_.dims(), type_, strides_of(user_dst_));
+    make(g, false);
+    to_float_ = dnnl::reorder(dnnl::reorder::primitive_desc(onednn_engine(), user_src_, onednn_engine(), src_));
+    from_float_ = dnnl::reorder(dnnl::reorder::primitive_desc(onednn_engine(), dst_, onednn_engine(), user_dst_));
+  }
+
+  static dnnl::memory::dims strides_of(const dnnl::memory::desc& d) {
+    const auto& blocking = d.data.format_desc.blocking;
+    return {blocking.strides, blocking.strides + d.data.ndims};
+  }
+
   // The primitive of `g`, its epilogue in the call where `in_call` (bias and post-ops), else none.
   void make(const onednn_geometry& g, bool in_call) {
     in_call_ = in_call && (epilogue_.bias || epilogue_.residual || epilogue_.relu);
     const dnnl::memory::dims strides{g.stride[0], g.stride[1]}, dilates{g.dilation[0] - 1, g.dilation[1] - 1},
         pad{g.pad[0], g.pad[1]}, pad_end{g.pad_end[0], g.pad_end[1]};
-    const dnnl::memory::desc any(user_weights_.dims(), dnnl::memory::data_type::f32, dnnl::memory::format_tag::any);
+    const dnnl::memory::desc any(user_weights_.dims(), type_, dnnl::memory::format_tag::any);
     bias_ = in_call_ && epilogue_.bias ? dnnl::memory::desc({channels_}, dnnl::memory::data_type::f32,
                                                              dnnl::memory::format_tag::a)
                                        : dnnl::memory::desc();
@@ -207,12 +288,15 @@ class onednn_convolution {
     }
   }
 
-  dnnl::memory::desc src_, dst_, user_weights_, weights_, bias_, scratchpad_;
+  dnnl::memory::data_type type_;  // of the primitive's source, weights and destination
+  dnnl::memory::desc src_, dst_, user_src_, user_dst_, user_weights_, weights_, bias_, scratchpad_;
   onednn_epilogue epilogue_;
   std::int64_t channels_, channel_stride_, dst_elements_;
   bool in_call_ = false;
+  bool converts_ = false;  // a bfloat16 call run in float
   dnnl::primitive_attr scale_;  // of the filter's reorder
   dnnl::primitive primitive_;
+  dnnl::reorder to_float_, from_float_;  // of a converted call's source and destination
   std::string implementation_;
 };
 
@@ -220,10 +304,10 @@ class onednn_convolution {
 /// primitive (shared with the plan's static one) and its weights reordered once.
 class onednn_prepared_convolution {
  public:
-  onednn_prepared_convolution(const onednn_convolution& conv, const float* weights)
+  onednn_prepared_convolution(const onednn_convolution& conv, const void* weights)
       : conv_(conv), weights_(conv.reorder_weights(weights)) {}
 
-  void run(const float* src, float* dst, const float* bias = nullptr, const float* residual = nullptr) const {
+  void run(const void* src, void* dst, const float* bias = nullptr, const float* residual = nullptr) const {
     conv_.run(src, weights_, dst, bias, residual);
   }
 

@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "ein/runtime/element_type.hpp"
+
 namespace ein::runtime {
 
 /// A 2-D convolution as oneDNN's forward primitives take it, in their terms: src (n, ic, ih, iw),
@@ -15,7 +17,8 @@ namespace ein::runtime {
 /// transposed one (deconvolution_forward). dst = alpha · (src ⋆ weights). With `groups` G > 1 (a
 /// grouped convolution, depthwise when G = ic), weights are (oc, ic/G, kh, kw), their oc/G filters
 /// of a group stepping as the first dimension does, and oneDNN reads them with a groups dimension
-/// in front: (G, oc/G, ic/G, kh, kw).
+/// in front: (G, oc/G, ic/G, kh, kw). `type`: the element type of src, weights and dst, float or
+/// bfloat16 (oneDNN accumulates a bfloat16 convolution in float and rounds dst once).
 /// Example: ein's 3×3 NHWC conv2d of x [1, 7, 7, 512] is `{.forward = true, .src_dims = {1, 512,
 /// 7, 7}, .src_strides = {25088, 1, 3584, 512}, ...}`.
 struct onednn_geometry {
@@ -26,6 +29,7 @@ struct onednn_geometry {
   std::int64_t pad[2] = {}, pad_end[2] = {}, stride[2] = {1, 1}, dilation[2] = {1, 1};
   float alpha = 1;
   std::int64_t groups = 1;
+  element_type type = element_type::f32;
 };
 
 /// What a convolution step adds to its result before writing it, as oneDNN runs it in the call

@@ -6,8 +6,10 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <map>
 #include <span>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -35,10 +37,12 @@ void check_prepared_against_interpreter(const Object& object, std::uint64_t seed
   for (auto& t : p.tensors)
     if (t.role == ein::ir::tensor_role::weight) weights.bind_input(t.name, t.type, weights_env.at(t.name));
   auto prepared = ein::prepare(object, ein::runtime::bindings(weights.items));
-  for (auto& v : weights.f32)
-    for (auto& x : v) x = -3.0f * x + 0.25f;
-  for (auto& v : weights.f64)
-    for (auto& x : v) x = -3.0 * x + 0.25;
+  for (auto t : {ein::ir::dtype::f32, ein::ir::dtype::f64, ein::ir::dtype::f16, ein::ir::dtype::bf16})
+    weights.of_type(t, [](auto& store) {
+      using T = typename std::remove_reference_t<decltype(store)>::value_type::value_type;
+      for (auto& v : store)
+        for (auto& x : v) x = static_cast<T>(-3.0f * static_cast<float>(x) + 0.25f);
+    });
   for (int run = 0; run < runs; ++run) {
     CAPTURE(run);
     auto env = ein::eval::random_inputs(p, seed + 1000 * static_cast<std::uint64_t>(run + 1));
@@ -56,13 +60,14 @@ void check_prepared_against_interpreter(const Object& object, std::uint64_t seed
       buffers.bind_output(o, d->type, ref.at(o).data.size());
     }
     prepared.run(ein::runtime::bindings(buffers.items));
-    // Outputs were bound after the inputs, in order: their buffers are the last ones.
-    std::size_t f32_at = buffers.f32.size(), f64_at = buffers.f64.size();
+    // Outputs were bound after the inputs, in order: their buffers are the last ones of their type.
+    std::map<ein::ir::dtype, std::size_t> later;
     for (auto it = outputs.rbegin(); it != outputs.rend(); ++it) {
       CAPTURE(it->first);
-      double err = it->second == ein::ir::dtype::f32
-                       ? ein::eval::max_rel_error(std::span<const float>(buffers.f32[--f32_at]), ref.at(it->first))
-                       : ein::eval::max_rel_error(std::span<const double>(buffers.f64[--f64_at]), ref.at(it->first));
+      double err = buffers.of_type(it->second, [&](auto& store) {
+        auto& values = store[store.size() - ++later[it->second]];
+        return ein::eval::max_rel_error(std::span(std::as_const(values)), ref.at(it->first));
+      });
       CHECK(err <= tolerance);
     }
   }

@@ -1,7 +1,7 @@
 // A generated family of convolutions, grouped and depthwise convolutions and transposed
 // convolutions behind program objects, for the oneDNN tests of host plans: strides, paddings,
-// dilations, groups, data and filter layouts, batch sizes, weights and inputs as filters, float and
-// double.
+// dilations, groups, data and filter layouts, batch sizes, weights and inputs as filters, float,
+// double and bfloat16.
 #pragma once
 
 #include <algorithm>
@@ -24,11 +24,21 @@ struct onednn_case {};
 /// onednn_epilogues on end in an epilogue (onednn_epilogue_of); cases from onednn_wide on are
 /// NHWC convolutions of a 1×11 filter padded 5 a side over images 4 to 9 wide (GCN's), which
 /// oneDNN runs with an implementation of its own (a GEMM over the image on an AVX2 machine), each
-/// ending in a residual; cases from onednn_grouped on are grouped convolutions.
-inline constexpr int onednn_count = 26;
+/// ending in a residual; cases from onednn_grouped on are grouped convolutions; cases from
+/// onednn_bfloat16 on are cases of onednn_bfloat16_of in bfloat16.
+inline constexpr int onednn_count = 31;
 inline constexpr int onednn_epilogues = 12;
 inline constexpr int onednn_wide = 18;
 inline constexpr int onednn_grouped = 20;
+inline constexpr int onednn_bfloat16 = 26;
+
+/// The float case a bfloat16 case `k` (from onednn_bfloat16 on) takes its convolution from, none
+/// scaled: conv2d's of NCHW data at stride 2 (an input filter), dilated too, and of NHWC data;
+/// conv_transpose2d's of NHWC and NCHW data.
+inline int onednn_bfloat16_of(int k) {
+  static constexpr int of[] = {3, 7, 10, 2, 8};
+  return of[k - onednn_bfloat16];
+}
 
 /// What case `k` (from onednn_epilogues on) adds to its convolution before writing it: a bias per
 /// output channel, a residual of the output's shape, ReLU, in the combinations a plan fuses into
@@ -128,7 +138,8 @@ inline ein::ir::program onednn_grouped_conv(int k) {
           {"out"}};
 }
 
-/// Case `k` (below onednn_grouped): with a random stream of seed k + 1, a conv2d (two cases of three) or a
+/// Case `k` (below onednn_grouped, or from onednn_bfloat16 on: case onednn_bfloat16_of(k) in
+/// bfloat16): with a random stream of seed k + 1, a conv2d (two cases of three) or a
 /// conv_transpose2d of n in [1, 3] images of 4 to 12 channels, 5 to 9 rows and columns, a filter
 /// of 1 to 3 taps a side, stride 1 or 2, padding 0 to 2 (before; the output extent sets the
 /// padding after), dilation 1 or 2 (conv2d), data NHWC or NCHW, the filter's four dimensions
@@ -140,10 +151,15 @@ inline ein::ir::program onednn_grouped_conv(int k) {
 inline ein::ir::program onednn_conv(int k) {
   namespace ir = ein::ir;
   using ir::idx;
+  const std::string name = "onednn_conv_" + std::to_string(k);
+  const auto type = k >= onednn_bfloat16         ? ir::dtype::bf16
+                    : k == onednn_epilogues - 1 ? ir::dtype::f64
+                                                : ir::dtype::f32;
+  const auto role = onednn_weight_filter(k) ? ir::tensor_role::weight : ir::tensor_role::input;
+  if (k >= onednn_bfloat16) k = onednn_bfloat16_of(k);
   if (k >= onednn_grouped) return onednn_grouped_conv(k);
   ein::eval::random_stream rng(static_cast<std::uint64_t>(k) + 1);
   const bool wide = k >= onednn_wide, transposed = k % 3 == 2 && !wide, nhwc = rng.integer(0, 1) == 1 || wide;
-  const auto type = k == onednn_epilogues - 1 ? ir::dtype::f64 : ir::dtype::f32;
   const std::int64_t n = rng.integer(1, 3), c = rng.integer(4, 12), f = rng.integer(4, 12), h = rng.integer(5, 9),
                      w = rng.integer(wide ? 4 : 5, 9), r = wide ? 1 : rng.integer(1, 3),
                      s = wide ? 11 : rng.integer(1, 3), st = wide ? 1 : rng.integer(1, 2),
@@ -163,7 +179,6 @@ inline ein::ir::program onednn_conv(int k) {
   const std::array<std::int64_t, 4> dims{transposed ? c : f, transposed ? f : c, r, s};
   std::vector<std::int64_t> filter_shape;
   for (int d : order) filter_shape.push_back(dims[static_cast<std::size_t>(d)]);
-  const auto role = onednn_weight_filter(k) ? ir::tensor_role::weight : ir::tensor_role::input;
   const ir::tensor K{"K", type, filter_shape, role};
   auto filter = [&](ir::affine first, ir::affine second, ir::affine row, ir::affine col) {
     const std::array<ir::affine, 4> index{first, second, row, col};
@@ -183,7 +198,7 @@ inline ein::ir::program onednn_conv(int k) {
     using box = std::vector<ir::iterator>;
     const box out = nhwc ? box{{"n", 0, n}, {"p", 0, p}, {"q", 0, q}, {"f", 0, f}}
                          : box{{"n", 0, n}, {"f", 0, f}, {"p", 0, p}, {"q", 0, q}};
-    return with_epilogue({"onednn_conv_" + std::to_string(k), {X, K},
+    return with_epilogue({name, {X, K},
                           {{"out", ir::make_scope(out, {{"r", 0, r}, {"s", 0, s}, {"c", 0, c}}, body), type}}, {"out"}},
                          onednn_epilogue_of(k), nhwc ? 3 : 1);
   }
@@ -194,7 +209,7 @@ inline ein::ir::program onednn_conv(int k) {
   using box = std::vector<ir::iterator>;
   const box out = nhwc ? box{{"n", 0, n}, {"h", 0, oh}, {"w", 0, ow}, {"f", 0, f}}
                        : box{{"n", 0, n}, {"f", 0, f}, {"h", 0, oh}, {"w", 0, ow}};
-  return with_epilogue({"onednn_conv_" + std::to_string(k), {X, K},
+  return with_epilogue({name, {X, K},
                         {{"out", ir::make_scope(out, {{"i", 0, h}, {"j", 0, w}, {"c", 0, c}}, body), type}}, {"out"}},
                        onednn_epilogue_of(k), nhwc ? 3 : 1);
 }

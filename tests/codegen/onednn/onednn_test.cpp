@@ -1,5 +1,5 @@
-// Host plans that call oneDNN (the family of conv_family.hpp): every float convolution of the
-// family is one oneDNN call and the double one an eOperator; each equals the interpreter through
+// Host plans that call oneDNN (the family of conv_family.hpp): every float and bfloat16
+// convolution of the family is one oneDNN call and the double one an eOperator; each equals the interpreter through
 // ein::run, through ein::prepare (weights reordered once) and from several threads at once; a
 // build without oneDNN emits none; a 1-channel image reaches one of oneDNN's fast
 // implementations whatever stride its channel dimension has.
@@ -38,7 +38,7 @@ void check_case() {
   CAPTURE(plan_of<K>::description);
   const std::string_view description = plan_of<K>::description;
   const bool calls = description.find("= library conv") != std::string_view::npos;
-  CHECK(calls == (p.definitions[0].type == ein::ir::dtype::f32));
+  CHECK(calls == (p.definitions[0].type != ein::ir::dtype::f64));
   // an epilogue runs in the call: one step, which writes y
   const auto e = ein_test::onednn_epilogue_of(K);
   if (e.bias || e.residual || e.relu) {
@@ -137,6 +137,49 @@ TEST_CASE("oneDNN plans: a dimension of extent 1 takes the layout of the other a
           CHECK(y[(h * 32 + w) * 56 + f] == doctest::Approx(want).epsilon(1e-5));
         }
   }
+}
+
+TEST_CASE("oneDNN plans: a bfloat16 convolution runs on oneDNN's kernels where the CPU has them, else in float") {
+  // A 3×3 of 32 channels into 16 at 12×12, NHWC, padded 1, with an input filter and with a
+  // prepared one. Run with ONEDNN_MAX_CPU_ISA=AVX2 too (ctest codegen_onednn_avx2), where oneDNN
+  // has no bfloat16 kernel and the call converts.
+  ein::runtime::onednn_geometry g{.forward = true,
+                                  .src_dims = {1, 32, 12, 12},
+                                  .src_strides = {4608, 1, 384, 32},
+                                  .weights_dims = {16, 32, 3, 3},
+                                  .weights_strides = {288, 1, 96, 32},
+                                  .dst_dims = {1, 16, 12, 12},
+                                  .dst_strides = {2304, 1, 192, 16},
+                                  .pad = {1, 1},
+                                  .pad_end = {1, 1},
+                                  .type = ein::runtime::element_type::bf16};
+  const ein::runtime::onednn_convolution conv(g);
+  CHECK(conv.converts() == !ein::runtime::onednn_runs_bfloat16());
+  CHECK(conv.implementation().rfind("ref", 0) != 0);
+  std::vector<ein::bfloat16> x(4608), k(4608), y(2304), prepared_y(2304);
+  ein::eval::random_stream rng(3);
+  for (auto* v : {&x, &k})
+    for (auto& value : *v) value = ein::bfloat16(static_cast<float>(rng.uniform()));
+  conv.run(x.data(), k.data(), y.data());
+  ein::runtime::onednn_prepared_convolution(conv, k.data()).run(x.data(), prepared_y.data());
+  // each sum in float, rounded once to bfloat16 (8 significant bits): within 2^-8 of the exact value,
+  // and a little more for the float sum of 288 terms
+  double worst = 0;
+  for (std::int64_t h = 0; h < 12; ++h)
+    for (std::int64_t w = 0; w < 12; ++w)
+      for (std::int64_t f = 0; f < 16; ++f) {
+        double want = 0;
+        for (std::int64_t r = 0; r < 3; ++r)
+          for (std::int64_t s = 0; s < 3; ++s)
+            for (std::int64_t c = 0; c < 32; ++c)
+              if (h + r - 1 >= 0 && h + r - 1 < 12 && w + s - 1 >= 0 && w + s - 1 < 12)
+                want += double(float(x[((h + r - 1) * 12 + w + s - 1) * 32 + c])) *
+                        float(k[f * 288 + (r * 3 + s) * 32 + c]);
+        const auto at = static_cast<std::size_t>((h * 12 + w) * 16 + f);
+        worst = std::max(worst, std::abs(double(float(y[at])) - want) / std::max(std::abs(want), 1.0));
+        CHECK(float(prepared_y[at]) == float(y[at]));
+      }
+  CHECK(worst <= 0x1p-8 + 1e-5);
 }
 
 TEST_CASE("oneDNN plans: a convolution's bias, residual and ReLU run in oneDNN's call, or after it where oneDNN refuses") {

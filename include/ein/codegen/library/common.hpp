@@ -6,7 +6,9 @@
 #include <string>
 #include <system_error>
 
+#include "ein/detail/error.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/runtime/element_type.hpp"
 
 namespace ein::codegen::library {
 
@@ -26,6 +28,21 @@ inline std::string advanced(const std::string& name, std::int64_t offset) {
 }
 
 inline std::string number(std::int64_t v) { return std::to_string(v); }
+
+/// The runtime's name of an IR element type (runtime::element_type lists ir::dtype's types in its
+/// order).
+inline runtime::element_type runtime_type(ir::dtype t) { return static_cast<runtime::element_type>(t); }
+
+/// The C++ enumerator of `t`: `ein::runtime::element_type::bf16`.
+inline std::string type_text(runtime::element_type t) {
+  switch (t) {
+    case runtime::element_type::f32: return "ein::runtime::element_type::f32";
+    case runtime::element_type::f64: return "ein::runtime::element_type::f64";
+    case runtime::element_type::f16: return "ein::runtime::element_type::f16";
+    case runtime::element_type::bf16: return "ein::runtime::element_type::bf16";
+  }
+  throw internal_error("type_text: no such element type");
+}
 
 /// `true` or `false`: a C++ bool literal.
 inline std::string flag(bool b) { return b ? "true" : "false"; }

@@ -27,7 +27,7 @@ inline runtime::convolution_geometry geometry(const match::instance& op, bool tf
   auto i = [](std::int64_t v) { return static_cast<int>(v); };
   runtime::convolution_geometry g;
   g.forward = !a.backward_data;
-  g.type = static_cast<runtime::element_type>(op.type);  // the same types in the same order
+  g.type = runtime_type(op.type);
   g.krsc = a.filter_layout == "krsc";
   const std::int64_t x_dims[4] = {a.n, a.c, a.h, a.w}, y_dims[4] = {a.n, a.k, a.p, a.q},
                      filter[4] = {a.k, a.filter_channels(), a.r, a.s};
@@ -53,16 +53,6 @@ inline runtime::convolution_geometry geometry(const match::instance& op, bool tf
 
 namespace detail {
 
-inline const char* type_enumerator(runtime::element_type t) {
-  switch (t) {
-    case runtime::element_type::f32: return "f32";
-    case runtime::element_type::f64: return "f64";
-    case runtime::element_type::f16: return "f16";
-    case runtime::element_type::bf16: return "bf16";
-  }
-  throw internal_error("type_enumerator: no such element type");
-}
-
 inline std::string int_list(const int* v, int n) {
   std::string s;
   for (int k = 0; k < n; ++k) s += (k ? ", " : "") + std::to_string(v[k]);
@@ -73,10 +63,8 @@ inline std::string int_list(const int* v, int n) {
 
 /// The C++ initializer of a geometry: `ein::runtime::convolution_geometry{.forward = true, ...}`.
 inline std::string geometry_text(const runtime::convolution_geometry& g) {
-  using detail::int_list, detail::type_enumerator;
-  const std::string type = g.type == runtime::element_type::f32
-                               ? std::string()
-                               : ", .type = ein::runtime::element_type::" + std::string(type_enumerator(g.type));
+  using detail::int_list;
+  const std::string type = g.type == runtime::element_type::f32 ? std::string() : ", .type = " + type_text(g.type);
   return "ein::runtime::convolution_geometry{.forward = " + flag(g.forward) + type + ", .krsc = " + flag(g.krsc) +
          ", .x_dims = " + int_list(g.x_dims, 4) + ", .x_strides = " +
          int_list(g.x_strides, 4) + ", .y_dims = " + int_list(g.y_dims, 4) + ", .y_strides = " +

@@ -89,6 +89,7 @@ inline ein::runtime::onednn_geometry onednn_geometry_of(const match::instance& o
   g.stride[0] = a.stride_h, g.stride[1] = a.stride_w, g.dilation[0] = a.dilation_h, g.dilation[1] = a.dilation_w;
   g.alpha = static_cast<float>(a.alpha);
   g.groups = a.groups;
+  g.type = runtime_type(op.type);
   return g;
 }
 
@@ -104,8 +105,9 @@ inline std::string onednn_geometry_text(const match::instance& op) {
          detail::dims_text(g.weights_dims, g.weights_strides, "weights") + ", " +
          detail::dims_text(g.dst_dims, g.dst_strides, "dst") + ", .pad = " + detail::pair_text(g.pad) +
          ", .pad_end = " + detail::pair_text(g.pad_end) + ", .stride = " + detail::pair_text(g.stride) +
-         ", .dilation = " + detail::pair_text(g.dilation) + ", .alpha = " + literal(op.conv().alpha, op.type) +
-         (g.groups != 1 ? ", .groups = " + number(g.groups) : std::string()) + "}";
+         ", .dilation = " + detail::pair_text(g.dilation) + ", .alpha = " + literal(op.conv().alpha, ir::dtype::f32) +
+         (g.groups != 1 ? ", .groups = " + number(g.groups) : std::string()) +
+         (g.type != runtime::element_type::f32 ? ", .type = " + type_text(g.type) : std::string()) + "}";
 }
 
 /// The C++ initializer of the ein::runtime::onednn_epilogue of epilogue `e` (a plan's, on a call
