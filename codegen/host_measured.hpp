@@ -32,23 +32,28 @@ struct host_measuring {
   double max_kernel_seconds = 1;  // kernels the roofline prices above it are not timed
 };
 
-/// What a measured host search measured: kernels timed (library calls and eOperators),
-/// eOperators left priced by the roofline (no time or rounds left), and subprograms checked.
+/// What a measured host search measured: kernels timed (library calls and eOperators), those
+/// whose every run another process disturbed, eOperators left priced by the roofline (no time or
+/// rounds left), and subprograms checked.
 struct host_measured_statistics {
-  std::size_t library_timed = 0, eoperators_timed = 0, left = 0, refused = 0, checked = 0, replaced = 0;
+  std::size_t library_timed = 0, eoperators_timed = 0, disturbed = 0, left = 0, refused = 0, checked = 0,
+              replaced = 0;
   int rounds = 0;
   double seconds = 0;
 
   /// `timed 35 library calls and 120 eOperators in 2 rounds (41.2 s), 0 eOperators left to the
   /// roofline (0 too large to run); 3 subprograms run against the program as written, 1 replaced
-  /// by it`.
+  /// by it`, and where some were, `; 4 kernels timed only while other processes held the cores`.
   std::string str() const {
-    char text[360];
+    char text[480];
     std::snprintf(text, sizeof text,
                   "timed %zu library calls and %zu eOperators in %d rounds (%.1f s), %zu eOperators left to the "
                   "roofline (%zu too large to run); %zu subprograms run against the program as written, %zu "
-                  "replaced by it",
-                  library_timed, eoperators_timed, rounds, seconds, left + refused, refused, checked, replaced);
+                  "replaced by it%s",
+                  library_timed, eoperators_timed, rounds, seconds, left + refused, refused, checked, replaced,
+                  disturbed ? ("; " + std::to_string(disturbed) + " kernels timed only while other processes held "
+                               "the cores").c_str()
+                            : "");
     return text;
   }
 };
@@ -160,6 +165,13 @@ inline search::optimized_program search_host_measured(const ir::program& p, cons
     m.cache.save();
   }
   stats.seconds = elapsed();
+  stats.disturbed = m.timer.disturbed();
+  if (stats.disturbed)
+    std::fprintf(stderr,
+                 "%s: warning: %zu kernels were timed only while other processes held this machine's cores: their "
+                 "times are too high, and the plan may be slower than one searched on a quiet machine (fewer "
+                 "parallel jobs; docs/cost.md)\n",
+                 m.progress_name.c_str(), stats.disturbed);
   if (m.toolchain) {
     search::keep_never_worse(chosen, *out.model, caps,
                              host_pair_timer(*m.toolchain, *out.model, caps, m.accumulate, m.cache, m.timer.device()));

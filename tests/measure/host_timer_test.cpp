@@ -1,12 +1,16 @@
 // The host timer: library calls timed at once, eOperators kept and timed together into the cache
 // under their kernel keys, eOperators too large refused once; this machine named as the cache
-// keys it; the timing protocol's fastest and median; the profile file kept for a build tree.
+// keys it; the timing protocol's fastest and median, and the runs another thread disturbed left
+// out; the profile file kept for a build tree.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <vector>
 
 #include "ein/measure/machine_profile.hpp"
 #include "search/rediscover_support.hpp"
@@ -113,6 +117,31 @@ TEST_CASE("host_timer: an eOperator whose operands exceed the limit is refused o
   CHECK(!t.seconds(workload::library(instance_of(matmul(128, 256, 512), match::op_kind::matmul))));
 }
 
+TEST_CASE("timing: runs during which this process's threads waited for a core are left out") {
+  // Twice as many threads as cores spinning: the timed thread waits for a core in every run of a
+  // kernel of a few scheduler slices, and no run counts.
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> spinners;
+  for (unsigned k = 0; k < 2 * std::max(1u, std::thread::hardware_concurrency()); ++k)
+    spinners.emplace_back([&] {
+      while (!stop) std::atomic_signal_fence(std::memory_order_seq_cst);
+    });
+  measure::timing_options o;
+  o.runs = 3;
+  o.slow_seconds = 1;  // a fast kernel: up to 12 runs
+  auto spin_for = [](double seconds) {
+    const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+    while (std::chrono::steady_clock::now() < until) std::atomic_signal_fence(std::memory_order_seq_cst);
+  };
+  const auto crowded = measure::time_runs([&] { spin_for(0.03); }, o);
+  stop = true;
+  for (auto& s : spinners) s.join();
+  CHECK_FALSE(crowded.undisturbed);
+  CHECK(crowded.disturbed == 12);
+  CHECK(crowded.runs == 12);
+  CHECK(crowded.seconds >= 0.03);
+}
+
 TEST_CASE("timing: the fastest and the median of the runs, fewer runs for slow kernels, in turns") {
   using namespace std::chrono_literals;
   measure::timing_options o;
@@ -123,7 +152,7 @@ TEST_CASE("timing: the fastest and the median of the runs, fewer runs for slow k
   int calls = 0;
   auto quick = measure::time_runs([&] { ++calls; }, o);
   CHECK(quick.runs == 5);
-  CHECK(calls == 6);  // one warm-up
+  CHECK(calls == 6 + quick.disturbed);  // one warm-up, and again for each run left out
   CHECK(quick.seconds <= quick.median);
   auto slow = measure::time_runs([] { std::this_thread::sleep_for(6ms); }, o);
   CHECK(slow.runs == 2);

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -93,6 +94,10 @@ class host_timer final : public cost::timer {
   cost::environment setup() const override { return machine_.environment; }
   int runs() const override { return last_runs_; }
 
+  /// Kernels timed so far in which every run was disturbed by another process (timed::undisturbed
+  /// false): their times are upper bounds.
+  std::size_t disturbed() const { return disturbed_; }
+
   std::optional<double> seconds(const cost::workload& w) override {
     if (w.kind == cost::workload::engine::eoperator) {
       if (w.eop && toolchain_) keep(*w.eop);
@@ -163,6 +168,7 @@ class host_timer final : public cost::timer {
       }
       auto c = batch.prepare(i);
       auto t = time_runs([&] { c->run(); }, options_.timing);
+      if (!t.undisturbed) ++disturbed_;
       if (t.seconds > 0 && t.seconds <= cost::measurement_cache::max_seconds) {
         cache.store(machine_.device, keys[i], {t.seconds, t.runs});
         ++stats.timed;
@@ -218,6 +224,7 @@ class host_timer final : public cost::timer {
 
   std::optional<double> record(const timed& t) {
     last_runs_ = t.runs;
+    if (!t.undisturbed) ++disturbed_;
     return t.seconds;
   }
 
@@ -305,6 +312,7 @@ class host_timer final : public cost::timer {
   host_machine machine_;
   eval::random_stream rng_{1};
   int last_runs_ = 1;
+  std::atomic<std::size_t> disturbed_{0};
   mutable std::mutex mutex_;                      // waiting_ and refused_: search threads price at once
   std::map<std::string, ir::scope_ptr> waiting_;  // eOperators to time, by cache key
   std::set<std::string> refused_;                 // eOperators too large to time

@@ -1,10 +1,15 @@
-// How the host timer takes a time: warm-up, then the fastest of repeated runs, fewer for slow
-// kernels; and the same for several kernels run in turns, for comparing them.
+// How the host timer takes a time: warm-up, then the fastest of repeated runs that no other
+// process disturbed, fewer for slow kernels; and several kernels run in turns, for comparing them.
 #pragma once
+
+#include <dirent.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
+#include <fstream>
 #include <functional>
+#include <string>
 #include <vector>
 
 namespace ein::measure {
@@ -12,10 +17,15 @@ namespace ein::measure {
 /// A time: the fastest of `runs` timed runs (`seconds`) and their median, in seconds. The fastest
 /// is what a kernel costs: on a machine shared with other work, the other processes only ever
 /// add time (two OpenMP threads on two busy cores wait out a scheduler tick, 4 ms, in most runs),
-/// and the median, beside it, says how much (docs/decisions/0025).
+/// and the median, beside it, says how much (docs/decisions/0025). `disturbed`: runs left out
+/// because the process's threads waited for a core meanwhile; where every run was
+/// (`undisturbed` false), `seconds` is the fastest of them all and says only that the kernel
+/// takes at most that.
 struct timed {
   double seconds = 0, median = 0;
   int runs = 0;
+  int disturbed = 0;
+  bool undisturbed = true;
 };
 
 /// `warmup` runs (caches, pages, threads), then `runs` timed runs; a kernel whose warm-up
@@ -30,6 +40,23 @@ struct timing_options {
 };
 
 namespace detail {
+
+// Nanoseconds the threads of this process have waited on a run queue, runnable while another
+// process held their core (the second field of /proc/self/task/<thread>/schedstat); 0 where
+// the kernel does not say, which takes every run as undisturbed.
+inline std::int64_t run_queue_wait_ns() {
+  std::int64_t total = 0;
+  DIR* tasks = ::opendir("/proc/self/task");
+  if (!tasks) return 0;
+  while (const dirent* t = ::readdir(tasks)) {
+    if (t->d_name[0] == '.') continue;
+    std::ifstream stat(std::string("/proc/self/task/") + t->d_name + "/schedstat");
+    std::int64_t on_cpu = 0, waited = 0;
+    if (stat >> on_cpu >> waited) total += waited;
+  }
+  ::closedir(tasks);
+  return total;
+}
 
 // The fastest and the median of `runs` times.
 inline timed summary(std::vector<double> v) {
@@ -48,15 +75,32 @@ double seconds_of(F& f) {
 
 }  // namespace detail
 
-/// The time of `f` as `o` says.
+/// The time of `f` as `o` says, from the runs during which no thread of this process waited for a
+/// core for more than a twentieth of the run (or 20 µs): another process that holds a core while a kernel's
+/// OpenMP team runs delays each parallel region by up to a scheduler tick, in every run for as long
+/// as it runs (a compiler of the same build: docs/decisions/0025). A kernel under `slow_seconds`
+/// gets up to three times its runs again to find undisturbed ones; where none is, the result
+/// is the fastest of them all, with every run counted `disturbed`.
 template <class F>
 timed time_runs(F&& f, const timing_options& o = {}) {
   double first = 0;
   for (int i = 0; i < std::max(o.warmup, 1); ++i) first = detail::seconds_of(f);
   const int runs = first > o.very_slow_seconds ? 1 : first > o.slow_seconds ? o.slow_runs : o.runs;
-  std::vector<double> t;
-  for (int i = 0; i < runs; ++i) t.push_back(detail::seconds_of(f));
-  return detail::summary(std::move(t));
+  const int attempts = first > o.slow_seconds ? runs : 4 * runs;
+  std::vector<double> clean, all;
+  for (int i = 0; i < attempts && static_cast<int>(clean.size()) < runs; ++i) {
+    const std::int64_t waited = detail::run_queue_wait_ns();
+    const double t = detail::seconds_of(f);
+    all.push_back(t);
+    const double wait = static_cast<double>(detail::run_queue_wait_ns() - waited) * 1e-9;
+    if (wait <= std::max(t / 20, 20e-6)) clean.push_back(t);
+  }
+  const int disturbed = static_cast<int>(all.size() - clean.size());
+  const bool undisturbed = !clean.empty();
+  timed r = detail::summary(undisturbed ? std::move(clean) : std::move(all));
+  r.disturbed = disturbed;
+  r.undisturbed = undisturbed;
+  return r;
 }
 
 /// The time of each of `fs`, run in turns (one run of each per round, after a warm-up
