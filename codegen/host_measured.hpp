@@ -168,7 +168,7 @@ inline search::optimized_program search_host_measured(const ir::program& p, cons
   stats.disturbed = m.timer.disturbed();
   if (stats.disturbed)
     std::fprintf(stderr,
-                 "%s: warning: %zu kernels were timed only while other processes held this machine's cores: their "
+                 "%s: warning: kernels timed only while other processes held this machine's cores: %zu; their "
                  "times are too high, and the plan may be slower than one searched on a quiet machine (fewer "
                  "parallel jobs; docs/cost.md)\n",
                  m.progress_name.c_str(), stats.disturbed);
