@@ -220,7 +220,6 @@ class host_timer final : public cost::timer {
     for (auto& x : v) x = T(static_cast<float>(rng_.uniform()));
     return v;
   }
-  std::vector<float> random_floats(std::size_t n) { return random_values<float>(n); }
 
   std::optional<double> record(const timed& t) {
     last_runs_ = t.runs;
@@ -253,7 +252,7 @@ class host_timer final : public cost::timer {
                       y.data() + op.inputs[1].offset + q * g.stride_b, ldb, 0.0, z.data() + q * g.stride_c, ldc);
       }, options_.timing));
     }
-    auto x = random_floats(a), y = random_floats(b);
+    auto x = random_values<float>(a), y = random_values<float>(b);
     std::vector<float> z(c);
     const auto alpha = static_cast<float>(g.alpha);
     auto product = [&](std::int64_t q) {
