@@ -101,6 +101,8 @@ configure_args=(-S "$repo" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Rele
                 -DCMAKE_CUDA_ARCHITECTURES="${CUDAARCHS:-90}" -DEIN_BUILD_GPU_BENCHMARKS=ON
                 # plans as CI generates them; the measured model has a step of its own
                 -DEIN_COST=roofline -DEIN_BUILD_MODEL_BENCHMARKS=cuda
+                # the GPU machine has no protobuf or libonnx-dev, and no step imports ONNX
+                -DEIN_ENABLE_ONNX=OFF
                 -DEIN_BENCH_MODELS_SIZE="${EIN_MODELS_SIZE:-full}" -DEIN_BENCH_MODELS_TYPE="${EIN_MODELS_TYPE:-float}")
 [[ -n $kit_prefix ]] && configure_args+=(-DCMAKE_PREFIX_PATH="$kit_prefix"
                                          -DCMAKE_LIBRARY_PATH="$kit_prefix/lib/x86_64-linux-gnu/openblas-pthread")
