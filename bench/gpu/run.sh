@@ -188,7 +188,8 @@ measured() {
 }
 export build
 export -f measured
-step measured_conv3x3 60 measured
+# 150 s: on the H200 it timed 737 kernels in 118 s (docs/gpu.md, the first run)
+step measured_conv3x3 150 measured
 
 # torch.compile's max-autotune mode, added to the same results, where time is left.
 if [[ -f $results/paper_cases.json ]]; then

@@ -18,6 +18,7 @@
 
 #include "ein/cost/measured.hpp"
 #include "ein/cost/roofline.hpp"
+#include "ein/ir/verify.hpp"
 #include "ein/derive/all.hpp"
 #include "ein/match/match.hpp"
 #include "ein/search/optimize.hpp"
@@ -139,6 +140,18 @@ TEST_CASE("measured: kernel keys name shapes and attributes, not tensor or itera
 
   CHECK(cost::kernel_key(workload::eoperator(1e6, 1e6)).empty());
   CHECK(cost::kernel_key(workload{workload::engine::library, match::op_kind::matmul, 1e9, 1e6}).empty());
+}
+
+TEST_CASE("measured: an eOperator reading another kernel's result runs alone with that result as its input") {
+  // an OffsetReduce after its Matmul: the product is a definition of the plan, which the timer's
+  // one-kernel program is given (verify refuses a listed definition)
+  tensor product{"product", dtype::f32, {3, 9}, tensor_role::definition};
+  auto offset_reduce = make_scope({{"i", 0, 7}}, {{"r", 0, 3}}, make_access(product, {idx("r"), idx("i") + idx("r")}));
+  auto alone = cost::eoperator_program(*offset_reduce);
+  CHECK_NOTHROW(ir::verify(alone));
+  REQUIRE(alone.tensors.size() == 1);
+  CHECK(alone.tensors[0].role == tensor_role::input);
+  CHECK(alone.definitions.at(0).value->traversal.size() == 1);
 }
 
 TEST_CASE("measured: the cache file round-trips, deterministically, and merges what others saved") {

@@ -93,11 +93,11 @@ std::size_t batch_steps(const search::optimized_program& r, const std::string& f
   }));
 }
 
-search::optimized_program batch_searched(const program& src) {
+search::optimized_program batch_searched(const program& src, const cost::model& model = h100()) {
   search::options o;
   o.explore_depth = 1;
   o.program.batch_contractions = true;
-  return search::optimize_program(src, derive::intra_rules(), h100(), o, {}, cuda_build());
+  return search::optimize_program(src, derive::intra_rules(), model, o, {}, cuda_build());
 }
 
 }  // namespace
@@ -217,12 +217,15 @@ TEST_CASE("Figure 15's second half from plain input: GCN's block at its stage-5 
 
 TEST_CASE("Figure 15's second half: where batching does not pay, the search leaves the branches apart") {
   // [1,112,112,128], 21 classes, k = 11: the im2col'd inputs (2·11·21 a pixel) cost more to
-  // write than the convolution and the sum they save.
+  // write than the convolution and the sum they save — with generated loops at 30% of peak,
+  // where this block's first convolutions stay cheap eOperators (decision 0020's sweep); at the
+  // profile's 1% the folded form pays here too.
   auto src = gcn_block(112, 128, 21, 11);
-  auto r = batch_searched(src);
+  auto r = batch_searched(src, h100_loops_at_30());
   MESSAGE(r.report());
   CHECK(batch_steps(r, "folded") + batch_steps(r, "folded_b_last") + batch_steps(r, "batched") == 0);
-  CHECK(search::program_seconds(r.program, h100(), cuda_build()) <= search::program_seconds(src, h100(), cuda_build()));
+  CHECK(search::program_seconds(r.program, h100_loops_at_30(), cuda_build()) <=
+        search::program_seconds(src, h100_loops_at_30(), cuda_build()));
 }
 
 // Decision 0020's sweep: GCN's block as written (its four convolutions cuDNN calls, the sum an

@@ -30,8 +30,8 @@ const ein::plan::capabilities gemm_only{{ein::plan::blas}};
 
 const definition* find(const program& p, const std::string& name) { return p.find_definition(name); }
 
-// The H100 profile with generated loops at 5% of FP32 peak instead of 30%
-// (h100_sxm5_slow_loops.json): ResNet-18's Conv3x3 as written, one eOperator, then costs more than
+// The H100 profile with generated loops at 5% of FP32 peak (h100_sxm5_slow_loops.json, EinNet's
+// assumption): ResNet-18's Conv3x3 as written, one eOperator, then costs more than
 // Matmul + OffsetReduce, as EinNet's Figure 3(a) has it.
 const cost::roofline& h100_slow_loops() {
   static const cost::roofline m(cost::load_profile(std::string(EIN_PROFILE_DIR) + "/h100_sxm5_slow_loops.json"));

@@ -30,6 +30,18 @@ inline const cost::roofline& h100() {
   return m;
 }
 
+/// The H100 profile with generated loops at 30% of FP32 peak, the assumption it held before a GPU
+/// measured ein's compute-bound eOperators at 0.14% to 0.92% (docs/decisions/0031): a search
+/// decision made at a crossover under that model is tested under it.
+inline const cost::roofline& h100_loops_at_30() {
+  static const cost::roofline m([] {
+    auto p = cost::load_profile(std::string(EIN_PROFILE_DIR) + "/h100_sxm5.json");
+    p.eoperator_compute = 0.3;
+    return p;
+  }());
+  return m;
+}
+
 /// Every output of program `optimized` equals that of `source` (same box, same values to 1e-9)
 /// on random non-zero inputs, one draw per seed.
 inline void check_same_outputs(const ir::program& source, const ir::program& optimized,

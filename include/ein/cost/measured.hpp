@@ -123,6 +123,18 @@ inline ir::scope_ptr flat_eoperator(const ir::scope& s) {
 /// `out`, an output, reading each tensor of the body as an input.
 inline ir::program eoperator_program(const ir::scope& s) {
   auto flat = flat_eoperator(s);
+  // another kernel's result (a definition of the plan) is what this program is given
+  if (flat->body)
+    flat = ir::make_scope(flat->traversal, flat->summation,
+                          ir::map_accesses(flat->body,
+                                           [](const ir::access& a) -> ir::expr {
+                                             auto* t = std::get_if<ir::tensor>(&a.source);
+                                             if (!t || t->role != ir::tensor_role::definition) return nullptr;
+                                             auto input = *t;
+                                             input.role = ir::tensor_role::input;
+                                             return ir::make_access(std::move(input), a.index);
+                                           }),
+                          flat->reduce);
   std::map<std::string, ir::tensor> tensors;
   if (flat->body)
     for (auto& t : ir::tensors_read(flat->body, ir::depth::top_level)) tensors.emplace(t.name, t);

@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""What fraction of the FP32 rate ein's eOperators reached in a measured cost cache.
+
+Reads a cache the measured cost model wrote (`--cost measured --cost-cache FILE`), takes every
+eOperator it timed, counts its FLOPs and bytes from its key as match::eoperator_cost does (two
+FLOPs a term of a summed product, one an element otherwise; each tensor read once, the output
+written once) and prints, for the compute-bound ones (at least 4 FLOPs a byte, match::memory_bound),
+the fraction of `--fp32-tflops` each reached: the figure a roofline profile's
+`eoperator_compute_fraction` stands for (docs/decisions/0031).
+
+    python3 bench/gpu/eoperator_fractions.py bench/results/gpu/ein_cost_cache_conv3x3.json
+"""
+import argparse
+import json
+import math
+import re
+import statistics
+
+RANGE = re.compile(r"\[(-?\d+),(-?\d+)\)")
+TENSOR = re.compile(r":(float|double)\[([\d, ]+)\]")
+
+
+def facts(key):
+    """FLOPs and bytes of the eOperator whose cache key is `key`, or None for another kernel."""
+    m = re.match(r"eoperator L(.*?)\)S\((.*?)\) (.*)", key)
+    if not m:
+        return None
+    points = math.prod(b - a for a, b in ((int(x), int(y)) for x, y in RANGE.findall(m.group(1) + ")")))
+    summed = [(int(x), int(y)) for x, y in RANGE.findall(m.group(2))]
+    terms = math.prod(b - a for a, b in summed) if summed else 1
+    body = m.group(3)
+    flops = points * terms * (2 if summed and body.startswith("(*") else 1)
+    read = sum((8 if kind == "double" else 4) * math.prod(int(d) for d in shape.split(","))
+               for kind, shape in TENSOR.findall(body))
+    return flops, read + 4 * points
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("cache")
+    parser.add_argument("--fp32-tflops", type=float, default=67.0, help="the device's FP32 rate (H100/H200: 67)")
+    args = parser.parse_args()
+    devices = json.load(open(args.cache))["devices"]
+    for device, entry in devices.items():
+        reached = []
+        for key, timing in entry["kernels"].items():
+            f = facts(key)
+            if f and f[0] >= 4 * f[1] and timing["seconds"] > 0:
+                reached.append(f[0] / timing["seconds"] / (args.fp32_tflops * 1e12))
+        if not reached:
+            print(f"{device}: no compute-bound eOperator timed")
+            continue
+        reached.sort()
+        quartiles = statistics.quantiles(reached, n=4)
+        print(f"{device}: {len(reached)} compute-bound eOperators, fraction of {args.fp32_tflops:g} TFLOP/s reached: "
+              f"min {reached[0]:.4f}, quartiles {quartiles[0]:.4f} / {quartiles[1]:.4f} / {quartiles[2]:.4f}, "
+              f"max {reached[-1]:.4f}")
+
+
+if __name__ == "__main__":
+    main()
