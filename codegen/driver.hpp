@@ -268,6 +268,7 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const search_re
               " cached, " + std::to_string(n.timed) + " timed, " + std::to_string(n.fallback) +
               " priced by the roofline): " + choice.why + "; explored with " + choice.roofline->describe() + "; " +
               measured_here.stats.str();
+    if (measured_here.whole) r.model += "; " + measured_here.whole->str();
   }
   // Library calls run as the profile priced them: on TF32 tensor cores where it says so.
   o.tf32 = choice.roofline->profile().use_tf32;
@@ -283,9 +284,15 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const search_re
   o.statistics = search_summary{r.states(), r.pruned(), r.depth(), r.seconds, search::name(r.reason()),
                                 r.model, r.report(), r.cut()};
   std::printf("%s", r.report().c_str());
+  const auto target_caps = build_capabilities(o.target, q.onednn);
+  if (measured_here.whole && measured_here.whole->written_kept) {
+    // the header says so without the times, so that a rebuild writes the same header
+    o.search += "; the plan as written kept: the searched plan did not run faster whole here";
+    return priced_plan(p, choice.model(), target_caps);
+  }
   // The calls bind the instances the search priced (for `q.plan_for`; a target build that does
   // not run one binds what its libraries run).
-  return search::make_plan(r, build_capabilities(o.target, q.onednn));
+  return search::make_plan(r, target_caps);
 }
 
 }  // namespace detail

@@ -64,51 +64,112 @@ inline std::string plan_key(const ir::program& p, const ein::plan::capabilities&
   return "plan " + caps.str() + " " + ir::canonical_string(p);
 }
 
-/// Times pairs of subprogram programs (chosen, as written) here, each compiled by `toolchain`,
-/// bound to the instances `model` prices (search::priced_instances) and run prepared in turns;
-/// both times are kept in `cache` under `device` (plan_key), where a pair already timed is found
-/// again, so that a rebuild decides as the build before it did.
+/// A plan to time and the key its time is kept under in the measurement cache.
+struct keyed_plan {
+  std::string key;
+  ein::plan::program_plan plan;
+};
+
+/// Times pairs of plans here, each pair's two run prepared in turns (measure::time_in_turns with
+/// `turns`) after all are compiled together by `toolchain`; times are kept in `cache` under
+/// `device`, where a pair already timed is found again, so that a rebuild decides as the build
+/// before it did. Returns each pair's (first, second) seconds.
+inline std::vector<std::pair<double, double>> time_plan_pairs(std::vector<std::pair<keyed_plan, keyed_plan>> pairs,
+                                                              const measure::host_toolchain& toolchain,
+                                                              accumulation accumulate, cost::measurement_cache& cache,
+                                                              const std::string& device,
+                                                              const measure::timing_options& turns) {
+  std::vector<std::pair<double, double>> times(pairs.size());
+  std::vector<std::size_t> todo;
+  for (std::size_t i = 0; i < pairs.size(); ++i) {
+    auto a = cache.find(device, pairs[i].first.key), b = cache.find(device, pairs[i].second.key);
+    if (a && b)
+      times[i] = {a->seconds, b->seconds};
+    else
+      todo.push_back(i);
+  }
+  if (todo.empty()) return times;
+  std::vector<timing_case> cases;
+  for (auto i : todo) {
+    cases.push_back({"ein_first_" + std::to_string(i), pairs[i].first.plan});
+    cases.push_back({"ein_second_" + std::to_string(i), pairs[i].second.plan});
+  }
+  measure::host_batch batch(std::move(cases), toolchain, accumulate);
+  cost::detail::file_lock across_processes(cache.path());  // one timing at a time on this machine
+  for (std::size_t n = 0; n < todo.size(); ++n) {
+    auto a = batch.prepare(2 * n), b = batch.prepare(2 * n + 1);
+    auto t = measure::time_in_turns({[&] { a->run(); }, [&] { b->run(); }}, turns);
+    auto& [first, second] = pairs[todo[n]];
+    cache.store(device, first.key, {t[0].seconds, t[0].runs});
+    cache.store(device, second.key, {t[1].seconds, t[1].runs});
+    times[todo[n]] = {t[0].seconds, t[1].seconds};
+  }
+  return times;
+}
+
+/// The plan of program `p` for a build with capabilities `caps`, bound to the instances `model`
+/// prices (search::priced_instances), as search::make_plan binds a searched program's.
+inline ein::plan::program_plan priced_plan(const ir::program& p, const cost::model& model,
+                                           const ein::plan::capabilities& caps) {
+  ein::plan::provenance how;
+  how.priced = search::priced_instances(p, model, caps);
+  how.priced_for = caps;
+  return ein::plan::make_plan(p, caps, std::move(how));
+}
+
+/// Times pairs of subprogram programs (chosen, as written) here (time_plan_pairs), each bound to
+/// the instances `model` prices (priced_plan) and kept under its plan_key.
 inline search::pair_timer host_pair_timer(const measure::host_toolchain& toolchain, const cost::model& model,
                                           const ein::plan::capabilities& caps, accumulation accumulate,
                                           cost::measurement_cache& cache, const std::string& device) {
   return [&toolchain, &model, caps, accumulate, &cache, device](
              const std::vector<std::pair<ir::program, ir::program>>& pairs) {
-    std::vector<std::pair<double, double>> times(pairs.size());
-    std::vector<std::size_t> todo;
-    for (std::size_t i = 0; i < pairs.size(); ++i) {
-      auto a = cache.find(device, plan_key(pairs[i].first, caps)), b = cache.find(device, plan_key(pairs[i].second, caps));
-      if (a && b)
-        times[i] = {a->seconds, b->seconds};
-      else
-        todo.push_back(i);
-    }
-    if (todo.empty()) return times;
-    auto plan_of = [&](const ir::program& p) {
-      ein::plan::provenance how;
-      how.priced = search::priced_instances(p, model, caps);
-      how.priced_for = caps;
-      return ein::plan::make_plan(p, caps, std::move(how));
-    };
-    std::vector<timing_case> cases;
-    for (auto i : todo) {
-      cases.push_back({"ein_chosen_" + std::to_string(i), plan_of(pairs[i].first)});
-      cases.push_back({"ein_written_" + std::to_string(i), plan_of(pairs[i].second)});
-    }
-    measure::host_batch batch(std::move(cases), toolchain, accumulate);
-    cost::detail::file_lock across_processes(cache.path());  // one timing at a time on this machine
+    std::vector<std::pair<keyed_plan, keyed_plan>> plans;
+    for (auto& [chosen, written] : pairs)
+      plans.push_back({{plan_key(chosen, caps), priced_plan(chosen, model, caps)},
+                       {plan_key(written, caps), priced_plan(written, model, caps)}});
     measure::timing_options turns;
     turns.slow_runs = turns.runs = 11;  // a verdict needs rounds, even for slow plans
     turns.very_slow_seconds = 5;
-    for (std::size_t n = 0; n < todo.size(); ++n) {
-      auto a = batch.prepare(2 * n), b = batch.prepare(2 * n + 1);
-      auto t = measure::time_in_turns({[&] { a->run(); }, [&] { b->run(); }}, turns);
-      auto& [chosen, written] = pairs[todo[n]];
-      cache.store(device, plan_key(chosen, caps), {t[0].seconds, t[0].runs});
-      cache.store(device, plan_key(written, caps), {t[1].seconds, t[1].runs});
-      times[todo[n]] = {t[0].seconds, t[1].seconds};
-    }
-    return times;
+    return time_plan_pairs(std::move(plans), toolchain, accumulate, cache, device, turns);
   };
+}
+
+/// The whole searched plan against the whole plan as written, measured here: what the
+/// subprograms' checks cannot see — rewrites across definitions (merges, post-optimization) and
+/// where a bias or an activation lands (in a library call's epilogue or an eOperator).
+struct whole_plan_check {
+  double searched = 0, written = 0;  // seconds, median of runs in turns
+  bool written_kept = false;         // the searched plan was not faster
+  std::string str() const {
+    char text[200];
+    std::snprintf(text, sizeof text, "whole plan measured: searched %.4g ms, as written %.4g ms: %s", searched * 1e3,
+                  written * 1e3, written_kept ? "the plan as written is kept" : "the searched plan is kept");
+    return text;
+  }
+};
+
+/// Runs the plan of `searched` (for `caps`, search::make_plan) against that of `written`, the
+/// program as written, here (time_plan_pairs: a few rounds for plans that take seconds; cache keys
+/// `whole searched <plan_key>` and `whole written <plan_key>`), unless the two programs are the
+/// same; nothing then.
+inline std::optional<whole_plan_check> check_whole_plan(const search::optimized_program& searched,
+                                                        const ir::program& written, const cost::model& model,
+                                                        const ein::plan::capabilities& caps,
+                                                        const measure::host_toolchain& toolchain,
+                                                        accumulation accumulate, cost::measurement_cache& cache,
+                                                        const std::string& device) {
+  if (ir::canonical_string(searched.program) == ir::canonical_string(written)) return std::nullopt;
+  measure::timing_options turns;
+  turns.runs = 11;
+  turns.slow_seconds = 0.5;
+  turns.slow_runs = 5;
+  turns.very_slow_seconds = 20;
+  auto [a, b] = time_plan_pairs({{{"whole searched " + plan_key(searched.program, caps), search::make_plan(searched, caps)},
+                                  {"whole written " + plan_key(written, caps), priced_plan(written, model, caps)}}},
+                                toolchain, accumulate, cache, device, turns)
+                    .at(0);
+  return whole_plan_check{a, b, !(a < b)};
 }
 
 /// What a measured host search measures with: the roofline that explores (this machine's
@@ -130,6 +191,7 @@ struct host_measurement {
 struct host_measured_model {
   std::unique_ptr<cost::measured> model;
   host_measured_statistics stats;
+  std::optional<whole_plan_check> whole;  // where the searched program is not the one as written
 };
 
 /// Searches `p` for a host build with capabilities `caps`: optimize_program under `m.explore`;
@@ -138,7 +200,8 @@ struct host_measured_model {
 /// rounds of pricing, their times kept in `m.cache`) until a round prices everything by
 /// measurement, the budget is spent or `m.how.rounds` have run; the choice is made under that
 /// measured model (search::for_backend), and each chosen plan that is not the program as written
-/// runs against it here (search::keep_never_worse, where a toolchain can compile them).
+/// runs against it here (search::keep_never_worse, where a toolchain can compile them), and so
+/// does the whole plan (check_whole_plan: `out.whole`).
 inline search::optimized_program search_host_measured(const ir::program& p, const ein::plan::capabilities& caps,
                                                       const search::options& opts, const search::progress_fn& progress,
                                                       const host_measurement& m, host_measured_model& out) {
@@ -177,6 +240,7 @@ inline search::optimized_program search_host_measured(const ir::program& p, cons
                              host_pair_timer(*m.toolchain, *out.model, caps, m.accumulate, m.cache, m.timer.device()));
     for (auto& s : chosen.subprograms)
       if (s.checked && !s.shares) ++stats.checked, stats.replaced += s.checked->replaced;
+    out.whole = check_whole_plan(chosen, p, *out.model, caps, *m.toolchain, m.accumulate, m.cache, m.timer.device());
   }
   return chosen;
 }
