@@ -44,6 +44,20 @@ TEST_CASE("a product of float values stored as float is a library call; stored a
   CHECK(as_bf16.seconds == doctest::Approx(search::eoperator_seconds(*as_float.expr, model)));
 }
 
+TEST_CASE("an eOperator storing a 16-bit definition is priced writing 2 bytes an element") {
+  // y[i] = Σ_r X[i + r] over bfloat16 X: no library operator, an eOperator reading 2 bytes an element
+  ir::tensor X{"X", ir::dtype::bf16, {1002}, ir::tensor_role::input};
+  auto sum = ir::make_scope({{"i", 0, 1000}}, {{"r", 0, 3}}, ir::make_access(X, {ir::idx("i") + ir::idx("r")}));
+  auto model = host_model();
+  auto as_bf16 = search::instantiate_stored(sum, ir::dtype::bf16, model);
+  auto as_float = search::instantiate_stored(sum, ir::dtype::f32, model);
+  REQUIRE(as_bf16.kernels.size() == 1);
+  REQUIRE_FALSE(as_bf16.kernels.back().library());
+  CHECK(as_bf16.kernels.back().facts.bytes == 2.0 * 1002 + 2.0 * 1000);
+  CHECK(as_float.kernels.back().facts.bytes == 2.0 * 1002 + 4.0 * 1000);
+  CHECK(as_bf16.seconds <= as_float.seconds);
+}
+
 TEST_CASE("a product of 16-bit tensors is a library call on cuda only; one of mixed types does not match") {
   const auto host = codegen::capabilities_of(codegen::backend::host, true, false, true);
   const auto cuda = codegen::capabilities_of(codegen::backend::cuda, true, true, false);

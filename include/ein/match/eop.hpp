@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <variant>
@@ -63,9 +64,10 @@ struct tally : ir::visitor<tally> {
 
 /// FLOPs (body operations at every point, plus one add per summed term) and bytes (the output,
 /// and each distinct tensor read once, capped at the number of reads) of a scope run as an
-/// eOperator. Nested scopes count as tensors of 4-byte elements; the output's elements take
-/// 8 bytes when a tensor read is f64, else 4.
-inline cost_facts eoperator_cost(const ir::scope& s) {
+/// eOperator. Nested scopes count as tensors of 4-byte elements; the output's elements take the
+/// size of `stored`, the type the kernel stores (2 bytes for a 16-bit definition's last kernel),
+/// and where it is not given, 8 bytes when a tensor read is f64, else 4.
+inline cost_facts eoperator_cost(const ir::scope& s, std::optional<ir::dtype> stored = std::nullopt) {
   double trav = detail::points(s.traversal),
          sum = s.summation.empty() ? 1 : detail::points(s.summation);
   detail::tally t;
@@ -73,7 +75,8 @@ inline cost_facts eoperator_cost(const ir::scope& s) {
   if (s.body) t.visit(s.body);
   cost_facts c;
   c.flops = trav * sum * (t.ops + (s.summation.empty() ? 0 : 1));
-  c.bytes = t.bytes + trav * (t.wide ? 8 : 4);
+  const double output = stored ? static_cast<double>(element_size(*stored)) : t.wide ? 8 : 4;
+  c.bytes = t.bytes + trav * output;
   return c;
 }
 

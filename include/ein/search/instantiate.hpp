@@ -294,11 +294,13 @@ inline plan stored_as(plan p, ir::dtype type, const cost::model& model) {
     kernel& k = p.kernels[i];
     const ir::dtype held = i + 1 == p.kernels.size() ? type : ir::held_type(type);
     std::erase_if(k.operators, [&](const priced_instance& o) { return o.op.type != held; });
-    if (!k.op || k.op->type == held) continue;
+    // an eOperator storing 16 bits writes 2 bytes an element
+    const bool narrow_eoperator = !k.op && ir::is_16bit(held);
+    if (!narrow_eoperator && (!k.op || k.op->type == held)) continue;
     p.seconds -= k.seconds;
     if (k.operators.empty()) {
       k.op.reset();
-      k.facts = match::eoperator_cost(*k.value);
+      k.facts = match::eoperator_cost(*k.value, held);
       k.seconds = model.seconds(cost::workload::eoperator(k.facts.flops, k.facts.bytes, k.value.get()));
     } else {
       k.op = k.operators.front().op;
