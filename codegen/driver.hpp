@@ -288,7 +288,7 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const search_re
   if (measured_here.whole && measured_here.whole->written_kept) {
     // the header says so without the times, so that a rebuild writes the same header
     o.search += "; the plan as written kept: the searched plan did not run faster whole here";
-    return priced_plan(p, choice.model(), target_caps);
+    return ein::plan::make_plan(p, target_caps);
   }
   // The calls bind the instances the search priced (for `q.plan_for`; a target build that does
   // not run one binds what its libraries run).

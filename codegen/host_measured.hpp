@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "ein/codegen/header.hpp"
 #include "ein/cost/measured.hpp"
 #include "ein/cost/roofline.hpp"
 #include "ein/derive/all.hpp"
@@ -139,7 +140,7 @@ inline search::pair_timer host_pair_timer(const measure::host_toolchain& toolcha
 /// subprograms' checks cannot see — rewrites across definitions (merges, post-optimization) and
 /// where a bias or an activation lands (in a library call's epilogue or an eOperator).
 struct whole_plan_check {
-  double searched = 0, written = 0;  // seconds, median of runs in turns
+  double searched = 0, written = 0;  // seconds, the fastest of the runs in turns
   bool written_kept = false;         // the searched plan was not faster
   std::string str() const {
     char text[200];
@@ -149,24 +150,26 @@ struct whole_plan_check {
   }
 };
 
-/// Runs the plan of `searched` (for `caps`, search::make_plan) against that of `written`, the
-/// program as written, here (time_plan_pairs: a few rounds for plans that take seconds; cache keys
-/// `whole searched <plan_key>` and `whole written <plan_key>`), unless the two programs are the
-/// same; nothing then.
+/// Runs the plan of `searched` (for `caps`, search::make_plan) against the plan of `written`, the
+/// program as written, that SEARCH OFF writes (plan::make_plan), here (time_plan_pairs: a few
+/// rounds for plans that take seconds; cache keys `whole searched <plan_key>` and `whole written
+/// <plan_key>`), unless the two plans run the same steps; nothing then.
 inline std::optional<whole_plan_check> check_whole_plan(const search::optimized_program& searched,
-                                                        const ir::program& written, const cost::model& model,
+                                                        const ir::program& written,
                                                         const ein::plan::capabilities& caps,
                                                         const measure::host_toolchain& toolchain,
                                                         accumulation accumulate, cost::measurement_cache& cache,
                                                         const std::string& device) {
-  if (ir::canonical_string(searched.program) == ir::canonical_string(written)) return std::nullopt;
+  auto searched_plan = search::make_plan(searched, caps);
+  auto written_plan = ein::plan::make_plan(written, caps);
+  if (describe(searched_plan, {}) == describe(written_plan, {})) return std::nullopt;
   measure::timing_options turns;
   turns.runs = 11;
   turns.slow_seconds = 0.5;
   turns.slow_runs = 5;
   turns.very_slow_seconds = 20;
-  auto [a, b] = time_plan_pairs({{{"whole searched " + plan_key(searched.program, caps), search::make_plan(searched, caps)},
-                                  {"whole written " + plan_key(written, caps), priced_plan(written, model, caps)}}},
+  auto [a, b] = time_plan_pairs({{{"whole searched " + plan_key(searched.program, caps), std::move(searched_plan)},
+                                  {"whole written " + plan_key(written, caps), std::move(written_plan)}}},
                                 toolchain, accumulate, cache, device, turns)
                     .at(0);
   return whole_plan_check{a, b, !(a < b)};
@@ -240,7 +243,7 @@ inline search::optimized_program search_host_measured(const ir::program& p, cons
                              host_pair_timer(*m.toolchain, *out.model, caps, m.accumulate, m.cache, m.timer.device()));
     for (auto& s : chosen.subprograms)
       if (s.checked && !s.shares) ++stats.checked, stats.replaced += s.checked->replaced;
-    out.whole = check_whole_plan(chosen, p, *out.model, caps, *m.toolchain, m.accumulate, m.cache, m.timer.device());
+    out.whole = check_whole_plan(chosen, p, caps, *m.toolchain, m.accumulate, m.cache, m.timer.device());
   }
   return chosen;
 }
