@@ -162,7 +162,7 @@ inline std::optional<whole_plan_check> check_whole_plan(const search::optimized_
                                                         const std::string& device) {
   auto searched_plan = search::make_plan(searched, caps);
   auto written_plan = ein::plan::make_plan(written, caps);
-  if (describe(searched_plan, {}) == describe(written_plan, {})) return std::nullopt;
+  if (describe(searched_plan, {}) == describe(written_plan, {})) return std::nullopt;  // host steps, as listed
   measure::timing_options turns;
   turns.runs = 11;
   turns.slow_seconds = 0.5;
@@ -194,7 +194,7 @@ struct host_measurement {
 struct host_measured_model {
   std::unique_ptr<cost::measured> model;
   host_measured_statistics stats;
-  std::optional<whole_plan_check> whole;  // where the searched program is not the one as written
+  std::optional<whole_plan_check> whole;  // where the searched plan's steps are not SEARCH OFF's
 };
 
 /// Searches `p` for a host build with capabilities `caps`: optimize_program under `m.explore`;

@@ -219,7 +219,7 @@ TEST_CASE("Figure 15's second half: where batching does not pay, the search leav
   // [1,112,112,128], 21 classes, k = 11: the im2col'd inputs (2·11·21 a pixel) cost more to
   // write than the convolution and the sum they save — with generated loops at 30% of peak,
   // where this block's first convolutions stay cheap eOperators (decision 0020's sweep); at the
-  // profile's 1% the folded form pays here too.
+  // profile's 1.4% the folded form pays here too.
   auto src = gcn_block(112, 128, 21, 11);
   auto r = batch_searched(src, h100_loops_at_30());
   MESSAGE(r.report());

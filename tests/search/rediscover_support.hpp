@@ -31,7 +31,7 @@ inline const cost::roofline& h100() {
 }
 
 /// The H100 profile with generated loops at 30% of FP32 peak, the assumption it held before a GPU
-/// measured ein's compute-bound eOperators at 0.14% to 0.92% (docs/decisions/0031): a search
+/// measured ein's compute-bound eOperators at a median of 1.4% (docs/decisions/0031): a search
 /// decision made at a crossover under that model is tested under it.
 inline const cost::roofline& h100_loops_at_30() {
   static const cost::roofline m([] {
