@@ -21,7 +21,7 @@
 
 namespace ein::onnx {
 
-/// The float and double tensors an ONNX file stores: its initializers and the values of its
+/// The floating-point tensors (float, double, float16, bfloat16) an ONNX file stores: its initializers and the values of its
 /// Constant nodes (named by their outputs), read in the file or in its external-data files. It
 /// owns their storage; the bindings it gives point into it.
 class initializers {
@@ -38,8 +38,7 @@ class initializers {
     for (auto& t : m.graph().initializer()) {
       const std::string where = "ONNX file " + path + ": initializer `" + t.name() + "`";
       // integer initializers (shapes, axes) are read at import, never bound
-      if (t.data_type() == ::onnx::TensorProto_DataType_FLOAT || t.data_type() == ::onnx::TensorProto_DataType_DOUBLE)
-        keep(read_values(t, folder, where));
+      if (is_float_type(t.data_type())) keep(read_values(t, folder, where));
     }
     for (auto& node : m.graph().node())
       if (node.op_type() == "Constant" && (node.domain().empty() || node.domain() == "ai.onnx"))
@@ -56,14 +55,14 @@ class initializers {
 
   /// The bindings of the tensors named `names` (an imported program's weights), each with its
   /// shape, so that a plan checks it; errors name `caller`.
-  /// @throws user_error naming a weight the file does not hold as a float or double tensor.
+  /// @throws user_error naming a weight the file does not hold as a floating-point tensor.
   template <class Names>
   runtime::bindings bindings_of(const Names& names, std::string_view caller) const {
     std::vector<runtime::binding> items;
     for (std::string_view name : names) {
       const tensor_data* t = find(name);
       if (!t)
-        throw user_error(std::string(caller) + ": weight `" + std::string(name) + "` is no float or double " +
+        throw user_error(std::string(caller) + ": weight `" + std::string(name) + "` is no floating-point " +
                          "initializer or Constant of ONNX file " + path_);
       items.push_back(bound(*t));
     }
@@ -79,8 +78,10 @@ class initializers {
 
  private:
   static runtime::binding bound(const tensor_data& t) {
-    runtime::binding b = t.type == ::onnx::TensorProto_DataType_FLOAT ? runtime::binding(t.name, t.f32)
-                                                                       : runtime::binding(t.name, t.f64);
+    runtime::binding b = t.type == ::onnx::TensorProto_DataType_FLOAT16    ? runtime::binding(t.name, t.f16)
+                         : t.type == ::onnx::TensorProto_DataType_BFLOAT16 ? runtime::binding(t.name, t.bf16)
+                         : t.type == ::onnx::TensorProto_DataType_DOUBLE   ? runtime::binding(t.name, t.f64)
+                                                                           : runtime::binding(t.name, t.f32);
     if (t.dims.size() <= runtime::binding::max_rank) {
       b.rank = t.dims.size();
       for (std::size_t d = 0; d < t.dims.size(); ++d) b.shape[d] = t.dims[d];

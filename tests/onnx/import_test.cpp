@@ -170,7 +170,7 @@ TEST_CASE("dims of 0, -1 and past 2^40 are refused; symbolic dims take the shape
 TEST_CASE("element types other than float and double, and data of the wrong size, are refused") {
   CHECK(refusal(model({node("Relu", {"x"}, {"y"}, "act")}, {value("x", {2}, ::onnx::TensorProto_DataType_INT32)},
                       {value("y", {2})})) ==
-        "ONNX file m.onnx: graph input `x` has element type INT32; ein computes FLOAT and DOUBLE");
+        "ONNX file m.onnx: graph input `x` has element type INT32; ein computes FLOAT, DOUBLE, FLOAT16 and BFLOAT16");
   auto short_data = floats("w", {3, 2, 3, 3});
   short_data.mutable_float_data()->RemoveLast();
   auto m = model({node("Conv", {"x", "w"}, {"y"}, "conv1")}, {value("x", {1, 2, 5, 5})}, {value("y", {1, 3, 3, 3})},
@@ -189,11 +189,56 @@ TEST_CASE("element types other than float and double, and data of the wrong size
   CHECK(refusal(shape).empty());
 }
 
+// A bfloat16 Conv with bias, then Softmax: 16-bit tensors where the file has them, float steps
+// inside each node, and each node's output rounded once (the interpreter against loops here).
+TEST_CASE("a bfloat16 network imports with bfloat16 tensors and float steps, rounding once a node") {
+  constexpr auto bf16 = ::onnx::TensorProto_DataType_BFLOAT16;
+  auto conv = node("Conv", {"x", "w", "b"}, {"c"}, "conv");
+  ints(conv, "pads", {1, 1, 1, 1});
+  auto softmax = node("Softmax", {"c"}, {"y"}, "softmax");
+  integer(softmax, "axis", 1);
+  auto w = floats("w", {3, 2, 3, 3});
+  w.set_data_type(bf16);
+  for (float v : w.float_data()) w.add_int32_data(ein::bfloat16(v / 8).bits);
+  w.clear_float_data();
+  auto b = floats("b", {3});
+  b.set_data_type(bf16);
+  for (float v : b.float_data()) b.add_int32_data(ein::bfloat16(v).bits);
+  b.clear_float_data();
+  auto p = ein::onnx::import_model(model({conv, softmax}, {value("x", {1, 2, 4, 4}, bf16)}, {value("y", {1, 3, 4, 4}, bf16)},
+                                         {w, b}),
+                                   "m.onnx");
+  for (auto& t : p.tensors) CHECK(t.type == ein::ir::dtype::bf16);
+  CHECK(p.definitions.size() == 6);  // the product, + bias; max, exponentials, sum, divide
+  for (auto& d : p.definitions) {
+    CAPTURE(d.name);
+    CHECK(d.type == (d.name == "c" || d.name == "y" ? ein::ir::dtype::bf16 : ein::ir::dtype::f32));
+  }
+  auto env = ein::eval::random_inputs(p, 11);
+  auto values = ein::eval::evaluate(p, env);
+  auto &x = env.at("x"), &wt = env.at("w"), &bias = env.at("b");
+  auto& c = values.at("c");
+  double worst = 0;
+  for (std::int64_t f = 0; f < 3; ++f)
+    for (std::int64_t i = 0; i < 4; ++i)
+      for (std::int64_t j = 0; j < 4; ++j) {
+        double sum = bias.at({f});
+        for (std::int64_t k = 0; k < 2; ++k)
+          for (std::int64_t r = 0; r < 3; ++r)
+            for (std::int64_t s = 0; s < 3; ++s)
+              if (i + r - 1 >= 0 && i + r - 1 < 4 && j + s - 1 >= 0 && j + s - 1 < 4)
+                sum += x.at({0, k, i + r - 1, j + s - 1}) * wt.at({f, k, r, s});
+        const double rounded = static_cast<float>(ein::bfloat16(static_cast<float>(sum)));
+        worst = std::max(worst, std::abs(rounded - c.at({0, f, i, j})) / std::max(1.0, std::abs(rounded)));
+      }
+  CHECK(worst <= 0x1p-8);  // one rounding of each output: at most half a unit apart from a sum order
+}
+
 TEST_CASE("a Reshape's shape must be known at import, and an output's declared shape must agree") {
   auto m = model({node("Reshape", {"x", "s"}, {"y"}, "view")}, {value("x", {2, 3}), value("s", {2},
                  ::onnx::TensorProto_DataType_INT64)}, {value("y", {3, 2})});
   // the shape input is read at import: given as a graph input of ints, it is refused as such
-  CHECK(refusal(m) == "ONNX file m.onnx: graph input `s` has element type INT64; ein computes FLOAT and DOUBLE");
+  CHECK(refusal(m) == "ONNX file m.onnx: graph input `s` has element type INT64; ein computes FLOAT, DOUBLE, FLOAT16 and BFLOAT16");
   auto wrong = relu({2, 3});
   *wrong.mutable_graph()->mutable_output(0) = value("y", {3, 2});
   CHECK(refusal(wrong) == "ONNX file m.onnx: graph output `y` is declared of shape [3, 2] but its node computes [2, 3]");

@@ -126,11 +126,9 @@ inline void graph_importer::add_inputs() {
     }
     if (!in.type().has_tensor_type()) fail(what + " is no tensor (a sequence, map or optional?)");
     auto& tt = in.type().tensor_type();
-    ir::tensor t{in.name(), ir::dtype::f32, {}, ir::tensor_role::input};
-    if (tt.elem_type() == ::onnx::TensorProto_DataType_DOUBLE)
-      t.type = ir::dtype::f64;
-    else if (tt.elem_type() != ::onnx::TensorProto_DataType_FLOAT)
-      fail(what + " has element type " + type_name(tt.elem_type()) + "; ein computes FLOAT and DOUBLE");
+    if (!is_float_type(tt.elem_type()))
+      fail(what + " has element type " + type_name(tt.elem_type()) + "; ein computes " + float_types);
+    ir::tensor t{in.name(), dtype_of(tt.elem_type()), {}, ir::tensor_role::input};
     auto given = options_.shapes.find(in.name());
     if (!tt.has_shape() && given == options_.shapes.end())
       fail(what + " has no shape; give it one (ein_generate's SHAPE " + in.name() + "=d0,d1,...)");
@@ -246,7 +244,7 @@ inline void graph_importer::check_declared(const ::onnx::ValueInfoProto& info, c
   const ir::tensor& t = *v->second.tensor;
   if (info.type().has_tensor_type()) {
     int type = info.type().tensor_type().elem_type();
-    int ours = t.type == ir::dtype::f32 ? ::onnx::TensorProto_DataType_FLOAT : ::onnx::TensorProto_DataType_DOUBLE;
+    int ours = onnx_type_of(t.type);
     if (type != ::onnx::TensorProto_DataType_UNDEFINED && type != ours)
       fail(std::string(what) + " `" + info.name() + "` is declared " + type_name(type) + " but computes " +
            type_name(ours));
@@ -358,9 +356,9 @@ inline operand node_context::tensor(std::size_t k, const std::string& what, bool
   const tensor_data& d = constant(k, what);
   if (!d.is_float())
     fail("input " + std::to_string(k) + " (" + what + ", `" + name + "`) holds " + type_name(d.type) +
-         " values; ein computes FLOAT and DOUBLE");
+         " values; ein computes " + float_types);
   if (d.count() == 0) fail("input " + std::to_string(k) + " (" + what + ", `" + name + "`) has no elements");
-  o.type = d.type == ::onnx::TensorProto_DataType_FLOAT ? ir::dtype::f32 : ir::dtype::f64;
+  o.type = dtype_of(d.type);
   o.shape = d.dims;
   if (literal && d.count() == 1) {  // a value of one element is written into the IR
     o.literal = d.value(0);
@@ -385,6 +383,17 @@ inline const tensor_data& node_context::constant(std::size_t k, const std::strin
   return *v.data;
 }
 
+inline ir::dtype node_context::element_type(std::size_t k, const std::string& what) {
+  if (!has_input(k)) fail("input " + std::to_string(k) + " (" + what + ") is missing");
+  auto& v = g_.values_.at(node_.input(static_cast<int>(k)));
+  if (v.tensor) return v.tensor->type;
+  const tensor_data& d = constant(k, what);
+  if (!d.is_float())
+    fail("input " + std::to_string(k) + " (" + what + ") holds " + type_name(d.type) + " values; ein computes " +
+         float_types);
+  return dtype_of(d.type);
+}
+
 inline std::vector<std::int64_t> node_context::constant_ints(std::size_t k, const std::string& what) {
   const tensor_data& d = constant(k, what);
   if (d.type != ::onnx::TensorProto_DataType_INT64 && d.type != ::onnx::TensorProto_DataType_INT32)
@@ -407,8 +416,9 @@ inline ir::tensor node_context::define(std::size_t k, ir::scope_ptr value, ir::d
 
 inline ir::tensor node_context::define_step(const std::string& suffix, ir::scope_ptr value, ir::dtype type) {
   std::string name = g_.unique_name((outputs() > 0 ? node_.output(0) : node_.name()) + "_" + suffix);
-  ir::tensor t{name, type, value->shape(), ir::tensor_role::definition};
-  g_.program_.definitions.push_back({name, std::move(value), type});
+  const ir::dtype held = ir::held_type(type);
+  ir::tensor t{name, held, value->shape(), ir::tensor_role::definition};
+  g_.program_.definitions.push_back({name, std::move(value), held});
   return t;
 }
 

@@ -13,6 +13,29 @@
 
 namespace ein::onnx {
 
+/// The ONNX element types ein computes, as errors list them.
+inline constexpr const char* float_types = "FLOAT, DOUBLE, FLOAT16 and BFLOAT16";
+
+/// ein's element type for ONNX floating-point type `t` (one `is_float_type` accepts).
+inline ir::dtype dtype_of(int t) {
+  switch (t) {
+    case ::onnx::TensorProto_DataType_DOUBLE: return ir::dtype::f64;
+    case ::onnx::TensorProto_DataType_FLOAT16: return ir::dtype::f16;
+    case ::onnx::TensorProto_DataType_BFLOAT16: return ir::dtype::bf16;
+    default: return ir::dtype::f32;
+  }
+}
+
+/// ONNX's element type for ein's `t`.
+inline int onnx_type_of(ir::dtype t) {
+  switch (t) {
+    case ir::dtype::f64: return ::onnx::TensorProto_DataType_DOUBLE;
+    case ir::dtype::f16: return ::onnx::TensorProto_DataType_FLOAT16;
+    case ir::dtype::bf16: return ::onnx::TensorProto_DataType_BFLOAT16;
+    default: return ::onnx::TensorProto_DataType_FLOAT;
+  }
+}
+
 /// An input of a node as the IR reads it: a tensor (a graph input, a weight from an initializer
 /// or a Constant, an earlier node's definition) or a literal (a value of one element known at
 /// import), with its element type and shape.
@@ -94,6 +117,9 @@ class node_context {
   /// Input `k`'s values, which must be known at import (an initializer, a Constant's output, or a
   /// graph input given a value).
   const tensor_data& constant(std::size_t k, const std::string& what);
+  /// Input `k`'s element type, one ein computes, without making its values part of the program
+  /// (CastLike's `target_type`, whose values nothing reads).
+  ir::dtype element_type(std::size_t k, const std::string& what);
   /// Input `k`'s values as whole numbers (axes, shapes, pads).
   std::vector<std::int64_t> constant_ints(std::size_t k, const std::string& what);
 
@@ -102,7 +128,8 @@ class node_context {
   /// Defines output `k` as `value`; returns the tensor later nodes read.
   ir::tensor define(std::size_t k, ir::scope_ptr value, ir::dtype type);
   /// Defines a step of this node's own (`<output 0>_<suffix>`, made unique) that the node's
-  /// outputs read.
+  /// outputs read. A step of a 16-bit node holds float (ir::held_type), so that the node rounds
+  /// once, when its output is stored, as ONNX Runtime's and PyTorch's 16-bit kernels do.
   ir::tensor define_step(const std::string& suffix, ir::scope_ptr value, ir::dtype type);
   /// Defines output `k` as values known at import (a Constant's): later nodes read them as
   /// constants, or as a weight of that name.

@@ -1,5 +1,6 @@
 // The values of an ONNX tensor (an initializer, a Constant's value, a test's .pb file): float,
-// double, int64 or int32, stored in the TensorProto or in an external-data file beside the model.
+// double, float16, bfloat16, int64 or int32, stored in the TensorProto or in an external-data
+// file beside the model.
 #pragma once
 
 #include <bit>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "ein/detail/error.hpp"
+#include "ein/half.hpp"
 #include "ein/onnx/model_file.hpp"
 
 namespace ein::onnx {
@@ -27,14 +29,22 @@ inline std::string type_name(int t) {
   return ::onnx::TensorProto_DataType_Name(static_cast<::onnx::TensorProto_DataType>(t));
 }
 
-/// A tensor's element type, dims and values: float (FLOAT), double (DOUBLE) or integers (INT64,
-/// INT32, read as int64).
+/// Whether ONNX element type `t` is one of the floating-point types ein computes.
+inline bool is_float_type(int t) {
+  return t == ::onnx::TensorProto_DataType_FLOAT || t == ::onnx::TensorProto_DataType_DOUBLE ||
+         t == ::onnx::TensorProto_DataType_FLOAT16 || t == ::onnx::TensorProto_DataType_BFLOAT16;
+}
+
+/// A tensor's element type, dims and values: float (FLOAT), double (DOUBLE), ein::half
+/// (FLOAT16), ein::bfloat16 (BFLOAT16) or integers (INT64, INT32, read as int64).
 struct tensor_data {
   std::string name;
   int type = ::onnx::TensorProto_DataType_UNDEFINED;
   std::vector<std::int64_t> dims;
   std::vector<float> f32;
   std::vector<double> f64;
+  std::vector<ein::half> f16;
+  std::vector<ein::bfloat16> bf16;
   std::vector<std::int64_t> i64;
 
   std::int64_t count() const {
@@ -42,12 +52,16 @@ struct tensor_data {
     for (auto d : dims) n *= d;
     return n;
   }
-  bool is_float() const { return type == ::onnx::TensorProto_DataType_FLOAT || type == ::onnx::TensorProto_DataType_DOUBLE; }
+  bool is_float() const { return is_float_type(type); }
   /// Element `i` whatever the type (integers converted exactly up to 2^53).
   double value(std::size_t i) const {
-    if (type == ::onnx::TensorProto_DataType_FLOAT) return f32[i];
-    if (type == ::onnx::TensorProto_DataType_DOUBLE) return f64[i];
-    return static_cast<double>(i64[i]);
+    switch (type) {
+      case ::onnx::TensorProto_DataType_FLOAT: return f32[i];
+      case ::onnx::TensorProto_DataType_DOUBLE: return f64[i];
+      case ::onnx::TensorProto_DataType_FLOAT16: return static_cast<float>(f16[i]);
+      case ::onnx::TensorProto_DataType_BFLOAT16: return static_cast<float>(bf16[i]);
+      default: return static_cast<double>(i64[i]);
+    }
   }
 };
 
@@ -55,6 +69,8 @@ namespace detail {
 
 inline std::size_t element_size(int type) {
   switch (type) {
+    case ::onnx::TensorProto_DataType_FLOAT16:
+    case ::onnx::TensorProto_DataType_BFLOAT16: return 2;
     case ::onnx::TensorProto_DataType_FLOAT:
     case ::onnx::TensorProto_DataType_INT32: return 4;
     default: return 8;
@@ -72,6 +88,14 @@ inline void from_bytes(tensor_data& d, const char* bytes, std::size_t n) {
     case ::onnx::TensorProto_DataType_DOUBLE:
       d.f64.resize(n);
       std::memcpy(d.f64.data(), bytes, n * 8);
+      break;
+    case ::onnx::TensorProto_DataType_FLOAT16:
+      d.f16.resize(n);
+      std::memcpy(d.f16.data(), bytes, n * 2);
+      break;
+    case ::onnx::TensorProto_DataType_BFLOAT16:
+      d.bf16.resize(n);
+      std::memcpy(d.bf16.data(), bytes, n * 2);
       break;
     case ::onnx::TensorProto_DataType_INT64:
       d.i64.resize(n);
@@ -142,10 +166,13 @@ inline tensor_data read_values(const ::onnx::TensorProto& t, const std::string& 
   switch (d.type) {
     case ::onnx::TensorProto_DataType_FLOAT:
     case ::onnx::TensorProto_DataType_DOUBLE:
+    case ::onnx::TensorProto_DataType_FLOAT16:
+    case ::onnx::TensorProto_DataType_BFLOAT16:
     case ::onnx::TensorProto_DataType_INT64:
     case ::onnx::TensorProto_DataType_INT32: break;
     default:
-      throw user_error(where + ": element type " + type_name(d.type) + "; ein reads FLOAT, DOUBLE, INT64 and INT32");
+      throw user_error(where + ": element type " + type_name(d.type) +
+                       "; ein reads FLOAT, DOUBLE, FLOAT16, BFLOAT16, INT64 and INT32");
   }
   if (t.has_segment()) throw user_error(where + ": a segmented tensor, which ein does not read");
   std::int64_t n = 1;
@@ -173,6 +200,14 @@ inline tensor_data read_values(const ::onnx::TensorProto& t, const std::string& 
   } else if (d.type == ::onnx::TensorProto_DataType_DOUBLE) {
     if (static_cast<std::size_t>(t.double_data_size()) != count) throw mismatch(t.double_data_size(), "values");
     d.f64.assign(t.double_data().begin(), t.double_data().end());
+  } else if (d.type == ::onnx::TensorProto_DataType_FLOAT16 || d.type == ::onnx::TensorProto_DataType_BFLOAT16) {
+    // 16-bit values are kept one per int32_data element, in its lower 16 bits
+    if (static_cast<std::size_t>(t.int32_data_size()) != count) throw mismatch(t.int32_data_size(), "values");
+    for (auto v : t.int32_data()) {
+      const auto bits = static_cast<std::uint16_t>(v);
+      if (d.type == ::onnx::TensorProto_DataType_FLOAT16) d.f16.push_back(ein::half::from_bits(bits));
+      else d.bf16.push_back(ein::bfloat16::from_bits(bits));
+    }
   } else if (d.type == ::onnx::TensorProto_DataType_INT64) {
     if (static_cast<std::size_t>(t.int64_data_size()) != count) throw mismatch(t.int64_data_size(), "values");
     d.i64.assign(t.int64_data().begin(), t.int64_data().end());

@@ -8,6 +8,7 @@
 #include "ein/onnx/operators/arithmetic.hpp"
 #include "ein/onnx/operators/average_pool.hpp"
 #include "ein/onnx/operators/batch_normalization.hpp"
+#include "ein/onnx/operators/cast.hpp"
 #include "ein/onnx/operators/clip.hpp"
 #include "ein/onnx/operators/concat.hpp"
 #include "ein/onnx/operators/constant.hpp"
@@ -20,6 +21,7 @@
 #include "ein/onnx/operators/hard_swish.hpp"
 #include "ein/onnx/operators/leaky_relu.hpp"
 #include "ein/onnx/operators/matmul.hpp"
+#include "ein/onnx/operators/max_min.hpp"
 #include "ein/onnx/operators/max_pool.hpp"
 #include "ein/onnx/operators/pad.hpp"
 #include "ein/onnx/operators/prelu.hpp"
@@ -40,7 +42,8 @@ inline const std::vector<converter>& all() {
                                 leaky_relu_converter(),    matmul_converter(),              max_pool_converter(),
                                 pad_converter(),           prelu_converter(),               softmax_converter(),
                                 transpose_converter()};
-    for (auto& list : {arithmetic_converters(), reshape_converters(), unary_converters()})
+    for (auto& list : {arithmetic_converters(), cast_converters(), max_min_converters(), reshape_converters(),
+                       unary_converters()})
       t.insert(t.end(), list.begin(), list.end());
     std::sort(t.begin(), t.end(), [](const converter& a, const converter& b) { return a.op_type < b.op_type; });
     return t;
