@@ -76,6 +76,21 @@ TEST_CASE("host_timer: CBLAS products and oneDNN convolutions are timed at once"
   CHECK(!t.seconds(workload::library(instance_of(search_test::g2bmm(2, 64, 16, 4, 1), match::op_kind::g2bmm))));
 }
 
+TEST_CASE("host_timer: a bfloat16 product is timed on oneDNN's matmul, as a plan runs it") {
+  using namespace ir;
+  auto a = search_test::input("A", {128, 512}), b = search_test::weight("B", {512, 256});
+  a.type = b.type = dtype::bf16;
+  auto product = instance_of(make_scope({{"i", 0, 128}, {"j", 0, 256}}, {{"k", 0, 512}},
+                                        make_access(a, {idx("i"), idx("k")}) * make_access(b, {idx("k"), idx("j")})),
+                             match::op_kind::matmul);
+  REQUIRE(ein::plan::blas_onednn_bf16.runs(product));
+  CHECK_FALSE(ein::plan::blas.runs(product));  // CBLAS has no bfloat16 product
+  auto t = timer();
+  auto s = t.seconds(workload::library(product));
+  REQUIRE(s);
+  CHECK(*s > 0);
+}
+
 TEST_CASE("host_timer: eOperators are kept, then timed together into the cache under their kernel keys") {
   auto t = timer();
   auto a = relu(1 << 16), b = relu(1 << 12, "Y");
@@ -179,6 +194,8 @@ TEST_CASE("machine_profile: measured once, read back for the same machine, measu
   CHECK(first.profile.fp32_flops > 0);
   CHECK(first.profile.source.find("measured by ein") != std::string::npos);
   CHECK(first.profile.library.count("conv2d"));
+  // the 16-bit peak is oneDNN's bfloat16 matmul's, where oneDNN runs bfloat16 here
+  CHECK((first.profile.half_flops > 0) == runtime::onednn_runs_bfloat16());
   auto again = measure::machine_profile(path, here, toolchain, fallback, "test");
   CHECK(!again.measured);
   CHECK(again.profile.fp32_flops == first.profile.fp32_flops);

@@ -23,7 +23,7 @@ inline const char* name(backend b) { return b == backend::host ? "host" : "cuda"
 /// The library calls a build for `target` makes, given the libraries it links: on the host,
 /// CBLAS GEMMs where it links a CBLAS (`cblas`) and oneDNN convolutions where it links oneDNN
 /// (`onednn`), bfloat16 ones too where the CPU runs them (`onednn_bfloat16`:
-/// runtime::onednn_runs_bfloat16); on cuda, cuBLAS GEMMs, and cuDNN convolutions where it links
+/// runtime::onednn_runs_bfloat16), and then bfloat16 GEMMs on oneDNN's matmul; on cuda, cuBLAS GEMMs, and cuDNN convolutions where it links
 /// cuDNN (`cudnn`). Compute-bound operators only (ein::plan::capabilities).
 /// Example: `capabilities_of(backend::cuda, false, true).str()` is `blas+cudnn`;
 /// `capabilities_of(backend::host, false, true).str()` is `none`;
@@ -32,7 +32,7 @@ inline ein::plan::capabilities capabilities_of(backend target, bool cblas, bool 
                                                bool onednn_bfloat16 = false) {
   ein::plan::capabilities c;
   if (target == backend::cuda) c.libraries.push_back(ein::plan::cublas);
-  else if (cblas) c.libraries.push_back(ein::plan::blas);
+  else if (cblas) c.libraries.push_back(onednn && onednn_bfloat16 ? ein::plan::blas_onednn_bf16 : ein::plan::blas);
   if (target == backend::cuda && cudnn) c.libraries.push_back(ein::plan::cudnn);
   if (target == backend::host && onednn)
     c.libraries.push_back(onednn_bfloat16 ? ein::plan::onednn_bf16 : ein::plan::onednn);

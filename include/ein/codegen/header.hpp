@@ -77,6 +77,8 @@ inline void emit_step_functions(writer& w, const layout& plan,
               (calls[k] ? "\nas " + calls[k]->str(plan.buffers) : ""));
     if (calls[k] && calls[k]->library == ein::plan::onednn)
       emit_onednn_function(w, s, plan, *calls[k]);
+    else if (calls[k] && calls[k]->op.type == ir::dtype::bf16)
+      emit_onednn_matmul_function(w, s, plan, *calls[k]);
     else if (calls[k])
       emit_cblas_function(w, s, plan, *calls[k], gemm);
     else
@@ -244,6 +246,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   const auto gemm = cuda ? library::host_gemm::cblas : host_gemm_of(p.bound_for);
   if (any_call(calls, ein::plan::onednn) || any_onednn_gemm(calls, gemm))
     w.line("#include \"ein/runtime/onednn.hpp\"");
+  if (any_onednn_matmul(calls)) w.line("#include \"ein/runtime/onednn_matmul.hpp\"");
   w.line("#include \"ein/runtime/plan.hpp\"");
   w.line();
   if (!defined_here) {

@@ -58,6 +58,14 @@ inline bool any_onednn_gemm(const std::vector<std::optional<ein::plan::library_c
   return false;
 }
 
+/// Whether some step is a bfloat16 product on oneDNN's matmul (the code then includes
+/// ein/runtime/onednn_matmul.hpp).
+inline bool any_onednn_matmul(const std::vector<std::optional<ein::plan::library_call>>& calls) {
+  for (auto& c : calls)
+    if (c && c->library == ein::plan::blas && c->op.type == ir::dtype::bf16) return true;
+  return false;
+}
+
 /// `inline void eop_<name>_host(reads..., target)` computing the step with CBLAS (or oneDNN's
 /// sgemm, as `gemm` says), then its epilogue: the same signature as the eOperator's host
 /// function, so run() calls either alike.
@@ -71,6 +79,22 @@ inline void emit_cblas_function(writer& w, const step& s, const layout& plan, co
 
 /// The name of the function holding step `s`'s oneDNN primitive in the header.
 inline std::string onednn_state_function(const step& s) { return s.function + "_onednn"; }
+
+/// A bfloat16 product's matmul primitive (a function-local static, built on its first call) and
+/// `inline void eop_<name>_host(reads..., target)` running it: the same signature as the
+/// eOperator's host function. The call has no epilogue (plan::blas_takes: float only).
+inline void emit_onednn_matmul_function(writer& w, const step& s, const layout& plan,
+                                        const ein::plan::library_call& call) {
+  w.open("inline const ein::runtime::onednn_matmul& " + onednn_state_function(s) + "()");
+  w.line("static const ein::runtime::onednn_matmul state(" + library::onednn_matmul_geometry_text(call.op) + ");");
+  w.line("return state;");
+  w.close();
+  const auto inputs = detail::input_variables(call, plan);
+  w.open("inline void " + s.function + "_host(" + parameters_text(s, plan) + ")");
+  w.line(onednn_state_function(s) + "().run(" + library::advanced(inputs.at(0), call.op.inputs[0].offset) + ", " +
+         library::advanced(inputs.at(1), call.op.inputs[1].offset) + ", " + plan.buffers[s.target].variable + ");");
+  w.close();
+}
 
 namespace detail {
 

@@ -1,4 +1,5 @@
-// The host's own profile: its FP32 rate and CBLAS's efficiency by size, oneDNN's for convolutions,
+// The host's own profile: its FP32 rate and CBLAS's efficiency by size, oneDNN's for convolutions
+// and its bfloat16 rate where it runs bfloat16,
 // the bandwidth and compute rate of eOperators as the host emitter writes them, measured here and
 // written as a device profile (cost/profiles/*.json) for the roofline model to explore with.
 #pragma once
@@ -88,6 +89,21 @@ inline nlohmann::json onednn_curve(bool transposed, double peak, const timing_op
   }
   return curve;
 }
+
+// oneDNN's fastest bfloat16 matmul of n³ (n = 256 to 1024, as a plan runs it:
+// runtime::onednn_matmul), in FLOP/s: the host's 16-bit peak, which the roofline prices bfloat16
+// library calls at. On AVX-512 BF16 without AMX, oneDNN 2.6 reached half the rate of float sgemm.
+inline double onednn_bfloat16_peak(const timing_options& timing) {
+  double peak = 0;
+  for (std::int64_t n : {256, 512, 1024}) {
+    const runtime::onednn_matmul product(runtime::onednn_matmul_geometry{
+        .batch = 1, .m = n, .n = n, .k = n, .a_strides = {0, n, 1}, .b_strides = {0, n, 1}, .c_strides = {0, n, 1}});
+    std::vector<ein::bfloat16> a(std::size_t(n * n), ein::bfloat16(0.5f)), b(a.size(), ein::bfloat16(0.25f)), c(a.size());
+    peak = std::max(peak, 2.0 * double(n * n * n) /
+                              time_runs([&] { product.run(a.data(), b.data(), c.data()); }, timing).seconds);
+  }
+  return peak;
+}
 #endif
 
 }  // namespace detail
@@ -161,6 +177,12 @@ inline nlohmann::json probe_host_profile(const host_machine& machine, const std:
       {"eoperator_bandwidth_fraction", 1.0},
       {"eoperator_compute_fraction", detail::fraction(loops)},
       {"library_efficiency", library}};
+#if defined(EIN_HAVE_ONEDNN)
+  if (runtime::onednn_runs_bfloat16()) {
+    p["half_tflops"] = std::max(detail::onednn_bfloat16_peak(timing) / 1e12, 1e-6);
+    p["source"] = p["source"].get<std::string>() + "; 16-bit peak as oneDNN's fastest bfloat16 matmul of n^3, n = 256 to 1024";
+  }
+#endif
   return p;
 }
 

@@ -29,6 +29,7 @@
 #if defined(EIN_HAVE_ONEDNN)
 #include "ein/codegen/library/onednn.hpp"
 #include "ein/runtime/onednn.hpp"
+#include "ein/runtime/onednn_matmul.hpp"
 #endif
 
 namespace ein::measure {
@@ -110,6 +111,7 @@ class host_timer final : public cost::timer {
 #endif
 #if defined(EIN_HAVE_ONEDNN)
     if (ein::plan::onednn_bf16.runs(op)) return convolution_seconds(op);
+    if (op.type == ir::dtype::bf16 && ein::plan::blas_onednn_bf16.runs(op)) return matmul_seconds(op);
 #endif
     return std::nullopt;
   }
@@ -299,6 +301,30 @@ class host_timer final : public cost::timer {
       if (conv.implementation().rfind("ref", 0) == 0) return record({cost::measurement_cache::max_seconds, cost::measurement_cache::max_seconds, 1});
       runtime::onednn_prepared_convolution prepared(conv, k.data() + op.inputs[1].offset);
       return record(time_runs([&] { prepared.run(x.data() + op.inputs[0].offset, y.data()); }, options_.timing));
+    } catch (const dnnl::error& e) {
+      std::fprintf(stderr, "ein: the host timer could not run %s on oneDNN: %s\n", op.str().c_str(), e.what());
+      return std::nullopt;
+    }
+  }
+
+  // As a plan runs a bfloat16 product: the primitive built once (runtime::onednn_matmul), then
+  // each run multiplies.
+  std::optional<double> matmul_seconds(const match::instance& op) {
+    const auto g = codegen::library::onednn_matmul_geometry_of(op);
+    auto last = [&](const std::int64_t (&s)[3], std::int64_t rows, std::int64_t cols) {
+      return (g.batch - 1) * s[0] + (rows - 1) * s[1] + (cols - 1) * s[2];
+    };
+    const auto a = extent(op.inputs[0].offset, last(g.a_strides, g.m, g.k));
+    const auto b = extent(op.inputs[1].offset, last(g.b_strides, g.k, g.n));
+    const auto c = extent(0, last(g.c_strides, g.m, g.n));
+    if (static_cast<std::int64_t>((a + b + c) * sizeof(ein::bfloat16)) > options_.max_bytes) return std::nullopt;
+    const auto x = random_values<ein::bfloat16>(a), y = random_values<ein::bfloat16>(b);
+    std::vector<ein::bfloat16> z(c);
+    try {
+      const runtime::onednn_matmul product(g);
+      return record(time_runs([&] {
+        product.run(x.data() + op.inputs[0].offset, y.data() + op.inputs[1].offset, z.data());
+      }, options_.timing));
     } catch (const dnnl::error& e) {
       std::fprintf(stderr, "ein: the host timer could not run %s on oneDNN: %s\n", op.str().c_str(), e.what());
       return std::nullopt;

@@ -136,6 +136,24 @@ inline bool onednn_accepts(const match::instance& op) {
          (!a->backward_data || (a->dilation_h == 1 && a->dilation_w == 1));
 }
 
+/// Whether oneDNN 2.6's matmul primitive runs GEMM `op` as matched (runtime::onednn_matmul): a
+/// bfloat16 one whose sizes BLAS would take, each operand's matrices laid out without overlapping
+/// (detail::onednn_describes: a convolution matched as a product may slide its rows over one
+/// another), one operand at most read for every batch (stride 0: oneDNN's broadcast).
+/// Example: 2 products of packed 16 × 12 and 12 × 8 matrices run; the same with A's batches 4
+/// elements apart (overlapping rows of 12) do not.
+inline bool onednn_matmul_accepts(const match::instance& op) {
+  auto* g = std::get_if<match::gemm_attrs>(&op.attrs);
+  if (!g || op.type != ir::dtype::bf16 || !blas_accepts(*g) || (g->batch > 1 && g->stride_a == 0 && g->stride_b == 0))
+    return false;
+  auto describes = [&](std::int64_t stride, std::int64_t rows, std::int64_t cols, bool transposed, std::int64_t ld) {
+    return detail::onednn_describes({stride == 0 ? 1 : g->batch, rows, cols, 1},
+                                    {stride, transposed ? 1 : ld, transposed ? ld : 1, 1});
+  };
+  return describes(g->stride_a, g->m, g->k, g->trans_a, g->lda) && describes(g->stride_b, g->k, g->n, g->trans_b, g->ldb) &&
+         describes(g->stride_c, g->m, g->n, false, g->ldc);
+}
+
 namespace detail {
 
 // Whether a library call can gain on an eOperator for convolution `op`: a compute-bound one
@@ -165,6 +183,13 @@ inline bool blas_runs_typed(const match::instance& op, bool sixteen_bit) {
 }
 inline bool blas_runs(const match::instance& op) { return blas_runs_typed(op, false); }
 inline bool cublas_runs(const match::instance& op) { return blas_runs_typed(op, true); }
+
+// On a host whose oneDNN runs bfloat16: also a compute-bound bfloat16 GEMM (or matrix-vector
+// product) oneDNN's matmul takes.
+inline bool blas_onednn_bf16_runs(const match::instance& op) {
+  if (op.type != ir::dtype::bf16) return blas_runs(op);
+  return blas_runs_typed(op, true) && onednn_matmul_accepts(op);
+}
 
 // A compute-bound or grouped convolution cuDNN accepts, every input read from its origin.
 inline bool cudnn_runs(const match::instance& op) {
@@ -240,6 +265,13 @@ inline constexpr library blas{"blas", &detail::blas_runs, &detail::blas_takes};
 /// (CUBLAS_COMPUTE_32F) on tensor cores. Equal to `blas` (one family, one emitter per backend).
 /// Example: a compute-bound bfloat16 matmul runs; under `blas` it stays an eOperator.
 inline constexpr library cublas{"blas", &detail::cublas_runs, &detail::blas_takes};
+
+/// The same family on a host whose oneDNN runs bfloat16 kernels of its own
+/// (runtime::onednn_runs_bfloat16): also bfloat16 GEMMs, on oneDNN's matmul primitive, accumulated
+/// in float and rounded once, with no epilogue in the call. Equal to `blas`.
+/// Example: a compute-bound bfloat16 matmul runs; under `blas` it stays an eOperator, or the
+/// search converts its operands to float around cblas_sgemm.
+inline constexpr library blas_onednn_bf16{"blas", &detail::blas_onednn_bf16_runs, &detail::blas_takes};
 
 /// Convolutions (conv2d forward, grouped too, and conv_transpose2d as backward data: conv_attrs)
 /// the legacy cuDNN API describes (a group count: cudnnSetConvolutionGroupCount): cuda.

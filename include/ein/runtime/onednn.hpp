@@ -33,10 +33,10 @@ inline dnnl::stream& onednn_stream() {
 
 /// At least `bytes` of scratch memory for the calling thread, kept for its next calls: `slot` 0
 /// is a primitive's scratchpad, 1 and 2 the float copies of a converted call's source and
-/// destination (onednn_convolution).
+/// destination (onednn_convolution, onednn_matmul), 3 of a converted product's weights.
 inline std::byte* onednn_scratchpad(std::size_t bytes, std::size_t slot = 0) {
-  static thread_local std::array<std::unique_ptr<std::byte[]>, 3> buffers;
-  static thread_local std::array<std::size_t, 3> sizes{};
+  static thread_local std::array<std::unique_ptr<std::byte[]>, 4> buffers;
+  static thread_local std::array<std::size_t, 4> sizes{};
   if (bytes > sizes.at(slot)) buffers[slot].reset(new std::byte[bytes]), sizes[slot] = bytes;
   return buffers[slot].get();
 }

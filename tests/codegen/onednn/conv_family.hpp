@@ -1,7 +1,7 @@
 // A generated family of convolutions, grouped and depthwise convolutions and transposed
 // convolutions behind program objects, for the oneDNN tests of host plans: strides, paddings,
 // dilations, groups, data and filter layouts, batch sizes, weights and inputs as filters, float,
-// double and bfloat16.
+// double and bfloat16; and bfloat16 products, which oneDNN's matmul runs.
 #pragma once
 
 #include <algorithm>
@@ -20,13 +20,15 @@ namespace ein_test {
 template <int K>
 struct onednn_case {};
 
-/// Cases 0..onednn_count-1: case 11 is in double (oneDNN has no double convolution); cases from
+/// Cases 0..onednn_count-1 (convolutions below onednn_products, bfloat16 products from it on):
+/// case 11 is in double (oneDNN has no double convolution); cases from
 /// onednn_epilogues on end in an epilogue (onednn_epilogue_of); cases from onednn_wide on are
 /// NHWC convolutions of a 1×11 filter padded 5 a side over images 4 to 9 wide (GCN's), which
 /// oneDNN runs with an implementation of its own (a GEMM over the image on an AVX2 machine), each
 /// ending in a residual; cases from onednn_grouped on are grouped convolutions; cases from
 /// onednn_bfloat16 on are cases of onednn_bfloat16_of in bfloat16.
-inline constexpr int onednn_count = 31;
+inline constexpr int onednn_count = 35;
+inline constexpr int onednn_products = 31;
 inline constexpr int onednn_epilogues = 12;
 inline constexpr int onednn_wide = 18;
 inline constexpr int onednn_grouped = 20;
@@ -54,11 +56,43 @@ inline onednn_epilogue_terms onednn_epilogue_of(int k) {
   return k < onednn_epilogues || k >= onednn_grouped ? onednn_epilogue_terms{} : terms[k - onednn_epilogues];
 }
 
-/// The capabilities the family's plans are bound for: oneDNN runs every convolution it accepts
-/// (plan::onednn_accepts), compute-bound or not, so that every layout of the family reaches the
-/// emitter; a build's capabilities (plan::onednn) leave memory-bound ones to eOperators.
+/// The capabilities the family's plans are bound for: oneDNN runs every bfloat16 product its
+/// matmul takes (first: a product also matches as a degenerate convolution) and every
+/// convolution it accepts (plan::onednn_accepts), compute-bound or not, so
+/// that every layout of the family reaches the emitter; a build's capabilities (plan::onednn,
+/// plan::blas_onednn_bf16) leave memory-bound ones to eOperators.
 inline ein::plan::capabilities onednn_only() {
-  return {{ein::plan::library{ein::plan::onednn.name, &ein::plan::onednn_accepts, ein::plan::onednn.takes}}};
+  return {{ein::plan::library{ein::plan::blas.name, &ein::plan::onednn_matmul_accepts, nullptr},
+           ein::plan::library{ein::plan::onednn.name, &ein::plan::onednn_accepts, ein::plan::onednn.takes}}};
+}
+
+/// Product case `k` (from onednn_products on), in bfloat16 with a random stream of seed k + 1:
+///   out[b, i, j] = α · Σ_l A[b, i, l] · B[b, l, j]
+/// of 1 to 3 batches (case 33 reads one B for every batch), 3 to 20 rows, columns and terms, A
+/// or B stored transposed (odd cases A, cases from 33 on B), α 0.5 in case 32, else 1.
+inline ein::ir::program onednn_bf16_product(int k) {
+  namespace ir = ein::ir;
+  using ir::idx;
+  ein::eval::random_stream rng(static_cast<std::uint64_t>(k) + 1);
+  const std::int64_t batch = k == onednn_products ? 1 : rng.integer(2, 3), m = rng.integer(3, 20),
+                     n = rng.integer(3, 20), l = rng.integer(3, 20);
+  const bool a_transposed = k % 2 == 1, b_transposed = k >= onednn_products + 2, shared_b = k == onednn_products + 2;
+  using shape = std::vector<std::int64_t>;
+  using index = std::vector<ir::affine>;
+  const ir::tensor A{"A", ir::dtype::bf16, a_transposed ? shape{batch, l, m} : shape{batch, m, l}, ir::tensor_role::input};
+  const shape b_matrix = b_transposed ? shape{n, l} : shape{l, n};
+  shape b_shape = b_matrix;
+  if (!shared_b) b_shape.insert(b_shape.begin(), batch);
+  const ir::tensor B{"B", ir::dtype::bf16, b_shape, ir::tensor_role::weight};
+  index b_index = b_transposed ? index{idx("j"), idx("l")} : index{idx("l"), idx("j")};
+  if (!shared_b) b_index.insert(b_index.begin(), idx("b"));
+  ir::expr body = ir::make_access(A, a_transposed ? index{idx("b"), idx("l"), idx("i")}
+                                                  : index{idx("b"), idx("i"), idx("l")}) *
+                  ir::make_access(B, b_index);
+  if (k == onednn_products + 1) body = ir::make_constant(0.5) * body;
+  const std::vector<ir::iterator> out{{"b", 0, batch}, {"i", 0, m}, {"j", 0, n}};
+  return {"onednn_conv_" + std::to_string(k), {A, B},
+          {{"out", ir::make_scope(out, {{"l", 0, l}}, body), ir::dtype::bf16}}, {"out"}};
 }
 
 /// Whether case `k`'s filter is a weight (bound by ein::prepare) rather than an input.
@@ -151,6 +185,7 @@ inline ein::ir::program onednn_grouped_conv(int k) {
 inline ein::ir::program onednn_conv(int k) {
   namespace ir = ein::ir;
   using ir::idx;
+  if (k >= onednn_products) return onednn_bf16_product(k);
   const std::string name = "onednn_conv_" + std::to_string(k);
   const auto type = k >= onednn_bfloat16         ? ir::dtype::bf16
                     : k == onednn_epilogues - 1 ? ir::dtype::f64

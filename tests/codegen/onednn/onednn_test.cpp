@@ -1,5 +1,6 @@
 // Host plans that call oneDNN (the family of conv_family.hpp): every float and bfloat16
-// convolution of the family is one oneDNN call and the double one an eOperator; each equals the interpreter through
+// convolution and every bfloat16 product of the family is one oneDNN call and the double
+// convolution an eOperator; each equals the interpreter through
 // ein::run, through ein::prepare (weights reordered once) and from several threads at once; a
 // build without oneDNN emits none; a 1-channel image reaches one of oneDNN's fast
 // implementations whatever stride its channel dimension has.
@@ -37,8 +38,10 @@ void check_case() {
   CAPTURE(K);
   CAPTURE(plan_of<K>::description);
   const std::string_view description = plan_of<K>::description;
-  const bool calls = description.find("= library conv") != std::string_view::npos;
+  const bool product = K >= ein_test::onednn_products;
+  const bool calls = description.find(product ? "= library " : "= library conv") != std::string_view::npos;
   CHECK(calls == (p.definitions[0].type != ein::ir::dtype::f64));
+  if (product) CHECK(description.find("matmul") != std::string_view::npos);
   // an epilogue runs in the call: one step, which writes y
   const auto e = ein_test::onednn_epilogue_of(K);
   if (e.bias || e.residual || e.relu) {
@@ -48,7 +51,7 @@ void check_case() {
     CHECK(description.find("out = ") == std::string_view::npos);
   }
   ein_test::check_against_interpreter(object, 40 + K, plan_of<K>::tolerance);
-  if (ein_test::onednn_weight_filter(K))
+  if (ein_test::onednn_weight_filter(K) || product)
     ein_test::check_prepared_against_interpreter(object, 60 + K, plan_of<K>::tolerance);
 }
 
@@ -101,6 +104,31 @@ TEST_CASE("oneDNN plans: a build without oneDNN emits no oneDNN call; one with i
   CHECK(with.find("#include \"ein/runtime/onednn.hpp\"") != std::string::npos);
   CHECK(with.find("static const ein::runtime::onednn_convolution state(") != std::string::npos);
   CHECK(with.find("new ein::runtime::onednn_prepared_convolution(") == std::string::npos);  // K is an input
+}
+
+TEST_CASE("oneDNN plans: a bfloat16 product calls oneDNN's matmul where the CPU runs bfloat16, else no library") {
+  namespace ir = ein::ir;
+  const ir::tensor A{"A", ir::dtype::bf16, {64, 48}, ir::tensor_role::input},
+      B{"B", ir::dtype::bf16, {48, 80}, ir::tensor_role::weight};
+  const ir::program p{"product", {A, B},
+                      {{"C", ir::make_scope({{"i", 0, 64}, {"j", 0, 80}}, {{"l", 0, 48}},
+                                            ir::make_access(A, {ir::idx("i"), ir::idx("l")}) *
+                                                ir::make_access(B, {ir::idx("l"), ir::idx("j")})),
+                        ir::dtype::bf16}},
+                      {"C"}};
+  ein::codegen::options o;
+  o.name = "product";
+  auto header = [&](bool bfloat16) {
+    auto caps = ein::codegen::capabilities_of(ein::codegen::backend::host, true, false, true, bfloat16);
+    return ein::codegen::emit_header(ein::plan::make_plan(p, caps), o);
+  };
+  const std::string with = header(true), without = header(false);
+  CHECK(with.find("#include \"ein/runtime/onednn_matmul.hpp\"") != std::string::npos);
+  CHECK(with.find("static const ein::runtime::onednn_matmul state(ein::runtime::onednn_matmul_geometry{.batch = 1, "
+                  ".m = 64, .n = 80, .k = 48, .a_strides = {0, 48, 1}, .b_strides = {0, 80, 1}, "
+                  ".c_strides = {0, 80, 1}") != std::string::npos);
+  CHECK(without.find("onednn_matmul") == std::string::npos);
+  CHECK(without.find("cblas_") == std::string::npos);  // CBLAS has no bfloat16 product
 }
 
 TEST_CASE("oneDNN plans: a dimension of extent 1 takes the layout of the other activation") {

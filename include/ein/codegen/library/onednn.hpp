@@ -1,5 +1,6 @@
-// Host emitter for convolution instances oneDNN runs (plan::onednn_accepts): their geometry in
-// oneDNN's terms, the primitive a plan builds once per step, and the per-run call.
+// Host emitter for convolution instances oneDNN runs (plan::onednn_accepts) and bfloat16 GEMMs
+// (plan::blas_onednn_bf16): their geometry in oneDNN's terms, the primitive a plan builds once per
+// step, and the per-run call.
 #pragma once
 
 #include <array>
@@ -15,6 +16,7 @@
 #include "ein/plan/capabilities.hpp"
 #include "ein/plan/epilogue.hpp"
 #include "ein/runtime/onednn_geometry.hpp"
+#include "ein/runtime/onednn_matmul_geometry.hpp"
 
 namespace ein::codegen::library {
 
@@ -108,6 +110,37 @@ inline std::string onednn_geometry_text(const match::instance& op) {
          ", .dilation = " + detail::pair_text(g.dilation) + ", .alpha = " + literal(op.conv().alpha, ir::dtype::f32) +
          (g.groups != 1 ? ", .groups = " + number(g.groups) : std::string()) +
          (g.type != runtime::element_type::f32 ? ", .type = " + type_text(g.type) : std::string()) + "}";
+}
+
+/// The ein::runtime::onednn_matmul_geometry of bfloat16 GEMM `op` (plan::onednn_matmul_accepts):
+/// each operand's batch, row and column strides, a transposed one's rows a column apart.
+inline ein::runtime::onednn_matmul_geometry onednn_matmul_geometry_of(const match::instance& op) {
+  if (!ein::plan::onednn_matmul_accepts(op)) throw internal_error("onednn_matmul_geometry_of: oneDNN cannot run " + op.str());
+  auto& g = op.gemm();
+  ein::runtime::onednn_matmul_geometry r{.batch = g.batch, .m = g.m, .n = g.n, .k = g.k};
+  auto set = [](std::int64_t (&to)[3], std::int64_t batch, bool transposed, std::int64_t ld) {
+    to[0] = batch, to[1] = transposed ? 1 : ld, to[2] = transposed ? ld : 1;
+  };
+  set(r.a_strides, g.stride_a, g.trans_a, g.lda);
+  set(r.b_strides, g.stride_b, g.trans_b, g.ldb);
+  set(r.c_strides, g.stride_c, false, g.ldc);
+  r.alpha = static_cast<float>(g.alpha);
+  return r;
+}
+
+/// The C++ initializer of onednn_matmul_geometry_of(op).
+/// Example (batch 2, b transposed): `ein::runtime::onednn_matmul_geometry{.batch = 2, .m = 3,
+/// .n = 4, .k = 5, .a_strides = {15, 5, 1}, .b_strides = {20, 1, 5}, .c_strides = {12, 4, 1},
+/// .alpha = static_cast<float>(1.0)}`.
+inline std::string onednn_matmul_geometry_text(const match::instance& op) {
+  const auto g = onednn_matmul_geometry_of(op);
+  auto strides = [](const std::int64_t (&s)[3]) {
+    return "{" + number(s[0]) + ", " + number(s[1]) + ", " + number(s[2]) + "}";
+  };
+  return "ein::runtime::onednn_matmul_geometry{.batch = " + number(g.batch) + ", .m = " + number(g.m) +
+         ", .n = " + number(g.n) + ", .k = " + number(g.k) + ", .a_strides = " + strides(g.a_strides) +
+         ", .b_strides = " + strides(g.b_strides) + ", .c_strides = " + strides(g.c_strides) +
+         ", .alpha = " + literal(op.gemm().alpha, ir::dtype::f32) + "}";
 }
 
 /// The C++ initializer of the ein::runtime::onednn_epilogue of epilogue `e` (a plan's, on a call
