@@ -200,9 +200,9 @@ inline void emit_program_object(writer& w, const layout& plan, const std::vector
 /// The generated header of `p`, for the host compiler: includes the model and runtime headers
 /// only; a static_assert rejects it when `ein::program_key(object)` no longer equals `o.key`
 /// (the model changed); one host function per step in namespace `ein_generated::<name>`; and
-/// `ein::runtime::plan<decltype(object)>` with run(), run_host() and the members of a prepared
-/// plan (prepared_bytes, allocate_prepared(), free_prepared(), prepare(), run_prepared(); for
-/// cuda also capture(), replay(), free_graph()). For the cuda backend run() and the prepared
+/// `ein::runtime::plan<std::remove_cvref_t<decltype(object)>>` with run(), run_host() and the
+/// members of a prepared plan (prepared_bytes, allocate_prepared(), free_prepared(), prepare(),
+/// run_prepared(); for cuda also capture(), replay(), free_graph()). For the cuda backend run() and the prepared
 /// members call the entry points defined in the CUDA source (emit_cuda_source), so the model and
 /// the front end never go through nvcc. The same program and options give the same bytes.
 inline std::string emit_header(const ein::plan::program_plan& p, const options& o) {
