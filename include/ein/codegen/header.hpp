@@ -61,7 +61,7 @@ inline double tolerance(const layout& plan, const options& o) {
 /// carries the program key, so a header and a CUDA source generated for different programs do
 /// not link together.
 inline std::string cuda_entry(const options& o, const std::string& what = "run") {
-  return what + "_cuda_" + detail::hex_text(o.key).substr(2, 16);
+  return what + "_cuda_" + ir::fingerprint_text(o.key);
 }
 
 /// One host function per step of `plan`, each after a comment saying what it computes: a step
@@ -247,7 +247,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   w.line("#include \"ein/runtime/plan.hpp\"");
   w.line();
   if (!defined_here) {
-    w.line("static_assert(ein::program_key(" + object + ") == " + detail::hex_text(o.key) + ",");
+    w.line("static_assert(ein::program_key(" + object + ") == " + detail::key_literal(o.key) + ",");
     w.line("              \"ein: generated header " + file + " is stale: the program " + o.object +
            " changed since it was generated; rebuild to re-run the search\");");
     w.line();
