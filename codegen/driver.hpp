@@ -377,45 +377,15 @@ inline std::string host_measuring_of(const std::string& budget, const std::strin
 
 }  // namespace detail
 
-/// `search --model M --name N --backend host|cuda --header H --report R [--source S]
-/// [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]
-/// [--plan-for host|cuda] [--accumulate element|double] [--onednn on|off] [--alpha A]
-/// [--program-states N] [--host-toolchain T] [--machine-profile M] [--measure-budget S]
-/// [--finalists K] [--gradient a,b,...] [--keep cost|store|recompute] [--memory-budget B]`: writes
-/// header H,
-/// report R and for the
-/// cuda backend the CUDA source S, for the program object of model file M (model_file.hpp), and
-/// prints the plan.
-/// With `--search on` (the default) the plan is the one optimize_program finds under the cost
-/// model `--cost` chooses, printed first (`cost model: roofline (...): no CUDA device found`) and
-/// recorded in the report: `auto` (the default) takes the measured model (cost/measured.hpp,
-/// kernels timed and cached in the JSON file C, fallback the roofline model) for plans for the
-/// host, timed on this machine (codegen/host_measured.hpp: the roofline of this machine's profile,
-/// kept in M, explores, and each subprogram's K best candidates (default 6) are timed, eOperators
-/// compiled by toolchain T, within S seconds (default 600); chosen plans run against the program
-/// as written), and for the cuda backend where the driver is built with EIN_HAVE_CUDA_TIMER and
-/// a CUDA device is present; else the roofline model of device profile P (a JSON file of
-/// cost/profiles/, required with the search); `roofline` forces the roofline model of P;
-/// `measured` forces the measured model, and for cuda plans without a GPU prices with C's
-/// measurements only, failing unless every kernel is cached there.
-/// The search prices kernels as plans for `--plan-for` (default: `--backend`) run them:
-/// `--backend host --plan-for cuda` writes the plan a cuda build chooses (cuBLAS and cuDNN
-/// calls) as a host header, to check it on the CPU, convolutions then running as eOperators.
-/// With `--search off` the plan is the program as written. eOperators compute in their element
-/// type (`--accumulate element`, the default: float sums, blocked) or in double.
-/// Compute-bound GEMM definitions become cuBLAS calls (cuda) or, where the driver is built with
-/// EIN_HAVE_CBLAS (ein_generate found a CBLAS and links it into host consumers), CBLAS calls.
-/// Compute-bound convolutions become cuDNN calls (cuda) where it is built with EIN_HAVE_CUDNN
-/// (ein_generate found cuDNN and links it into cuda consumers), and oneDNN calls (host) where it
-/// is asked to with `--onednn on` (ein_generate found oneDNN and links it into host consumers;
-/// default off). `--alpha` (1 to 2, default 1.05) and `--program-states` (default 4) are the
-/// program-level search's relaxation and budget (search::program_search): 1 keeps each
-/// subprogram's plan unless a switch is no dearer; 0 states keeps the choice made alone.
-/// With `--gradient a,b` the plan is that of the model program's gradient with respect to tensors
-/// a and b (codegen/gradient.hpp), whose header defines its program object; the forward values its
-/// backward reads are stored or recomputed as `--keep` says (default cost: priced by the roofline
-/// of P with the search, everything stored without), its plan as written within B bytes where
-/// `--memory-budget` is given.
+/// The search program, `ein_search`: reads the model file `--model` (model_file.hpp), finds its
+/// plan under the cost model choose_cost picks (the program as written with `--search off`; the
+/// plan of its gradient with `--gradient`, codegen/gradient.hpp), writes the header `--header`,
+/// the report `--report` and, for the cuda backend, the CUDA source `--source`, and prints the
+/// cost model, why it was chosen, and the plan. Every flag, its default and the ein_generate
+/// argument it comes from: docs/ein_generate.md. What the build offers is compiled in:
+/// EIN_HAVE_CBLAS (compute-bound products become CBLAS calls on the host), EIN_HAVE_CUDNN
+/// (convolutions become cuDNN calls on cuda), EIN_HAVE_ONEDNN (the host timer times oneDNN) and
+/// EIN_HAVE_CUDA_TIMER (the measured model times on a GPU).
 /// Returns the process exit status: 0, 1 on a user error (or a failed CUDA call), 2 on bad
 /// arguments.
 inline int driver_main(int argc, char** argv) {
@@ -454,14 +424,8 @@ inline int driver_main(int argc, char** argv) {
                  "       [--alpha A] [--program-states N] [--host-toolchain T] [--machine-profile M]\n"
                  "       [--measure-budget S] [--finalists K] [--gradient a,b,...]\n"
                  "       [--keep cost|store|recompute] [--memory-budget B]\n"
-                 "(--model, the model file the model's stage-1 program wrote; --source, the CUDA\n"
-                 "source, with the cuda backend only; --profile, a device profile JSON file, with\n"
-                 "--search on, the default; --cost-cache, the measured model's JSON cache of kernel\n"
-                 "times; --plan-for, the backend whose library calls the search prices, by default\n"
-                 "--backend; --host-toolchain, the JSON file of the compiler that builds host plans;\n"
-                 "--machine-profile, where this host's measured profile is kept; --gradient, the tensors\n"
-                 "the plan is the gradient of the program with respect to; --keep and --memory-budget,\n"
-                 "what its backward reads of the forward, with --gradient)\n", argv[0]);
+                 "(--source with the cuda backend only, --profile with --search on; what each flag\n"
+                 "means and its default: docs/ein_generate.md)\n", argv[0]);
     return 2;
   }
   detail::search_request q;

@@ -44,7 +44,7 @@ inline void write_model_file(const model_file& m, const std::string& path) {
     j["model"] = m.model;
   else
     j["onnx"] = m.onnx;
-  j["key"] = "0x" + ir::fingerprint_text(m.key);
+  j["key"] = ir::program_key_text(m.key);
   j["program"] = ir::to_json(m.program);
   std::ofstream out(path, std::ios::binary);
   out << j.dump(1) << "\n";

@@ -61,6 +61,7 @@ inline constexpr auto a = program(def<"y">(over(i.in<0, 6>), X(i)));
 inline constexpr auto b = program(def<"y">(over(i.in<0, 7>), X(i)));
 inline constexpr auto c = program(def<"y">(over(i), X(i)));
 inline constexpr auto c_again = program(def<"y">(over(i), X(i)));
+inline constexpr auto c_spelled_out = program(def<"y">(over(i.in<0, 8>), X(i)));  // the range c infers
 inline constexpr auto c_half = program(def<"y", ein::half>(over(i), X(i)));
 inline constexpr auto d = program(def<"y">(over(i.in<0, 8>), X(i / 2) * 1.0));
 inline constexpr auto e = program(def<"y">(over(i.in<0, 8>), X(i % 2) * 1.0));
@@ -73,6 +74,8 @@ inline constexpr auto one = program(y2);
 TEST_CASE("program_key: the same program declared twice has one key") {
   CHECK(ein::program_key(base::net) == ein::program_key(base_again::net));
   CHECK(ein::program_key(ranges::c) == ein::program_key(ranges::c_again));
+  // Written another way, the same program: the key is of the program, not of how it is spelled.
+  CHECK(ein::program_key(ranges::c) == ein::program_key(ranges::c_spelled_out));
 }
 
 TEST_CASE("program_key: any change of shape, name, coefficient, op, constant, role, element type, range, output changes it") {

@@ -148,6 +148,22 @@ TEST_CASE("reify: dependencies in topological order, each once, outputs as liste
   }
 }
 
+TEST_CASE("reify: each unary function of the IR is a function of the front end") {
+  constexpr var<"i"> i;
+  constexpr input<"X", float, 4> x;
+  static constexpr auto y = def<"y">(over(i), step(sqrt(exp(tanh(sigmoid(relu(neg(x(i)))))))));
+  auto p = reify(program(y));
+  std::vector<ir::unary_fn> fns;
+  for (ir::expr e = p.definitions[0].value->body;;) {
+    auto* u = std::get_if<ir::unary>(&static_cast<const ir::node::variant&>(*e));
+    if (!u) break;
+    fns.push_back(u->fn);
+    e = u->arg;
+  }
+  using enum ir::unary_fn;
+  CHECK(fns == std::vector<ir::unary_fn>{step, sqrt, exp, tanh, sigmoid, relu, neg});
+}
+
 TEST_CASE("reify: explicit and negative ranges, quasi-affine indices, constants") {
   constexpr var<"t"> t;
   constexpr var<"q"> q;

@@ -113,6 +113,7 @@ TEST_CASE("fingerprint: stable across runs and platforms") {
   CHECK(fingerprint_text(stable_hash("")) == "f52a15e9a9b5e89b");
   CHECK(fingerprint_text(stable_hash("ein")) == "111307efe30728da");
   CHECK(fingerprint_text(0x0123456789abcdefULL) == "0123456789abcdef");
+  CHECK(program_key_text(0x0123456789abcdefULL) == "0x0123456789abcdef");
 }
 
 TEST_CASE("fingerprint: invariant under renaming, summation order and operand order") {

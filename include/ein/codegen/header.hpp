@@ -61,7 +61,7 @@ inline double tolerance(const layout& plan, const options& o) {
 /// carries the program key, so a header and a CUDA source generated for different programs do
 /// not link together.
 inline std::string cuda_entry(const options& o, const std::string& what = "run") {
-  return what + "_cuda_" + detail::hex_text(o.key).substr(2, 16);
+  return what + "_cuda_" + ir::fingerprint_text(o.key);
 }
 
 /// One host function per step of `plan`, each after a comment saying what it computes: a step
@@ -202,9 +202,9 @@ inline void emit_program_object(writer& w, const layout& plan, const std::vector
 /// The generated header of `p`, for the host compiler: includes the model and runtime headers
 /// only; a static_assert rejects it when `ein::program_key(object)` no longer equals `o.key`
 /// (the model changed); one host function per step in namespace `ein_generated::<name>`; and
-/// `ein::runtime::plan<decltype(object)>` with run(), run_host() and the members of a prepared
-/// plan (prepared_bytes, allocate_prepared(), free_prepared(), prepare(), run_prepared(); for
-/// cuda also capture(), replay(), free_graph()). For the cuda backend run() and the prepared
+/// `ein::runtime::plan<std::remove_cvref_t<decltype(object)>>` with run(), run_host() and the
+/// members of a prepared plan (prepared_bytes, allocate_prepared(), free_prepared(), prepare(),
+/// run_prepared(); for cuda also capture(), replay(), free_graph()). For the cuda backend run() and the prepared
 /// members call the entry points defined in the CUDA source (emit_cuda_source), so the model and
 /// the front end never go through nvcc. The same program and options give the same bytes.
 inline std::string emit_header(const ein::plan::program_plan& p, const options& o) {
@@ -250,7 +250,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   w.line("#include \"ein/runtime/plan.hpp\"");
   w.line();
   if (!defined_here) {
-    w.line("static_assert(ein::program_key(" + object + ") == " + detail::hex_text(o.key) + ",");
+    w.line("static_assert(ein::program_key(" + object + ") == " + detail::key_literal(o.key) + ",");
     w.line("              \"ein: generated header " + file + " is stale: the program " + o.object +
            " changed since it was generated; rebuild to re-run the search\");");
     w.line();

@@ -63,7 +63,7 @@ inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const opt
   else
     r["onnx"] = o.onnx;
   if (!o.gradient.empty()) r["gradient"] = gradient_report(o);
-  r["program_key"] = "0x" + ir::fingerprint_text(o.key);
+  r["program_key"] = ir::program_key_text(o.key);
   r["backend"] = name(o.target);
   r["search"] = o.search;
   if (auto& st = o.statistics)

@@ -19,8 +19,8 @@ namespace ein::codegen {
 
 namespace detail {
 
-// A program key as a C++ literal: 0x, 16 hex digits, ULL.
-inline std::string hex_text(std::uint64_t v) { return "0x" + ir::fingerprint_text(v) + "ULL"; }
+// A program key as a C++ literal: its text and ULL.
+inline std::string key_literal(std::uint64_t key) { return ir::program_key_text(key) + "ULL"; }
 
 // A C++ string literal holding `s` (UTF-8 passes through; quotes, backslashes, newlines escape).
 inline std::string string_literal(const std::string& s) {

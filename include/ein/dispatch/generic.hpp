@@ -18,7 +18,7 @@ inline element_type element_of(ir::dtype t) { return static_cast<element_type>(t
 
 // The bytes of a dense tensor of `shape`.
 inline std::size_t bytes(ir::dtype t, const std::vector<std::int64_t>& shape) {
-  std::size_t n = element_bytes(element_of(t));
+  auto n = static_cast<std::size_t>(ir::element_bytes(t));
   for (auto d : shape) n *= static_cast<std::size_t>(d);
   return n;
 }

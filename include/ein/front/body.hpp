@@ -1,5 +1,6 @@
-// Body expressions: constants, unary functions (relu, sigmoid, tanh, exp, sqrt, negation),
-// + - * / and binary max, min between expressions and numbers. Accesses are in tensor.hpp and def.hpp.
+// Body expressions: constants, the IR's unary functions (negation, relu, sigmoid, tanh, exp,
+// sqrt, step), + - * / and binary max, min between expressions and numbers. Accesses are in
+// tensor.hpp and def.hpp.
 #pragma once
 
 #include <type_traits>
@@ -143,36 +144,21 @@ constexpr invalid min(L, R) {
   return {};
 }
 
+/// One function per unary function of the IR, from its list (EIN_FOR_EACH_UNARY_FN: neg, relu,
+/// sigmoid, tanh, exp, sqrt, step), each found by argument-dependent lookup
+/// (`relu(conv(n, h, w, f))`), so that `tanh(x)` on a double still means std::tanh everywhere in
+/// ein; relu and sigmoid are also ein::relu and ein::sigmoid, and `-x` is neg.
+#define EIN_FRONT_UNARY_FN(fn)                     \
+  template <expression E>                          \
+  constexpr auto fn(const E& e) {                  \
+    return unary_node<ir::unary_fn::fn, E>{{}, e}; \
+  }
+EIN_FOR_EACH_UNARY_FN(EIN_FRONT_UNARY_FN)
+#undef EIN_FRONT_UNARY_FN
+
 template <expression E>
 constexpr auto operator-(const E& e) {
-  return unary_node<ir::unary_fn::neg, E>{{}, e};
-}
-
-/// max(x, 0). Found by argument-dependent lookup (`relu(conv(n, h, w, f))`) and as ein::relu.
-template <expression E>
-constexpr auto relu(const E& e) {
-  return unary_node<ir::unary_fn::relu, E>{{}, e};
-}
-/// 1 / (1 + exp(-x)).
-template <expression E>
-constexpr auto sigmoid(const E& e) {
-  return unary_node<ir::unary_fn::sigmoid, E>{{}, e};
-}
-/// Hyperbolic tangent; found by argument-dependent lookup, so `tanh(x)` on a double still means
-/// std::tanh everywhere in ein.
-template <expression E>
-constexpr auto tanh(const E& e) {
-  return unary_node<ir::unary_fn::tanh, E>{{}, e};
-}
-/// e^x; found by argument-dependent lookup like tanh.
-template <expression E>
-constexpr auto exp(const E& e) {
-  return unary_node<ir::unary_fn::exp, E>{{}, e};
-}
-/// The square root (NaN below 0); found by argument-dependent lookup like tanh.
-template <expression E>
-constexpr auto sqrt(const E& e) {
-  return unary_node<ir::unary_fn::sqrt, E>{{}, e};
+  return neg(e);
 }
 
 }  // namespace ein::front

@@ -94,7 +94,7 @@ inline gradient_program store_or_recompute(const gradient_program& g, const cost
     const ir::definition& d = g.program.definitions[k];
     if (!needed.count(d.name) || fixed.count(d.name)) continue;
     kept_value v{d.name};
-    v.bytes = static_cast<std::int64_t>(match::element_size(d.type));
+    v.bytes = ir::element_bytes(d.type);
     for (auto e : d.value->shape()) v.bytes *= e;
     auto readers = detail::readers_of(g, d.name);
     v.store_seconds = detail::backward_seconds(g, g, readers, model, memo);

@@ -1,5 +1,5 @@
 // The reified IR: iterators, scalar expression nodes, scopes, tensors and programs.
-// Semantics (DESIGN §3) are written out in include/ein/ir/README.md.
+// Their semantics are written out in include/ein/ir/README.md.
 #pragma once
 
 #include <cstdint>

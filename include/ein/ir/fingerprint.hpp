@@ -34,12 +34,16 @@ inline std::uint64_t fingerprint(const scope& s) { return stable_hash(canonical_
 /// The fingerprint of a program: the stable hash of its canonical_string.
 inline std::uint64_t fingerprint(const program& p) { return stable_hash(canonical_string(p)); }
 
-/// 16 lower-case hex digits, for file names and cache keys (a program key's text is `0x` and these).
+/// 16 lower-case hex digits, for file names and cache keys.
 inline std::string fingerprint_text(std::uint64_t f) {
   static constexpr char digits[] = "0123456789abcdef";
   std::string r(16, '0');
   for (int i = 15; i >= 0; --i, f >>= 4) r[static_cast<std::size_t>(i)] = digits[f & 15];
   return r;
 }
+
+/// A program key (ein::program_key) as model files, reports and generated headers write it:
+/// `0x` and its 16 hex digits, e.g. `0x0123456789abcdef`.
+inline std::string program_key_text(std::uint64_t key) { return "0x" + fingerprint_text(key); }
 
 }  // namespace ein::ir

@@ -49,7 +49,7 @@ struct tally : ir::visitor<tally> {
     double size = 4;
     if (auto* x = std::get_if<ir::tensor>(&a.source)) {
       if (!tensors.insert(x->name).second) return;
-      size = static_cast<double>(element_size(x->type));
+      size = static_cast<double>(ir::element_bytes(x->type));
       wide = wide || x->type == ir::dtype::f64;
     } else if (!scopes.insert(std::get<ir::scope_ptr>(a.source).get()).second) {
       return;
@@ -75,7 +75,7 @@ inline cost_facts eoperator_cost(const ir::scope& s, std::optional<ir::dtype> st
   if (s.body) t.visit(s.body);
   cost_facts c;
   c.flops = trav * sum * (t.ops + (s.summation.empty() ? 0 : 1));
-  const double output = stored ? static_cast<double>(element_size(*stored)) : t.wide ? 8 : 4;
+  const double output = stored ? static_cast<double>(ir::element_bytes(*stored)) : t.wide ? 8 : 4;
   c.bytes = t.bytes + trav * output;
   return c;
 }

@@ -36,9 +36,6 @@ inline constexpr const char* op_kind_names[] = {
 };
 inline const char* name(op_kind k) { return op_kind_names[static_cast<int>(k)]; }
 
-/// Bytes of one element.
-inline std::int64_t element_size(ir::dtype t) { return ir::element_bytes(t); }
-
 /// One operand of a matched operator: the tensor (or nested scope) it reads, seen as a flat
 /// row-major buffer, and the element offset where the operator's view of it starts.
 struct operand {

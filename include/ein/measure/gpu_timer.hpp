@@ -287,8 +287,8 @@ class gpu_timer final : public cost::timer {
 #endif
     if (!gemm && !conv) return std::nullopt;
     double bytes = 0;
-    for (auto& o : op.inputs) bytes += static_cast<double>(o.elements) * match::element_size(op.type);
-    bytes += static_cast<double>(op.output.elements) * match::element_size(op.type);
+    for (auto& o : op.inputs) bytes += static_cast<double>(o.elements) * ir::element_bytes(op.type);
+    bytes += static_cast<double>(op.output.elements) * ir::element_bytes(op.type);
     if (!fits(bytes)) return std::nullopt;
     std::vector<std::unique_ptr<device_array>> in;
     for (std::size_t i = 0; i < op.inputs.size(); ++i)
@@ -360,7 +360,7 @@ class gpu_timer final : public cost::timer {
     const codegen::buffer& target = plan.buffers[step.target];
     if (codegen::empty_box(s.traversal)) return std::nullopt;  // nothing runs
     double bytes = 0;
-    for (auto& b : plan.buffers) bytes += static_cast<double>(b.count()) * match::element_size(b.type);
+    for (auto& b : plan.buffers) bytes += static_cast<double>(b.count()) * ir::element_bytes(b.type);
     if (!fits(bytes)) return std::nullopt;
     auto kernel = compile_eoperator(s, arch_);
     CUmodule module = nullptr;

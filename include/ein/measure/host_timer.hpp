@@ -240,7 +240,8 @@ class host_timer final : public cost::timer {
     const auto a = extent(op.inputs[0].offset, last(g.trans_a, g.m, g.k, g.lda, g.stride_a));
     const auto b = extent(op.inputs[1].offset, last(g.trans_b, g.k, g.n, g.ldb, g.stride_b));
     const auto c = extent(0, last(false, g.m, g.n, g.ldc, g.stride_c));
-    const std::int64_t element = op.type == ir::dtype::f64 ? 8 : 4;
+    // Bytes of the buffers timed: CBLAS multiplies float or double.
+    const std::int64_t element = op.type == ir::dtype::f64 ? sizeof(double) : sizeof(float);
     if (static_cast<std::int64_t>(a + b + c) * element > options_.max_bytes) return std::nullopt;
     const auto ta = g.trans_a ? CblasTrans : CblasNoTrans, tb = g.trans_b ? CblasTrans : CblasNoTrans;
     const int m = int(g.m), n = int(g.n), k = int(g.k), lda = int(g.lda), ldb = int(g.ldb), ldc = int(g.ldc);

@@ -65,7 +65,7 @@ placement place_temporaries(const Buffers& buffers, const Kernels& kernels, Runs
   for (std::size_t id = 0; id < n; ++id)
     if (first[id] != none && in_block(id)) order.push_back(id);
   auto size = [&](std::size_t id) {
-    return detail::round_up(buffers[id].count() * static_cast<std::int64_t>(match::element_size(buffers[id].type)),
+    return detail::round_up(buffers[id].count() * ir::element_bytes(buffers[id].type),
                             alignment);
   };
   std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return size(a) > size(b); });
@@ -96,7 +96,7 @@ inline std::int64_t peak_bytes(const program_plan& p, std::int64_t alignment = 6
   std::int64_t bound = 0;
   for (auto& b : p.buffers)
     if (b.role != buffer::kind::temporary)
-      bound += b.count() * static_cast<std::int64_t>(match::element_size(b.type));
+      bound += b.count() * ir::element_bytes(b.type);
   auto block = place_temporaries(
       p.buffers, p.kernels, [](std::size_t) { return true; },
       [&](std::size_t id) { return p.buffers[id].role == buffer::kind::temporary; },

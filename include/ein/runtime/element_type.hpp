@@ -22,7 +22,9 @@ inline const char* name(element_type t) {
   }
   return "unknown";
 }
-inline std::size_t element_bytes(element_type t) {
+/// Bytes of one element; ir::element_bytes is the same for each type (codegen/library/common.hpp
+/// checks it), written again only because the runtime includes nothing of the IR.
+constexpr std::size_t element_bytes(element_type t) {
   return t == element_type::f64 ? sizeof(double) : t == element_type::f32 ? sizeof(float) : sizeof(std::uint16_t);
 }
 

@@ -81,7 +81,7 @@ inline weights_read weights_of(const plan& p) {
   weights_read w;
   for (auto& t : ir::tensors_read(p.expr->body, ir::depth::nested))
     if (t.role == ir::tensor_role::weight) {
-      w.element = match::element_size(t.type);
+      w.element = ir::element_bytes(t.type);
       std::int64_t n = w.element;
       for (auto e : t.shape) n *= e;
       w.bytes += n;

@@ -41,7 +41,7 @@ struct kernel {
   std::vector<priced_instance> operators;  // every one that computes it, cheapest first (`op`
                                            // first): a build that does not call `op` may call another
   match::cost_facts facts;              // FLOPs and bytes of what runs
-  bool weight_only = false;     // reads weights only (transitively): computed before run time
+  bool weight_only = false;     // reads weights only (transitively): once in ein::prepare, first in each ein::run
   double seconds = 0;           // predicted run time; 0 when weight-only
 
   bool library() const { return op.has_value(); }
@@ -258,7 +258,8 @@ struct instantiator {
 /// once) and then the top scope become one kernel each — the cheapest library operator that
 /// matches it under `model`, or an eOperator when none matches. Kernels that
 /// read only weights, directly or through other weight-only kernels, are marked weight-only and
-/// cost nothing at run time.
+/// priced at nothing: weights are bound at run time, so they run once in ein::prepare (first in
+/// each call of ein::run), never at generation.
 /// Example: EinNet's E6 of Figure 5 gives `kernel 1: matmul(...)`, `kernel 2: eOperator
 /// L_{h,w,f} Σ_{r,s} k1[r, s, f, h + r - 1, s + w - 1]` (the OffsetReduce).
 /// `memo` (optional) remembers what does not depend on the plan, across the calls of one search.

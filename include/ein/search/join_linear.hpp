@@ -1,4 +1,4 @@
-// Joining chains of contractions (EinNet Algorithm 1, DESIGN §5): a producer that one consumer
+// Joining chains of contractions (EinNet Algorithm 1): a producer that one consumer
 // contracts, linearly, is inlined into it (derive::fuse_expression) and searched with it.
 #pragma once
 

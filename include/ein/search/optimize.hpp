@@ -120,7 +120,7 @@ inline bool runs_library(const plan& p, const ir::scope_ptr& s, kernel_memo& mem
 
 }  // namespace detail
 
-/// Post-optimization of a plan (DESIGN §5): fuses eOperators into the kernels that read them
+/// Post-optimization of a plan (EinNet §6): fuses eOperators into the kernels that read them
 /// (traversal merging) and shrinks scopes to where they are non-zero (boundary tightening),
 /// greedily, one step at a time, keeping a step only when the plan gets strictly cheaper and
 /// runs no fewer library operators. A library operator is never inlined into its reader (that

@@ -1,4 +1,4 @@
-// The program-level optimizer (EinNet Algorithm 1, DESIGN §5): searches a program's subprograms,
+// The program-level optimizer (EinNet Algorithm 1): searches a program's subprograms,
 // chooses each one's plan for a build, post-optimizes across the program, and gives the plan.
 #pragma once
 
@@ -105,7 +105,7 @@ inline unsigned explore_threads(unsigned threads, std::size_t searches, std::siz
   return threads / n + (w < threads % n ? 1 : 0);
 }
 
-/// Optimizes a program (EinNet Algorithm 1, DESIGN §5):
+/// Optimizes a program (EinNet Algorithm 1):
 ///  1. joins chains of contractions (join_linear: a contraction that one definition alone
 ///     contracts, linearly, is inlined into it, up to joined_summations summations, where the
 ///     joined search may find more than the parts' and the program as written as the build runs

@@ -1,4 +1,4 @@
-// Program-level post-optimization (DESIGN §5): removing identity copies and fusing an
+// Program-level post-optimization (EinNet §6): removing identity copies and fusing an
 // eOperator definition into the one eOperator that reads it, across the definitions the chosen
 // plans became.
 #pragma once

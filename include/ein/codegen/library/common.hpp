@@ -31,7 +31,14 @@ inline std::string number(std::int64_t v) { return std::to_string(v); }
 
 /// The runtime's name of an IR element type (runtime::element_type lists ir::dtype's types in its
 /// order).
-inline runtime::element_type runtime_type(ir::dtype t) { return static_cast<runtime::element_type>(t); }
+constexpr runtime::element_type runtime_type(ir::dtype t) { return static_cast<runtime::element_type>(t); }
+// The runtime sizes elements on its own, as it includes nothing of the IR: the same sizes.
+static_assert([] {
+  for (ir::dtype t : ir::all_dtypes)
+    if (static_cast<std::int64_t>(runtime::element_bytes(runtime_type(t))) != ir::element_bytes(t))
+      return false;
+  return true;
+}(), "runtime::element_bytes and ir::element_bytes disagree");
 
 /// The C++ enumerator of `t`: `ein::runtime::element_type::bf16`.
 inline std::string type_text(runtime::element_type t) {

@@ -259,7 +259,7 @@ inline std::optional<instance> conv_for(const binding& bd, const std::array<spat
   r.kind = op_kind::conv2d;
   bind_operands(r, bd, {x_base, wt.base()});
   r.inputs[0].role = "x", r.inputs[1].role = "w", r.output.role = "y";
-  double e = static_cast<double>(element_size(r.type));
+  double e = static_cast<double>(ir::element_bytes(r.type));
   double n = static_cast<double>(a.n), c = static_cast<double>(a.c), k = static_cast<double>(a.k),
          pq = static_cast<double>(a.p * a.q), rs = static_cast<double>(a.r * a.s),
          cg = static_cast<double>(a.filter_channels());

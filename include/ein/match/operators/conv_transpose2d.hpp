@@ -70,7 +70,7 @@ inline std::optional<instance> conv_transpose_for(const binding& bd,
   r.kind = op_kind::conv_transpose2d;
   bind_operands(r, bd, {dy.base(), wt.base(rest)});
   r.inputs[0].role = "dy", r.inputs[1].role = "w", r.output.role = "dx";
-  double e = static_cast<double>(element_size(r.type));
+  double e = static_cast<double>(ir::element_bytes(r.type));
   double n = static_cast<double>(a.n), c = static_cast<double>(a.c), k = static_cast<double>(a.k),
          pq = static_cast<double>(a.p * a.q), rs = static_cast<double>(a.r * a.s);
   r.flops = 2 * n * k * pq * c * rs;

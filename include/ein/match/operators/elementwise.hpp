@@ -46,7 +46,7 @@ inline std::optional<instance> elementwise_infer(const binding& b) {
   double count = static_cast<double>(e.count);
   r.flops = count;
   r.bytes =
-      count * static_cast<double>(element_size(r.type)) * static_cast<double>(b.in.size() + 1);
+      count * static_cast<double>(ir::element_bytes(r.type)) * static_cast<double>(b.in.size() + 1);
   r.attrs = e;
   return r;
 }

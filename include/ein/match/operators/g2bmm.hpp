@@ -47,7 +47,7 @@ inline std::optional<instance> infer_band(const binding& bd, op_kind kind) {
     instance r;
     r.kind = kind;
     bind_operands(r, bd, {A.base(), B.base(rest)});
-    double e = static_cast<double>(element_size(r.type)), bm = static_cast<double>(a.batch * M),
+    double e = static_cast<double>(ir::element_bytes(r.type)), bm = static_cast<double>(a.batch * M),
            w = static_cast<double>(2 * W + 1), f = static_cast<double>(a.features);
     r.flops = 2 * bm * w * f;
     r.bytes = e * bm * (2 * f + w);  // two (m × f) operands and one (m × band), either way

@@ -58,7 +58,7 @@ inline std::optional<instance> gemm_of(const binding& b, op_kind kind, const mer
   instance r;
   r.kind = kind;
   bind_operands(r, b, {b.in[0].base(), b.in[1].base()});
-  double e = static_cast<double>(element_size(r.type));
+  double e = static_cast<double>(ir::element_bytes(r.type));
   double bm = static_cast<double>(g.batch), m = static_cast<double>(g.m),
          n = static_cast<double>(g.n), k = static_cast<double>(g.k);
   // an operand with batch stride 0 is shared by every batch: read once
