@@ -25,6 +25,7 @@
 #include "ein/measure/machine_profile.hpp"
 #include "gradient.hpp"
 #include "host_measured.hpp"
+#include "host_tuning.hpp"
 #include "model_file.hpp"
 #if defined(EIN_HAVE_CUDA_TIMER)
 #include "ein/measure/gpu_timer.hpp"
@@ -321,6 +322,8 @@ inline const std::vector<driver_flag>& driver_flags() {
       {"--machine-profile", {}},                    {"--measure-budget", {}},
       {"--finalists", {}},                          {"--gradient", {}},
       {"--keep", {"cost", "store", "recompute"}},   {"--memory-budget", {}},
+      {"--tune", {"on", "off"}},                    {"--tuning-db", {}},
+      {"--tuning-budget", {}},
   };
   return flags;
 }
@@ -381,7 +384,8 @@ inline std::string host_measuring_of(const std::string& budget, const std::strin
 /// [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]
 /// [--plan-for host|cuda] [--accumulate element|double] [--onednn on|off] [--alpha A]
 /// [--program-states N] [--host-toolchain T] [--machine-profile M] [--measure-budget S]
-/// [--finalists K] [--gradient a,b,...] [--keep cost|store|recompute] [--memory-budget B]`: writes
+/// [--finalists K] [--gradient a,b,...] [--keep cost|store|recompute] [--memory-budget B]
+/// [--tune on|off] [--tuning-db D] [--tuning-budget U]`: writes
 /// header H,
 /// report R and for the
 /// cuda backend the CUDA source S, for the program object of model file M (model_file.hpp), and
@@ -416,6 +420,9 @@ inline std::string host_measuring_of(const std::string& budget, const std::strin
 /// backward reads are stored or recomputed as `--keep` says (default cost: priced by the roofline
 /// of P with the search, everything stored without), its plan as written within B bytes where
 /// `--memory-budget` is given.
+/// With `--tune on` (host plans; default off) each eOperator of the plan runs under the schedule
+/// tuning found for it on this machine (host_tuning.hpp): read from the tuning database D, or
+/// measured with toolchain T within U seconds in all (default 600) and added to D.
 /// Returns the process exit status: 0, 1 on a user error (or a failed CUDA call), 2 on bad
 /// arguments.
 inline int driver_main(int argc, char** argv) {
@@ -454,6 +461,7 @@ inline int driver_main(int argc, char** argv) {
                  "       [--alpha A] [--program-states N] [--host-toolchain T] [--machine-profile M]\n"
                  "       [--measure-budget S] [--finalists K] [--gradient a,b,...]\n"
                  "       [--keep cost|store|recompute] [--memory-budget B]\n"
+                 "       [--tune on|off] [--tuning-db D] [--tuning-budget U]\n"
                  "(--model, the model file the model's stage-1 program wrote; --source, the CUDA\n"
                  "source, with the cuda backend only; --profile, a device profile JSON file, with\n"
                  "--search on, the default; --cost-cache, the measured model's JSON cache of kernel\n"
@@ -461,7 +469,9 @@ inline int driver_main(int argc, char** argv) {
                  "--backend; --host-toolchain, the JSON file of the compiler that builds host plans;\n"
                  "--machine-profile, where this host's measured profile is kept; --gradient, the tensors\n"
                  "the plan is the gradient of the program with respect to; --keep and --memory-budget,\n"
-                 "what its backward reads of the forward, with --gradient)\n", argv[0]);
+                 "what its backward reads of the forward, with --gradient; --tuning-db and\n"
+                 "--tuning-budget, the tuning database and seconds of --tune on, host plans only,\n"
+                 "with --host-toolchain)\n", argv[0]);
     return 2;
   }
   detail::search_request q;
@@ -494,6 +504,28 @@ inline int driver_main(int argc, char** argv) {
                  "forward; they need --gradient\n");
     return 2;
   }
+  const bool tune = arg("--tune", "off") == "on";
+  detail::tuning_request tuning;
+  tuning.database_path = arg("--tuning-db");
+  tuning.toolchain_path = arg("--host-toolchain");
+  if (given.count("--tuning-budget")) {
+    auto seconds = detail::number_in<double>(arg("--tuning-budget"), 0, 86400);
+    if (!seconds) {
+      std::fprintf(stderr, "ein_generate search: --tuning-budget must be a number of seconds from 0 to 86400, not %s\n",
+                   arg("--tuning-budget").c_str());
+      return 2;
+    }
+    tuning.budget_seconds = *seconds;
+  }
+  if ((given.count("--tuning-db") || given.count("--tuning-budget")) && !tune) {
+    std::fprintf(stderr, "ein_generate search: --tuning-db and --tuning-budget are for --tune on\n");
+    return 2;
+  }
+  if (tune && (o.target != backend::host || tuning.database_path.empty() || tuning.toolchain_path.empty())) {
+    std::fprintf(stderr, "ein_generate search: --tune on tunes host plans; it needs --backend host, --tuning-db and "
+                 "--host-toolchain\n");
+    return 2;
+  }
   if (!is_identifier(o.name)) {
     std::fprintf(stderr, "ein_generate search: --name `%s` must be a C++ identifier (it names the plan's namespace)\n",
                  o.name.c_str());
@@ -519,6 +551,7 @@ inline int driver_main(int argc, char** argv) {
     }
     auto chosen = search ? detail::search_plan(p, q, o)
                          : ein::plan::make_plan(p, detail::build_capabilities(o.target, onednn));
+    if (tune) o.host_schedules = detail::tune_host_plan(chosen, tuning, o.accumulate);
     detail::write_file(header, emit_header(chosen, o));
     if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(chosen, o));
     detail::write_file(report_path, report(chosen, o).dump(2) + "\n");

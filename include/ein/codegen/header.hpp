@@ -256,7 +256,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   }
   w.open_namespace(ns);
   if (defined_here) detail::emit_program_object(w, plan, p.outputs, o);
-  emit_step_functions(w, plan, calls, o.accumulate, gemm);
+  emit_step_functions(w, plan, calls, o.accumulate, gemm, o.host_schedules);
   if (cuda) {
     w.line();
     w.comment("Defined in " + o.name + ".cu: check the bindings and launch the kernels; the\n"

@@ -73,6 +73,16 @@ class host_tuner {
   /// Shared objects compiled so far (none when every tuning came from the database).
   std::size_t batches() const { return batches_; }
 
+  /// `db`'s record of eOperator `s` on this device where its schedule is a point of the kernel's
+  /// space; what tune() answers without measuring.
+  std::optional<tune::tuning_record> recorded(const ir::scope& s, const tune::tuning_database& db) const {
+    const auto flat = cost::flat_eoperator(s);
+    const auto plan = ein::plan::make_plan(host_timer::eoperator_inputs_program(*flat), {});
+    const auto layout = codegen::make_layout(plan);
+    if (layout.steps.size() != 1) throw internal_error("host_tuner: an eOperator's plan has other than one step");
+    return recorded("eoperator " + ir::canonical_string(*flat), codegen::shape_of(layout.steps[0], layout), db);
+  }
+
   /// The best host schedule of eOperator `s` (a scope as the plan holds it; cost::flat_eoperator
   /// makes it a kernel of its own): `db`'s record where it holds one of this device that is a
   /// point of the kernel's space, else measured: the default first, then points drawn from the
@@ -91,11 +101,10 @@ class host_tuner {
     if (layout.steps.size() != 1) throw internal_error("host_tuner: an eOperator's plan has other than one step");
     const tune::kernel_shape shape = codegen::shape_of(layout.steps[0], layout);
     if (db)
-      if (auto* r = db->find(device_, result.key))
-        if (auto* h = std::get_if<tune::host_schedule>(&r->best); h && tune::host_valid(shape, *h)) {
-          result.record = *r;
-          return result;
-        }
+      if (auto r = recorded(result.key, shape, *db)) {
+        result.record = *r;
+        return result;
+      }
     const auto candidates = drawn(shape);
     codegen::options o;
     o.target = codegen::backend::host;
@@ -166,6 +175,15 @@ class host_tuner {
   }
 
  private:
+  std::optional<tune::tuning_record> recorded(const std::string& key, const tune::kernel_shape& shape,
+                                              const tune::tuning_database& db) const {
+    const auto* r = db.find(device_, key);
+    if (!r) return std::nullopt;
+    const auto* h = std::get_if<tune::host_schedule>(&r->best);
+    if (!h || !tune::host_valid(shape, *h)) return std::nullopt;
+    return *r;
+  }
+
   // The seed of the inputs every case binds.
   static constexpr std::uint64_t input_seed = 1;
 
