@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ein/codegen/header.hpp"
+#include "ein/cost/cache.hpp"
 #include "ein/measure/host_tuner.hpp"
 #include "ein/tune/database.hpp"
 
@@ -26,13 +27,17 @@ struct tuning_request {
 // as `accumulate` asks: each step's record in the database where it holds one of this machine,
 // else tuned (measure::host_tuner) while the budget lasts, else the default. A schedule that is no
 // point of the step's own space (the tuned kernel stands alone, its reads starting at 0) stays
-// the default. Saves the database when a tuning added to it; prints what it did.
+// the default. Holds the database's file lock throughout, saves the database when a tuning added
+// to it, and prints what it did.
 inline std::vector<std::optional<tune::host_schedule>> tune_host_plan(const ein::plan::program_plan& plan,
                                                                        const tuning_request& r, accumulation accumulate) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const layout l = make_layout(plan);
   const auto calls = emitted_calls(l, backend::host);
+  // generators running in parallel tune one at a time (their timings would disturb each other)
+  // and each reads the records the one before saved
+  cost::detail::file_lock one_at_a_time(r.database_path);
   tune::tuning_database db(r.database_path);
   measure::host_tuning_options o;
   o.accumulate = accumulate;
