@@ -73,13 +73,15 @@ inline void emit_host_function(writer& w, const step& s, const layout& plan, acc
   const auto step_of = [&](std::size_t d) {
     return lanes > 1 && d + 1 == n ? var[d] + " += " + int_text(lanes) : "++" + var[d];
   };
-  std::string start;  // the output offset where an iteration of the shared loops starts
+  // the output offset where an iteration of the shared loops starts (a blocking starts one per row)
+  std::string start;
   for (std::size_t d = 0; d < (blocked ? n - 2 : n); ++d) {
     auto& it = sc.traversal[d];
     w.open("for (std::int64_t " + var[d] + " = " + int_text(it.lo) + "; " + var[d] + " < " + int_text(it.hi) + "; " +
            step_of(d) + ")");
-    if (d < shared) start += (start.empty() ? "" : " + ") + moved(d, var[d]);
-    if (shared > 0 && d + 1 == shared && !blocked) w.line("std::int64_t o = " + start + ";");
+    if (blocked || d >= shared) continue;
+    start += (start.empty() ? "" : " + ") + moved(d, var[d]);
+    if (d + 1 == shared) w.line("std::int64_t o = " + start + ";");
   }
   if (blocked) {
     // block loops over rows r and columns c, then the rows and columns of a block
