@@ -8,7 +8,8 @@
 #                [SEARCH ON|OFF] [PROFILE <device profile JSON>] [COST auto|measured|roofline]
 #                [COST_CACHE <JSON file>] [PLAN_FOR host|cuda] [ACCUMULATE element|double]
 #                [ALPHA <1 to 2>] [PROGRAM_STATES <count>] [MEASURE_BUDGET <seconds>]
-#                [GRADIENT <tensor>... [STORE_OR_RECOMPUTE cost|store|recompute] [MEMORY_BUDGET <bytes>]])
+#                [GRADIENT <tensor>... [STORE_OR_RECOMPUTE cost|store|recompute] [MEMORY_BUDGET <bytes>]]
+#                [TUNE ON|OFF [TUNING_DB <JSON file>] [TUNING_BUDGET <seconds>]])
 #   ein_generate(<target> ONNX <file.onnx> [SHAPE "<input>=d0,d1,... ..."] BACKEND host|cuda ...)
 #
 # docs/ein_generate.md is the one reference: what each argument means, its default and the
@@ -314,9 +315,10 @@ function(ein_generate target)
     list(APPEND outputs ${source})
     set(source_args --source ${source})
   endif()
-  # A plan for the host measured here compiles the eOperators it times as this build compiles them.
+  # A plan for the host measured or tuned here compiles the eOperators it times as this build
+  # compiles them.
   set(toolchain_args)
-  if(arg_plan_for STREQUAL "host")
+  if(arg_plan_for STREQUAL "host" OR arg_tune STREQUAL "ON")
     ein_host_toolchain_file(toolchain)
     set(toolchain_args --host-toolchain ${toolchain})
   endif()

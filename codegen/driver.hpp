@@ -25,6 +25,7 @@
 #include "ein/measure/machine_profile.hpp"
 #include "gradient.hpp"
 #include "host_measured.hpp"
+#include "host_tuning.hpp"
 #include "model_file.hpp"
 #if defined(EIN_HAVE_CUDA_TIMER)
 #include "ein/measure/gpu_timer.hpp"
@@ -321,6 +322,8 @@ inline const std::vector<driver_flag>& driver_flags() {
       {"--machine-profile", {}},                    {"--measure-budget", {}},
       {"--finalists", {}},                          {"--gradient", {}},
       {"--keep", {"cost", "store", "recompute"}},   {"--memory-budget", {}},
+      {"--tune", {"on", "off"}},                    {"--tuning-db", {}},
+      {"--tuning-budget", {}},
   };
   return flags;
 }
@@ -385,7 +388,8 @@ inline std::string host_measuring_of(const std::string& budget, const std::strin
 /// argument it comes from: docs/ein_generate.md. What the build offers is compiled in:
 /// EIN_HAVE_CBLAS (compute-bound products become CBLAS calls on the host), EIN_HAVE_CUDNN
 /// (convolutions become cuDNN calls on cuda), EIN_HAVE_ONEDNN (the host timer times oneDNN) and
-/// EIN_HAVE_CUDA_TIMER (the measured model times on a GPU).
+/// EIN_HAVE_CUDA_TIMER (the measured model times on a GPU). With `--tune on`, each eOperator of a
+/// host plan runs under the schedule tuning found for it on this machine (host_tuning.hpp).
 /// Returns the process exit status: 0, 1 on a user error (or a failed CUDA call), 2 on bad
 /// arguments.
 inline int driver_main(int argc, char** argv) {
@@ -424,6 +428,7 @@ inline int driver_main(int argc, char** argv) {
                  "       [--alpha A] [--program-states N] [--host-toolchain T] [--machine-profile M]\n"
                  "       [--measure-budget S] [--finalists K] [--gradient a,b,...]\n"
                  "       [--keep cost|store|recompute] [--memory-budget B]\n"
+                 "       [--tune on|off] [--tuning-db D] [--tuning-budget U]\n"
                  "(--source with the cuda backend only, --profile with --search on; what each flag\n"
                  "means and its default: docs/ein_generate.md)\n", argv[0]);
     return 2;
@@ -458,6 +463,28 @@ inline int driver_main(int argc, char** argv) {
                  "forward; they need --gradient\n");
     return 2;
   }
+  const bool tune = arg("--tune", "off") == "on";
+  detail::tuning_request tuning;
+  tuning.database_path = arg("--tuning-db");
+  tuning.toolchain_path = arg("--host-toolchain");
+  if (given.count("--tuning-budget")) {
+    auto seconds = detail::number_in<double>(arg("--tuning-budget"), 0, 86400);
+    if (!seconds) {
+      std::fprintf(stderr, "ein_generate search: --tuning-budget must be a number of seconds from 0 to 86400, not %s\n",
+                   arg("--tuning-budget").c_str());
+      return 2;
+    }
+    tuning.budget_seconds = *seconds;
+  }
+  if ((given.count("--tuning-db") || given.count("--tuning-budget")) && !tune) {
+    std::fprintf(stderr, "ein_generate search: --tuning-db and --tuning-budget are for --tune on\n");
+    return 2;
+  }
+  if (tune && (o.target != backend::host || tuning.database_path.empty() || tuning.toolchain_path.empty())) {
+    std::fprintf(stderr, "ein_generate search: --tune on tunes host plans; it needs --backend host, --tuning-db and "
+                 "--host-toolchain\n");
+    return 2;
+  }
   if (!is_identifier(o.name)) {
     std::fprintf(stderr, "ein_generate search: --name `%s` must be a C++ identifier (it names the plan's namespace)\n",
                  o.name.c_str());
@@ -483,6 +510,7 @@ inline int driver_main(int argc, char** argv) {
     }
     auto chosen = search ? detail::search_plan(p, q, o)
                          : ein::plan::make_plan(p, detail::build_capabilities(o.target, onednn));
+    if (tune) o.host_schedules = detail::tune_host_plan(chosen, tuning, o.accumulate);
     detail::write_file(header, emit_header(chosen, o));
     if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(chosen, o));
     detail::write_file(report_path, report(chosen, o).dump(2) + "\n");

@@ -213,35 +213,6 @@ TEST_CASE("floor division and modulo of the runtime round towards negative infin
     }
 }
 
-TEST_CASE("host eOperators share the fewest outer loops that hold 64 iterations, from 2^15 multiply-adds on") {
-  // A family of boxes: every traversal of one to four loops with extents from {1, 3, 8, 70}, with
-  // and without a sum of 500 terms.
-  const std::vector<std::int64_t> extents{1, 3, 8, 70};
-  int parallel = 0;
-  for (std::size_t n = 1; n <= 4; ++n)
-    for (std::size_t pick = 0; pick < std::size_t(1) << (2 * n); ++pick)
-      for (bool summed : {false, true}) {
-        ir::scope s;
-        std::int64_t work = summed ? 500 : 1;
-        for (std::size_t d = 0; d < n; ++d) {
-          s.traversal.push_back({"t" + std::to_string(d), 2, 2 + extents[(pick >> (2 * d)) & 3]});
-          work *= s.traversal.back().extent();
-        }
-        if (summed) s.summation.push_back({"k", 0, 500});
-        CAPTURE(ir::to_string(s));
-        const std::size_t k = codegen::detail::shared_loops(s);
-        CHECK((k == 0) == (work < codegen::parallel_work));
-        if (k == 0) continue;
-        ++parallel;
-        CHECK(k <= (n == 1 ? 1 : n - 1));
-        std::int64_t before = 1;
-        for (std::size_t d = 0; d + 1 < k; ++d) before *= s.traversal[d].extent();
-        CHECK(before < codegen::parallel_iterations);  // none fewer would do
-        if (k < n - 1) CHECK(before * s.traversal[k - 1].extent() >= codegen::parallel_iterations);
-      }
-  CHECK(parallel > 0);
-}
-
 TEST_CASE("a large host eOperator shares its outer loops and starts each iteration's output offset") {
   auto p = ein::reify(ein_test::paper_conv5x5);
   std::string h = codegen::emit_header(as_written(p), options_for("big"));

@@ -43,7 +43,7 @@ kernel_shape random_shape(std::mt19937& rng) {
 TEST_CASE("the host default is today's fixed schedule") {
   // a 64×64×64 matmul: threads share the rows, 8 lanes along the columns
   CHECK(host_default(shape({64, 64}, {64}, 16)) == host_schedule{1, 0, 8, 0, 0});
-  // a relu over (1,7,7,512): 25088 outputs are below parallel_work
+  // a relu over (1,7,7,512): 25088 outputs are below host_fixed::parallel_work
   CHECK(host_default(shape({1, 7, 7, 512}, {}, 16)) == host_schedule{0, 0, 8, 0, 0});
   // a batch-1 convolution: the batch and one row hold fewer than 64 iterations, so 3 loops are shared
   CHECK(host_default(shape({1, 56, 56, 64}, {3, 3, 64}, 16)) == host_schedule{3, 0, 8, 0, 0});
@@ -52,6 +52,37 @@ TEST_CASE("the host default is today's fixed schedule") {
   CHECK(host_default(shape({64, 64}, {}, 4)).lanes == 1);
   CHECK(host_default(shape({64, 12}, {}, 4)).lanes == 4);
   CHECK(host_default(shape({}, {5}, 1)) == host_schedule{});
+}
+
+TEST_CASE("the host default shares the fewest outer loops that hold 64 iterations, from 2^15 multiply-adds on") {
+  // A family of boxes: every traversal of one to four loops with extents from {1, 3, 8, 70}, with
+  // and without a sum of 500 terms.
+  const std::vector<std::int64_t> extents{1, 3, 8, 70};
+  int parallel = 0;
+  for (std::size_t n = 1; n <= 4; ++n)
+    for (std::size_t pick = 0; pick < std::size_t(1) << (2 * n); ++pick)
+      for (bool summed : {false, true}) {
+        kernel_shape s = shape({}, {}, 1);
+        std::int64_t work = summed ? 500 : 1;
+        for (std::size_t d = 0; d < n; ++d) {
+          s.traversal.push_back(extents[(pick >> (2 * d)) & 3]);
+          work *= s.traversal.back();
+        }
+        if (summed) s.summation.push_back(500);
+        CAPTURE(n);
+        CAPTURE(pick);
+        CAPTURE(summed);
+        const std::size_t k = host_default(s).parallel_loops;
+        CHECK((k == 0) == (work < host_fixed::parallel_work));
+        if (k == 0) continue;
+        ++parallel;
+        CHECK(k <= (n == 1 ? 1 : n - 1));
+        std::int64_t before = 1;
+        for (std::size_t d = 0; d + 1 < k; ++d) before *= s.traversal[d];
+        CHECK(before < host_fixed::parallel_iterations);  // none fewer would do
+        if (k < n - 1) CHECK(before * s.traversal[k - 1] >= host_fixed::parallel_iterations);
+      }
+  CHECK(parallel > 0);
 }
 
 TEST_CASE("the CUDA default is today's fixed schedule") {

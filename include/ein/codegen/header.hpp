@@ -66,10 +66,12 @@ inline std::string cuda_entry(const options& o, const std::string& what = "run")
 
 /// One host function per step of `plan`, each after a comment saying what it computes: a step
 /// `calls` binds runs its CBLAS (or, as `gemm` says, oneDNN sgemm) or oneDNN call, any other is an
-/// eOperator computing as `accumulate` asks.
+/// eOperator computing as `accumulate` asks, under `schedules[k]` for step k where one is given
+/// (else its default: emit_host_function).
 inline void emit_step_functions(writer& w, const layout& plan,
                                 const std::vector<std::optional<ein::plan::library_call>>& calls,
-                                accumulation accumulate, library::host_gemm gemm = library::host_gemm::cblas) {
+                                accumulation accumulate, library::host_gemm gemm = library::host_gemm::cblas,
+                                const std::vector<std::optional<tune::host_schedule>>& schedules = {}) {
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     auto& s = plan.steps[k];
     w.line();
@@ -82,7 +84,7 @@ inline void emit_step_functions(writer& w, const layout& plan,
     else if (calls[k])
       emit_cblas_function(w, s, plan, *calls[k], gemm);
     else
-      emit_host_function(w, s, plan, accumulate);
+      emit_host_function(w, s, plan, accumulate, k < schedules.size() ? schedules[k] : std::nullopt);
   }
 }
 
@@ -257,7 +259,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   }
   w.open_namespace(ns);
   if (defined_here) detail::emit_program_object(w, plan, p.outputs, o);
-  emit_step_functions(w, plan, calls, o.accumulate, gemm);
+  emit_step_functions(w, plan, calls, o.accumulate, gemm, o.host_schedules);
   if (cuda) {
     w.line();
     w.comment("Defined in " + o.name + ".cu: check the bindings and launch the kernels; the\n"

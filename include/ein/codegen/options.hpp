@@ -5,10 +5,12 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ein/codegen/backend.hpp"
 #include "ein/codegen/precision.hpp"
 #include "ein/grad/keeping.hpp"
+#include "ein/tune/host_schedule.hpp"
 
 namespace ein::codegen {
 
@@ -48,6 +50,9 @@ struct options {
   /// on tensor cores), as the profile that priced them says; otherwise they run in full float
   /// (cuDNN with CUDNN_FMA_MATH).
   bool tf32 = false;
+  /// The schedules of a host plan's eOperator steps, by step of make_layout (none, or a step
+  /// past the end: its default), as tuning chose them (ein_generate TUNE ON).
+  std::vector<std::optional<tune::host_schedule>> host_schedules;
 };
 
 }  // namespace ein::codegen

@@ -10,11 +10,12 @@
 
 namespace ein::codegen {
 
-/// One plan of a timing batch and the name of its entry points (a C identifier, unique in the
-/// batch).
+/// One plan of a timing batch, the name of its entry points (a C identifier, unique in the
+/// batch), and the schedules of its eOperator steps by step (none: their defaults).
 struct timing_case {
   std::string symbol;
   ein::plan::program_plan plan;
+  std::vector<std::optional<tune::host_schedule>> schedules = {};
 };
 
 /// A C++ source defining, for each case of `cases` (host plans, computing as `accumulate` asks),
@@ -59,7 +60,7 @@ inline std::string emit_timing_source(const std::vector<timing_case>& cases, acc
     const preparation prep = make_preparation(layouts[i]);
     w.line();
     w.open_namespace(ns);
-    emit_step_functions(w, layouts[i], calls[i], accumulate, host_gemm_of(cases[i].plan.bound_for));
+    emit_step_functions(w, layouts[i], calls[i], accumulate, host_gemm_of(cases[i].plan.bound_for), cases[i].schedules);
     w.close_namespace(ns);
     w.line();
     w.open_namespace("ein::runtime");

@@ -183,9 +183,14 @@ class host_timer final : public cost::timer {
     return stats;
   }
 
-  /// The plan that runs eOperator `flat` (cost::flat_eoperator) alone: every tensor it reads an
-  /// input, its output `out`, no library call.
+  /// The plan that runs eOperator `flat` (cost::flat_eoperator) alone: eoperator_inputs_program's,
+  /// with no library call.
   static ein::plan::program_plan eoperator_plan(const ir::scope& flat) {
+    return ein::plan::make_plan(eoperator_inputs_program(flat), {});
+  }
+
+  /// The program of eOperator `flat` alone: every tensor it reads an input, its output `out`.
+  static ir::program eoperator_inputs_program(const ir::scope& flat) {
     // A weight read as a weight would make the kernel a weight transform, which a prepared run
     // computes once: every tensor is read as an input instead.
     auto body = ir::map_accesses(flat.body, [](const ir::access& a) -> ir::expr {
@@ -196,7 +201,7 @@ class host_timer final : public cost::timer {
       return ir::make_access(std::move(input), a.index);
     });
     auto inputs_only = ir::make_scope(flat.traversal, flat.summation, std::move(body), flat.reduce);
-    return ein::plan::make_plan(cost::eoperator_program(*inputs_only), {});
+    return cost::eoperator_program(*inputs_only);
   }
 
  private:

@@ -30,11 +30,14 @@
 // The outer loops of a host eOperator shared among the threads of an OpenMP team where the build
 // compiles with OpenMP (-fopenmp), one loop after another otherwise. Each call starts its own
 // team and writes only its own output, so calls from several threads at once stay correct.
+// EIN_PARALLEL_FOR_CHUNK deals the iterations out `chunk` at a time (a tuned schedule's chunk).
 #if defined(_OPENMP) && !defined(__CUDA_ARCH__)
 #define EIN_PRAGMA(text) _Pragma(#text)
 #define EIN_PARALLEL_FOR(loops) EIN_PRAGMA(omp parallel for collapse(loops) schedule(static))
+#define EIN_PARALLEL_FOR_CHUNK(loops, chunk) EIN_PRAGMA(omp parallel for collapse(loops) schedule(static, chunk))
 #else
 #define EIN_PARALLEL_FOR(loops)
+#define EIN_PARALLEL_FOR_CHUNK(loops, chunk)
 #endif
 
 #include "ein/half.hpp"  // the 16-bit element types eOperators load and store

@@ -32,8 +32,8 @@ struct host_schedule {
   friend auto operator<=>(const host_schedule&, const host_schedule&) = default;
 };
 
-/// The constants of today's fixed host schedule (codegen/host.hpp: host_lanes, parallel_work,
-/// parallel_iterations), which the default point reproduces.
+/// The constants of today's fixed host schedule, which the default point reproduces and the host
+/// emitter (codegen/host.hpp) reads through it.
 struct host_fixed {
   /// 8 floats are one AVX register, and 8 accumulators hide the latency of the additions.
   static constexpr std::int64_t lanes = 8;

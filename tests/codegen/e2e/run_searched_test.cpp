@@ -272,7 +272,7 @@ TEST_CASE("a searched generated family (products, batched products, convolutions
 }
 
 // Conv5x5's plan is three eOperators large enough to run on an OpenMP team each
-// (codegen::shared_loops): runs from several threads at once, each starting its own teams.
+// (tune::host_default): runs from several threads at once, each starting its own teams.
 TEST_CASE("the searched Conv5x5 plan, parallel eOperators, runs from several threads at once") {
   auto p = ein::reify(ein_test::paper_conv5x5);
   ein_test::check_concurrent_runs(p, [](const ein::runtime::bindings& b) { ein::run(ein_test::paper_conv5x5, b); },

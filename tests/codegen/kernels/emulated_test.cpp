@@ -1,7 +1,8 @@
 // The eOperator kernels of the kernel test cases, run on the CPU through emulate.hpp (grid-stride
 // loops over several passes and a single pass, tiles staged through shared memory, lanes on
-// aligned and misaligned buffers), and their host loops: every output equals the interpreter
-// within the tolerance of its arithmetic.
+// aligned and misaligned buffers), and their host loops, under their default schedules and under
+// random points of their host schedule spaces: every output equals the interpreter within the
+// tolerance of its arithmetic.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -14,6 +15,8 @@
 
 #include "codegen/kernels/emulate.hpp"
 #include "codegen/kernels/families.hpp"
+#include "codegen/kernels/schedules.hpp"
+#include "ein/codegen/host.hpp"
 #include "ein/codegen/kernel_schedule.hpp"
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
@@ -58,15 +61,17 @@ struct plan_buffers {
   }
 };
 
-// Runs case `k` as kernels (with at most `resident` blocks) or host loops on random inputs and
-// checks every output; `shift` as plan_buffers. Counts the reference's elements of -inf and +inf
-// (a max or min with no point left) into `infinite`.
+// Runs case `k` as kernels (with at most `resident` blocks) or host loops (under the schedules of
+// `variant`, schedules.hpp; -1: their defaults) on random inputs and checks every output; `shift`
+// as plan_buffers. Counts the reference's elements of -inf and +inf (a max or min with no point
+// left) into `infinite`.
 void check(std::size_t k, const ein_test::kernel_case& c, bool kernels, unsigned resident, std::size_t shift,
-           std::array<int, 2>& infinite) {
+           std::array<int, 2>& infinite, int variant = -1) {
   CAPTURE(c.name);
   CAPTURE(kernels);
   CAPTURE(resident);
   CAPTURE(shift);
+  CAPTURE(variant);
   auto plan = codegen::make_layout(c.program);
   std::vector<ein::ir::dtype> types;
   for (auto& s : plan.steps) types.push_back(codegen::compute_type(s, plan, c.accumulate));
@@ -78,7 +83,10 @@ void check(std::size_t k, const ein_test::kernel_case& c, bool kernels, unsigned
       for (double& v : env.at(t.name).data) v = static_cast<float>(v);
   auto ref = ein::eval::evaluate(c.program, env);
   plan_buffers buffers(plan, env, shift);
-  ein_kernels::cases[k].run(buffers.pointers.data(), kernels, resident);
+  if (variant < 0)
+    ein_kernels::cases[k].run(buffers.pointers.data(), kernels, resident);
+  else
+    ein_kernels::cases[k].run_scheduled(buffers.pointers.data(), variant);
   for (auto& name : c.program.outputs) {
     CAPTURE(name);
     double err = buffers.error(plan, plan.by_name.at(name), ref.at(name));
@@ -139,4 +147,65 @@ TEST_CASE("the families reach every kernel shape, lanes, blocked sums with and w
   CHECK(reused >= 3);
   CHECK(extrema >= 20);
   CHECK(extrema_in_lanes >= 6);
+}
+
+TEST_CASE("host loops under random points of their schedule spaces equal the interpreter") {
+  auto cases = ein_test::kernel_cases();
+  REQUIRE(cases.size() == std::size(ein_kernels::cases));
+  std::array<int, 2> infinite{};
+  for (std::size_t k = 0; k < cases.size(); ++k)
+    for (int v = 0; v < ein_test::schedule_variants; ++v) {
+      check(k, cases[k], false, 0, 0, infinite, v);
+      check(k, cases[k], false, 0, 1, infinite, v);  // lanes loaded element by element
+    }
+}
+
+TEST_CASE("host loops write what each drawn schedule asks, and the draws reach every field") {
+  // Each field of a drawn point shows in the loops written under it, so that a field the emitter
+  // ignored fails here even where the loops would still compute the right values.
+  int parallel = 0, chunked = 0, lanes_changed = 0, blocked = 0;
+  auto cases = ein_test::kernel_cases();
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    auto& c = cases[k];
+    auto plan = codegen::make_layout(c.program);
+    for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+      auto& s = plan.steps[i];
+      if (codegen::empty_box(s.value->traversal)) continue;
+      const auto fixed = ein::tune::host_default(codegen::shape_of(s, plan));
+      for (auto& p : ein_test::drawn_schedules(s, plan, ein_test::schedule_seed(k, i))) {
+        CAPTURE(c.name);
+        CAPTURE(i);
+        codegen::writer w;
+        codegen::emit_host_function(w, s, plan, c.accumulate, p);
+        const std::string text = w.str(), loops = std::to_string(p.parallel_loops);
+        if (p.parallel_loops == 0)
+          CHECK(text.find("EIN_PARALLEL_FOR") == std::string::npos);
+        else if (p.chunk == 0)
+          CHECK(text.find("EIN_PARALLEL_FOR(" + loops + ")") != std::string::npos);
+        else
+          CHECK(text.find("EIN_PARALLEL_FOR_CHUNK(" + loops + ", " + std::to_string(p.chunk) + ")") != std::string::npos);
+        const std::string lanes = "store_lanes<" + std::to_string(p.lanes) + ">";
+        CHECK((text.find(lanes) != std::string::npos) == (p.lanes > 1));
+        if (p.lanes == 1) CHECK(text.find("store_lanes") == std::string::npos);
+        std::vector<std::string> block_loops;  // the loops over blocks, rows then columns
+        for (std::size_t at = 0; (at = text.find("for (std::int64_t block_", at)) != std::string::npos; ++at)
+          block_loops.push_back(text.substr(at, text.find('\n', at) - at));
+        if (p.block_rows == 0) {
+          CHECK(block_loops.empty());
+        } else {
+          REQUIRE(block_loops.size() == 2);
+          CHECK(block_loops[0].ends_with(" += " + std::to_string(p.block_rows) + ") {"));
+          CHECK(block_loops[1].ends_with(" += " + std::to_string(p.block_columns) + ") {"));
+        }
+        parallel += p.parallel_loops != fixed.parallel_loops;
+        chunked += p.chunk != 0;
+        lanes_changed += p.lanes != fixed.lanes;
+        blocked += p.block_rows != 0;
+      }
+    }
+  }
+  CHECK(parallel >= 20);
+  CHECK(chunked >= 10);
+  CHECK(lanes_changed >= 20);
+  CHECK(blocked >= 20);
 }

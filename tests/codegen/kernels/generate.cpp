@@ -1,6 +1,7 @@
 // Writes the eOperator kernels and host functions of the kernel test cases (families.hpp):
 // <dir>/emulated_kernels.hpp, for the host compiler with emulate.hpp (each case's steps as
-// kernels and as host loops, and a run function per case), and kernels_float.cu and
+// kernels and as host loops, under their default schedules and under random points of their host
+// schedule spaces (schedules.hpp), and run functions per case), and kernels_float.cu and
 // kernels_double.cu, the same kernels for nvcc (cases that compute in float only, and the others).
 #include <cstdio>
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "codegen/e2e/generator_support.hpp"
 #include "codegen/kernels/families.hpp"
+#include "codegen/kernels/schedules.hpp"
 #include "ein/codegen/cuda_kernel.hpp"
 #include "ein/codegen/host.hpp"
 
@@ -48,7 +50,9 @@ int main(int argc, char** argv) {
   }
   std::string table, kept[2];
   try {
-    for (auto& c : ein_test::kernel_cases()) {
+    auto cases = ein_test::kernel_cases();
+    for (std::size_t index = 0; index < cases.size(); ++index) {
+      auto& c = cases[index];
       auto plan = codegen::make_layout(c.program);
       const std::string ns = "ein_kernels::" + c.name;
       codegen::writer& device = cu[float_only(plan, c.accumulate) ? 0 : 1];
@@ -84,8 +88,31 @@ int main(int argc, char** argv) {
       }
       emulated.close();
       emulated.close();
+      std::vector<std::vector<ein::tune::host_schedule>> drawn;
+      for (std::size_t k = 0; k < plan.steps.size(); ++k)
+        drawn.push_back(ein_test::drawn_schedules(plan.steps[k], plan, ein_test::schedule_seed(index, k)));
+      for (int v = 0; v < ein_test::schedule_variants; ++v) {
+        const std::string variant = "schedule_" + std::to_string(v);
+        emulated.open_namespace(variant);
+        for (std::size_t k = 0; k < plan.steps.size(); ++k)
+          codegen::emit_host_function(emulated, plan.steps[k], plan, c.accumulate, drawn[k][static_cast<std::size_t>(v)]);
+        emulated.close_namespace(variant);
+      }
+      emulated.comment("The steps as host loops under the schedules of one variant (schedules.hpp).");
+      emulated.open("inline void run_scheduled([[maybe_unused]] void* const* b, int variant)");
+      for (int v = 0; v < ein_test::schedule_variants; ++v) {
+        emulated.open("if (variant == " + std::to_string(v) + ")");
+        for (auto& s : plan.steps) {
+          std::string args;
+          for (auto id : s.reads) args += argument(plan, id, true) + ", ";
+          emulated.line("schedule_" + std::to_string(v) + "::" + s.function + "_host(" + args +
+                        argument(plan, s.target, false) + ");");
+        }
+        emulated.close();
+      }
+      emulated.close();
       emulated.close_namespace(ns);
-      table += "    {\"" + c.name + "\", &" + ns + "::run},\n";
+      table += "    {\"" + c.name + "\", &" + ns + "::run, &" + ns + "::run_scheduled},\n";
     }
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
@@ -95,6 +122,7 @@ int main(int argc, char** argv) {
   emulated.line("struct entry {");
   emulated.line("  const char* name;");
   emulated.line("  void (*run)(void* const*, bool, unsigned);");
+  emulated.line("  void (*run_scheduled)(void* const*, int);");
   emulated.line("};");
   emulated.line("inline constexpr entry cases[] = {");
   emulated.lines(table);

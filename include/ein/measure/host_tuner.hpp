@@ -1,0 +1,222 @@
+// The host tuner: an eOperator's schedules drawn from its space, compiled a batch at a time,
+// each checked once against the interpreter, timed in turns with the default point; the best is
+// kept in the tuning database.
+#pragma once
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "ein/codegen/header.hpp"
+#include "ein/codegen/kernel_shape.hpp"
+#include "ein/cost/measured.hpp"
+#include "ein/detail/error.hpp"
+#include "ein/eval/compare.hpp"
+#include "ein/eval/interpret.hpp"
+#include "ein/eval/random.hpp"
+#include "ein/ir/canonical.hpp"
+#include "ein/measure/host_batch.hpp"
+#include "ein/measure/host_machine.hpp"
+#include "ein/measure/host_timer.hpp"
+#include "ein/measure/timing.hpp"
+#include "ein/tune/database.hpp"
+#include "ein/tune/host_schedule.hpp"
+#include "ein/tune/schedule_json.hpp"
+
+namespace ein::measure {
+
+/// How the host tuner searches: its budget (wall clock, compilation included, and schedules
+/// timed, the default among them), how many schedules compile into one shared object, the draw,
+/// the timing of each turn, and where progress lines go (`<progress>: ...` on stderr; none: quiet).
+struct host_tuning_options {
+  double budget_seconds = 60;
+  std::int64_t trials = 32;
+  std::size_t per_batch = 8;
+  std::uint64_t seed = 1;
+  timing_options timing;
+  batch_options batch;
+  codegen::accumulation accumulate = codegen::accumulation::element;
+  const char* progress = nullptr;
+};
+
+/// What tuning one eOperator gave: its key (cost::kernel_key's), its record, the schedules refused
+/// for differing from the interpreter, and whether it was measured now (false: the database's).
+struct host_tuning {
+  std::string key;
+  tune::tuning_record record;
+  std::int64_t refused = 0;
+  bool measured = false;
+};
+
+/// The device this host's tunings are recorded under: the machine as the measured model names it,
+/// with the compiler and flags that build its eOperators (no library: they call none).
+inline tune::device_key tuning_device(const host_toolchain& t) {
+  auto m = this_host(t.str(), "");
+  return {m.device, m.environment.fields};
+}
+
+/// Tunes eOperators' host schedules on this machine with the build's toolchain.
+class host_tuner {
+ public:
+  explicit host_tuner(host_toolchain toolchain, host_tuning_options o = {})
+      : toolchain_(std::move(toolchain)), options_(std::move(o)), device_(tuning_device(toolchain_)) {}
+
+  const tune::device_key& device() const { return device_; }
+  /// Shared objects compiled so far (none when every tuning came from the database).
+  std::size_t batches() const { return batches_; }
+
+  /// `db`'s record of eOperator `s` on this device where its schedule is a point of the kernel's
+  /// space; what tune() answers without measuring.
+  std::optional<tune::tuning_record> recorded(const ir::scope& s, const tune::tuning_database& db) const {
+    const auto flat = cost::flat_eoperator(s);
+    const auto plan = ein::plan::make_plan(host_timer::eoperator_inputs_program(*flat), {});
+    const auto layout = codegen::make_layout(plan);
+    if (layout.steps.size() != 1) throw internal_error("host_tuner: an eOperator's plan has other than one step");
+    return recorded("eoperator " + ir::canonical_string(*flat), codegen::shape_of(layout.steps[0], layout), db);
+  }
+
+  /// The best host schedule of eOperator `s` (a scope as the plan holds it; cost::flat_eoperator
+  /// makes it a kernel of its own): `db`'s record where it holds one of this device that is a
+  /// point of the kernel's space, else measured: the default first, then points drawn from the
+  /// space, `per_batch` compiled at a time, until the trials or the seconds are spent; each
+  /// schedule's output compared once with the interpreter's on the same random inputs (one that
+  /// differs is refused, never timed), the rest timed in turns with the default, each schedule's
+  /// time the fastest of its runs (decision 0025). The measured record is stored in `db` (the
+  /// caller saves it). Throws user_error where the toolchain cannot compile the kernels.
+  host_tuning tune(const ir::scope& s, tune::tuning_database* db = nullptr) {
+    const auto flat = cost::flat_eoperator(s);
+    host_tuning result;
+    result.key = "eoperator " + ir::canonical_string(*flat);
+    const ir::program program = host_timer::eoperator_inputs_program(*flat);
+    const ein::plan::program_plan plan = ein::plan::make_plan(program, {});
+    const codegen::layout layout = codegen::make_layout(plan);
+    if (layout.steps.size() != 1) throw internal_error("host_tuner: an eOperator's plan has other than one step");
+    const tune::kernel_shape shape = codegen::shape_of(layout.steps[0], layout);
+    if (db)
+      if (auto r = recorded(result.key, shape, *db)) {
+        result.record = *r;
+        return result;
+      }
+    const auto candidates = drawn(shape);
+    codegen::options o;
+    o.target = codegen::backend::host;
+    o.accumulate = options_.accumulate;
+    const double tolerance = codegen::tolerance(layout, o);
+    const auto start = std::chrono::steady_clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    eval::dense expected;                   // the interpreter's output on the inputs every case binds
+    std::unique_ptr<host_batch> first;      // holds the default's case, timed in every turn
+    std::unique_ptr<host_batch::prepared_case> fixed;
+    double default_seconds = 0, best_seconds = 0;  // best: of the points other than the default
+    std::optional<tune::host_schedule> best;
+    std::int64_t trials = 0;
+    for (std::size_t from = 0; from < candidates.size() && (from == 0 || elapsed() < options_.budget_seconds);
+         from += std::max<std::size_t>(options_.per_batch, 1)) {
+      const std::size_t to = std::min(candidates.size(), from + std::max<std::size_t>(options_.per_batch, 1));
+      std::vector<codegen::timing_case> cases;
+      for (std::size_t i = from; i < to; ++i) cases.push_back({"ein_tune_" + std::to_string(i), plan, {candidates[i]}});
+      auto batch = std::make_unique<host_batch>(std::move(cases), toolchain_, options_.accumulate, options_.batch);
+      ++batches_;
+      std::vector<std::unique_ptr<host_batch::prepared_case>> passed;
+      std::vector<tune::host_schedule> schedules;
+      for (std::size_t i = from; i < to; ++i) {
+        auto c = batch->prepare(i - from, input_seed);
+        if (i == 0) expected = interpreter_output(*c, program);
+        c->run();
+        eval::dense got(expected.shape, expected.lower);
+        got.data = c->values(program.outputs[0]);
+        if (!(eval::max_rel_error(got, expected) <= tolerance)) {
+          if (i == 0) throw internal_error("host_tuner: the default schedule differs from the interpreter on " + result.key);
+          ++result.refused;
+        } else if (i == 0) {
+          fixed = std::move(c);
+          ++trials;
+        } else {
+          passed.push_back(std::move(c));
+          schedules.push_back(candidates[i]);
+        }
+      }
+      std::vector<std::function<void()>> turns{[&] { fixed->run(); }};
+      for (auto& c : passed) turns.push_back([&c] { c->run(); });
+      const auto times = time_in_turns(turns, options_.timing);
+      default_seconds = from == 0 ? times[0].seconds : std::min(default_seconds, times[0].seconds);
+      for (std::size_t k = 0; k < schedules.size(); ++k, ++trials)
+        if (!best || times[k + 1].seconds < best_seconds) {
+          best = schedules[k];
+          best_seconds = times[k + 1].seconds;
+        }
+      if (from == 0) first = std::move(batch);
+      if (options_.progress)
+        std::fprintf(stderr, "%s: %lld of %zu schedules timed (%lld refused), the best %.3g s, the default %.3g s\n",
+                     options_.progress, static_cast<long long>(trials), candidates.size(),
+                     static_cast<long long>(result.refused), best && best_seconds < default_seconds ? best_seconds : default_seconds,
+                     default_seconds);
+    }
+    // the default keeps its place unless a point beat its fastest run over every turn
+    if (!best || best_seconds >= default_seconds) {
+      best = candidates[0];
+      best_seconds = default_seconds;
+    }
+    result.record = {*best, best_seconds, default_seconds, trials, ""};
+    if (options_.progress)
+      std::fprintf(stderr, "%s: kept %s in %.1f s\n", options_.progress,
+                   tune::schedule_json(result.record.best).dump().c_str(), elapsed());
+    result.measured = true;
+    if (db) db->store(device_, result.key, result.record);
+    return result;
+  }
+
+ private:
+  std::optional<tune::tuning_record> recorded(const std::string& key, const tune::kernel_shape& shape,
+                                              const tune::tuning_database& db) const {
+    const auto* r = db.find(device_, key);
+    if (!r) return std::nullopt;
+    const auto* h = std::get_if<tune::host_schedule>(&r->best);
+    if (!h || !tune::host_valid(shape, *h)) return std::nullopt;
+    return *r;
+  }
+
+  // The seed of the inputs every case binds.
+  static constexpr std::uint64_t input_seed = 1;
+
+  // The default point of `shape`'s space, then up to trials - 1 other points in a random order.
+  std::vector<tune::host_schedule> drawn(const tune::kernel_shape& shape) const {
+    const auto fixed = tune::host_default(shape);
+    std::vector<tune::host_schedule> others;
+    for (auto& p : tune::host_space(shape))
+      if (p != fixed) others.push_back(p);
+    eval::random_stream rng(options_.seed);
+    for (std::size_t i = others.size(); i > 1; --i)
+      std::swap(others[i - 1], others[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(i) - 1))]);
+    std::vector<tune::host_schedule> r{fixed};
+    for (auto& p : others)
+      if (static_cast<std::int64_t>(r.size()) < options_.trials) r.push_back(p);
+    return r;
+  }
+
+  // The interpreter's output of `program` on the inputs case `c` binds.
+  static eval::dense interpreter_output(const host_batch::prepared_case& c, const ir::program& program) {
+    eval::bindings env;
+    for (auto& t : program.tensors) {
+      eval::dense d(t.shape);
+      d.data = c.values(t.name);
+      env[t.name] = std::move(d);
+    }
+    return eval::evaluate(program, env).at(program.outputs[0]);
+  }
+
+  host_toolchain toolchain_;
+  host_tuning_options options_;
+  tune::device_key device_;
+  std::size_t batches_ = 0;
+};
+
+}  // namespace ein::measure

@@ -1,0 +1,31 @@
+# A host generation with --tune on tunes its plan's eOperators into the tuning database; a second
+# one from that database tunes nothing and writes the same header:
+# cmake -DSEARCH=<ein_search> -DMODEL=<model file> -DTOOLCHAIN=<file> -DWORK=<folder> -P tune_rebuild.cmake
+file(REMOVE_RECURSE ${WORK})
+file(MAKE_DIRECTORY ${WORK})
+foreach(run first second)
+  execute_process(
+    COMMAND ${SEARCH} --model ${MODEL} --name tuned --backend host --header ${WORK}/${run}.hpp
+            --report ${WORK}/${run}.json --search off --host-toolchain ${TOOLCHAIN}
+            --tune on --tuning-db ${WORK}/tuning.json --tuning-budget 60
+    OUTPUT_VARIABLE out_${run} ERROR_VARIABLE err_${run} RESULT_VARIABLE status)
+  if(NOT status EQUAL 0)
+    message(FATAL_ERROR "the ${run} generation failed (${status}):\n${out_${run}}\n${err_${run}}")
+  endif()
+endforeach()
+if(NOT out_first MATCHES "tuning: ([1-9][0-9]*) eOperators tuned, 0 from the tuning database, 0 at the default schedule")
+  message(FATAL_ERROR "the first generation tuned nothing:\n${out_first}\n${err_first}")
+endif()
+set(tuned ${CMAKE_MATCH_1})
+if(NOT out_second MATCHES "tuning: 0 eOperators tuned, ${tuned} from the tuning database, 0 at the default schedule")
+  message(FATAL_ERROR "the second generation tuned again:\n${out_second}")
+endif()
+if(NOT EXISTS ${WORK}/tuning.json)
+  message(FATAL_ERROR "the first generation wrote no tuning database")
+endif()
+file(READ ${WORK}/first.hpp first)
+file(READ ${WORK}/second.hpp second)
+if(NOT first STREQUAL second)
+  message(FATAL_ERROR "the two tuned generations wrote different headers: ${WORK}/first.hpp, ${WORK}/second.hpp")
+endif()
+message(STATUS "tuned ${tuned} eOperators; rebuilt from the database: the same header, nothing tuned")
