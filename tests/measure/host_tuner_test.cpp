@@ -1,26 +1,32 @@
 // The host tuner on a small eOperator within a tiny budget: the schedule it returns is a point of
 // the kernel's space, no slower than the default in its own turns, and its kernel equals the
-// interpreter; a second tuning with the saved database compiles and times nothing.
+// interpreter; a second tuning with the saved database compiles and times nothing. Tuned by reuse
+// from a similar kernel's record, it times the default and the mapped start's neighbourhood only.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <cstdint>
 #include <filesystem>
+#include <vector>
 #include <variant>
 
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/measure/host_tuner.hpp"
+#include "ein/tune/reuse.hpp"
 #include "search/rediscover_support.hpp"
 
 namespace host_tuner_test {
 
 using namespace ein;
 
-// out[i, j] = Σ_k A[i, k] · B[j, k] + A[i, j mod 16]: B read across its rows (a blocking can
-// pay), 2^15 multiply-adds (the default shares the rows among threads).
-ir::scope_ptr kernel() {
+// out[i, j] = Σ_k A[i, k] · B[j, k] + A[i, j mod 16] over i < rows, j < columns: B read across its
+// rows (a blocking can pay); at 32 × 64, 2^15 multiply-adds (the default shares the rows among
+// threads).
+ir::scope_ptr kernel(std::int64_t rows = 32, std::int64_t columns = 64) {
   using namespace ir;
-  auto A = search_test::input("A", {32, 16}), B = search_test::input("B", {64, 16});
-  return make_scope({{"i", 0, 32}, {"j", 0, 64}}, {{"k", 0, 16}},
+  auto A = search_test::input("A", {rows, 16}), B = search_test::input("B", {columns, 16});
+  return make_scope({{"i", 0, rows}, {"j", 0, columns}}, {{"k", 0, 16}},
                     make_access(A, {idx("i"), idx("k")}) * make_access(B, {idx("j"), idx("k")}) +
                         make_access(A, {idx("i"), idx("j").mod(16)}));
 }
@@ -84,6 +90,66 @@ TEST_CASE("host_tuner: a tuned schedule is a point of the space equal to the int
   CHECK(cached.record == r.record);
   CHECK(second.batches() == 0);
   std::filesystem::remove(path);
+}
+
+TEST_CASE("host_tuner: reusing a similar kernel's record times its start and that start's neighbours only") {
+  const auto toolchain = measure::read_host_toolchain(EIN_TEST_HOST_TOOLCHAIN);
+  measure::host_tuning_options o;
+  o.timing.runs = 3;
+  o.progress = "host_tuner_test reuse";
+  const auto parent = kernel(), child = kernel(8, 32);
+  const auto [parent_key, parent_shape] = measure::host_tuner::identify(*parent);
+  const auto [child_key, child_shape] = measure::host_tuner::identify(*child);
+  REQUIRE(tune::reusable(parent_shape, child_shape));
+  REQUIRE(child_shape.widest_lanes >= 8);
+  measure::host_tuner tuner(toolchain, o);
+  tune::tuning_database db;
+  // the parent's best as a record: its 32 rows shared in chunks of 16, 8 lanes
+  const tune::host_schedule parent_best{1, 16, 8, 0, 0};
+  REQUIRE(tune::host_valid(parent_shape, parent_best));
+  db.store(tuner.device(), parent_key, {parent_best, 1e-5, 2e-5, 1, ""});
+
+  // a quarter of the rows and half the columns: chunk 4, 4 lanes
+  const tune::host_schedule start{1, 4, 4, 0, 0};
+  CHECK(tune::host_reuse_start(parent_shape, parent_best, child_shape) == start);
+  // the default (no threads below 2^15 multiply-adds, 8 lanes), the start, no shared loop,
+  // chunk 1 (16 is not below 8 rows), 2 and 8 lanes (no block: the rows are shared)
+  const std::vector<tune::host_schedule> tried{
+      {0, 0, 8, 0, 0}, start, {0, 0, 4, 0, 0}, {1, 1, 4, 0, 0}, {1, 4, 2, 0, 0}, {1, 4, 8, 0, 0}};
+  CHECK(tune::host_default(child_shape) == tried[0]);
+  const auto r = tuner.tune_from(*child, *parent, db);
+  CHECK(r.measured);
+  CHECK(r.refused == 0);
+  CHECK(r.record.trials == static_cast<std::int64_t>(tried.size()));
+  CHECK(r.record.reused_from == parent_key);
+  REQUIRE(std::holds_alternative<tune::host_schedule>(r.record.best));
+  const auto best = std::get<tune::host_schedule>(r.record.best);
+  CHECK(std::find(tried.begin(), tried.end(), best) != tried.end());
+  CHECK(tune::host_valid(child_shape, best));
+  REQUIRE(db.find(tuner.device(), child_key) != nullptr);
+  CHECK(*db.find(tuner.device(), child_key) == r.record);
+
+  // the best schedule's kernel, compiled alone, equals the interpreter on other inputs
+  const auto program = measure::host_timer::eoperator_inputs_program(*cost::flat_eoperator(*child));
+  measure::host_batch batch({{"best", ein::plan::make_plan(program, {}), {best}}}, toolchain,
+                            codegen::accumulation::element);
+  auto c = batch.prepare(0, 7);
+  c->run();
+  eval::bindings env;
+  for (auto& t : program.tensors) {
+    eval::dense d(t.shape);
+    d.data = c->values(t.name);
+    env[t.name] = std::move(d);
+  }
+  const auto expected = eval::evaluate(program, env).at(program.outputs[0]);
+  eval::dense got(expected.shape, expected.lower);
+  got.data = c->values(program.outputs[0]);
+  CHECK(eval::max_rel_error(got, expected) <= 1e-5);
+
+  // tuned again from the same parent: the child's own record answers
+  const auto again = tuner.tune_from(*child, *parent, db);
+  CHECK_FALSE(again.measured);
+  CHECK(again.record == r.record);
 }
 
 }  // namespace host_tuner_test

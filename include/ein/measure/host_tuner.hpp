@@ -28,6 +28,7 @@
 #include "ein/measure/host_timer.hpp"
 #include "ein/measure/timing.hpp"
 #include "ein/tune/database.hpp"
+#include "ein/tune/host_reuse.hpp"
 #include "ein/tune/host_schedule.hpp"
 #include "ein/tune/schedule_json.hpp"
 
@@ -76,11 +77,15 @@ class host_tuner {
   /// `db`'s record of eOperator `s` on this device where its schedule is a point of the kernel's
   /// space; what tune() answers without measuring.
   std::optional<tune::tuning_record> recorded(const ir::scope& s, const tune::tuning_database& db) const {
-    const auto flat = cost::flat_eoperator(s);
-    const auto plan = ein::plan::make_plan(host_timer::eoperator_inputs_program(*flat), {});
-    const auto layout = codegen::make_layout(plan);
-    if (layout.steps.size() != 1) throw internal_error("host_tuner: an eOperator's plan has other than one step");
-    return recorded("eoperator " + ir::canonical_string(*flat), codegen::shape_of(layout.steps[0], layout), db);
+    const kernel k(s);
+    return recorded(k.key, k.shape, db);
+  }
+
+  /// EOperator `s` as the tuner and its database see it: its key and its shape (cost::flat_eoperator
+  /// makes it a kernel of its own).
+  static std::pair<std::string, tune::kernel_shape> identify(const ir::scope& s) {
+    const kernel k(s);
+    return {k.key, k.shape};
   }
 
   /// The best host schedule of eOperator `s` (a scope as the plan holds it; cost::flat_eoperator
@@ -92,20 +97,62 @@ class host_tuner {
   /// time the fastest of its runs (decision 0025). The measured record is stored in `db` (the
   /// caller saves it). Throws user_error where the toolchain cannot compile the kernels.
   host_tuning tune(const ir::scope& s, tune::tuning_database* db = nullptr) {
-    const auto flat = cost::flat_eoperator(s);
-    host_tuning result;
-    result.key = "eoperator " + ir::canonical_string(*flat);
-    const ir::program program = host_timer::eoperator_inputs_program(*flat);
-    const ein::plan::program_plan plan = ein::plan::make_plan(program, {});
-    const codegen::layout layout = codegen::make_layout(plan);
-    if (layout.steps.size() != 1) throw internal_error("host_tuner: an eOperator's plan has other than one step");
-    const tune::kernel_shape shape = codegen::shape_of(layout.steps[0], layout);
+    const kernel k(s);
     if (db)
-      if (auto r = recorded(result.key, shape, *db)) {
-        result.record = *r;
-        return result;
-      }
-    const auto candidates = drawn(shape);
+      if (auto r = recorded(k.key, k.shape, *db)) return {k.key, *r, 0, false};
+    return measured(k, drawn(k.shape), "", db);
+  }
+
+  /// The best host schedule of eOperator `s` searched from `source`'s (ETO's reuse, decision
+  /// 0029): `db`'s record of `s` where it holds one, as tune(); else, from `db`'s record of
+  /// `source`, the default, then tune::host_reuse_start and its tune::host_neighbourhood, all of
+  /// them (the trials budget is tune()'s), measured as tune() measures; the record stored says
+  /// `reused_from` `source`'s key. Without a record of `source`, tune(s, &db).
+  /// @pre tune::reusable(identify(source).second, identify(s).second)
+  host_tuning tune_from(const ir::scope& s, const ir::scope& source, tune::tuning_database& db) {
+    const kernel k(s), from(source);
+    if (auto r = recorded(k.key, k.shape, db)) return {k.key, *r, 0, false};
+    const auto parent = recorded(from.key, from.shape, db);
+    if (!parent) return measured(k, drawn(k.shape), "", &db);
+    const auto start = tune::host_reuse_start(from.shape, std::get<tune::host_schedule>(parent->best), k.shape);
+    std::vector<tune::host_schedule> candidates{tune::host_default(k.shape)};
+    for (auto& p : tune::host_neighbourhood(k.shape, start))
+      if (p != candidates[0]) candidates.push_back(p);
+    return measured(k, candidates, from.key, &db);
+  }
+
+ private:
+  // An eOperator as a kernel of its own: its key, its program over its inputs, that program's plan
+  // and layout (which points into the plan: never copied), and its shape.
+  struct kernel {
+    explicit kernel(const ir::scope& s)
+        : flat(cost::flat_eoperator(s)),
+          key("eoperator " + ir::canonical_string(*flat)),
+          program(host_timer::eoperator_inputs_program(*flat)),
+          plan(ein::plan::make_plan(program, {})),
+          layout(codegen::make_layout(plan)) {
+      if (layout.steps.size() != 1) throw internal_error("host_tuner: an eOperator's plan has other than one step");
+      shape = codegen::shape_of(layout.steps[0], layout);
+    }
+    kernel(const kernel&) = delete;
+    kernel& operator=(const kernel&) = delete;
+    ir::scope_ptr flat;
+    std::string key;
+    ir::program program;
+    ein::plan::program_plan plan;
+    codegen::layout layout;
+    tune::kernel_shape shape;
+  };
+
+  // `candidates` (the default first) of kernel `k` measured: see tune(). The record says it
+  // reused `reused_from`'s schedule (empty: from scratch).
+  host_tuning measured(const kernel& k, const std::vector<tune::host_schedule>& candidates,
+                       const std::string& reused_from, tune::tuning_database* db) {
+    host_tuning result;
+    result.key = k.key;
+    const ir::program& program = k.program;
+    const ein::plan::program_plan& plan = k.plan;
+    const codegen::layout& layout = k.layout;
     codegen::options o;
     o.target = codegen::backend::host;
     o.accumulate = options_.accumulate;
@@ -165,7 +212,7 @@ class host_tuner {
       best = candidates[0];
       best_seconds = default_seconds;
     }
-    result.record = {*best, best_seconds, default_seconds, trials, ""};
+    result.record = {*best, best_seconds, default_seconds, trials, reused_from};
     if (options_.progress)
       std::fprintf(stderr, "%s: kept %s in %.1f s\n", options_.progress,
                    tune::schedule_json(result.record.best).dump().c_str(), elapsed());
@@ -174,7 +221,6 @@ class host_tuner {
     return result;
   }
 
- private:
   std::optional<tune::tuning_record> recorded(const std::string& key, const tune::kernel_shape& shape,
                                               const tune::tuning_database& db) const {
     const auto* r = db.find(device_, key);
