@@ -1,5 +1,5 @@
-// A host plan generated with TUNE ON (tuned/layer.hpp, as written, its one eOperator under the
-// schedule tuned when the build generated it) equals the interpreter.
+// A host plan generated with TUNE ON (tuned/layer.hpp, as written, its two eOperators under the
+// schedules tuned when the build generated it, one by reuse from the other) equals the interpreter.
 #include <doctest/doctest.h>
 
 #include <cstdio>
