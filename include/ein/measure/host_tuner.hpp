@@ -81,8 +81,8 @@ class host_tuner {
     return recorded(k.key, k.shape, db);
   }
 
-  /// EOperator `s` as the tuner and its database see it: its key and its shape (cost::flat_eoperator
-  /// makes it a kernel of its own).
+  /// The key and the shape of eOperator `s` as the tuner and its database see it
+  /// (cost::flat_eoperator makes it a kernel of its own).
   static std::pair<std::string, tune::kernel_shape> identify(const ir::scope& s) {
     const kernel k(s);
     return {k.key, k.shape};
@@ -105,8 +105,8 @@ class host_tuner {
 
   /// The best host schedule of eOperator `s` searched from `source`'s (ETO's reuse, decision
   /// 0029): `db`'s record of `s` where it holds one, as tune(); else, from `db`'s record of
-  /// `source`, the default, then tune::host_reuse_start and its tune::host_neighbourhood, all of
-  /// them (the trials budget is tune()'s), measured as tune() measures; the record stored says
+  /// `source`, the default, then tune::host_reuse_start and its tune::host_neighbourhood (the
+  /// trials budget does not cut them, the seconds do), measured as tune() measures; the record says
   /// `reused_from` `source`'s key. Without a record of `source`, tune(s, &db).
   /// @pre tune::reusable(identify(source).second, identify(s).second)
   host_tuning tune_from(const ir::scope& s, const ir::scope& source, tune::tuning_database& db) {
