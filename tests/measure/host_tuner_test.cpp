@@ -31,6 +31,26 @@ ir::scope_ptr kernel(std::int64_t rows = 32, std::int64_t columns = 64) {
                         make_access(A, {idx("i"), idx("j").mod(16)}));
 }
 
+// The largest relative error of kernel `s` compiled alone under `schedule` against the
+// interpreter, on the inputs the batch draws.
+double error_under(const ir::scope& s, const tune::host_schedule& schedule, const measure::host_toolchain& toolchain) {
+  const auto program = measure::host_timer::eoperator_inputs_program(*cost::flat_eoperator(s));
+  measure::host_batch batch({{"best", ein::plan::make_plan(program, {}), {schedule}}}, toolchain,
+                            codegen::accumulation::element);
+  auto c = batch.prepare(0, 7);
+  c->run();
+  eval::bindings env;
+  for (auto& t : program.tensors) {
+    eval::dense d(t.shape);
+    d.data = c->values(t.name);
+    env[t.name] = std::move(d);
+  }
+  const auto expected = eval::evaluate(program, env).at(program.outputs[0]);
+  eval::dense got(expected.shape, expected.lower);
+  got.data = c->values(program.outputs[0]);
+  return eval::max_rel_error(got, expected);
+}
+
 TEST_CASE("host_tuner: a tuned schedule is a point of the space equal to the interpreter; with the database, nothing is measured") {
   const auto toolchain = measure::read_host_toolchain(EIN_TEST_HOST_TOOLCHAIN);
   measure::host_tuning_options o;
@@ -55,25 +75,11 @@ TEST_CASE("host_tuner: a tuned schedule is a point of the space equal to the int
   CHECK(*db.find(tuner.device(), r.key) == r.record);
 
   // the best schedule's kernel, compiled alone, equals the interpreter on other inputs
-  const auto flat = cost::flat_eoperator(*s);
-  const auto program = measure::host_timer::eoperator_inputs_program(*flat);
-  const auto plan = ein::plan::make_plan(program, {});
-  const auto layout = codegen::make_layout(plan);
+  const auto layout = codegen::make_layout(
+      ein::plan::make_plan(measure::host_timer::eoperator_inputs_program(*cost::flat_eoperator(*s)), {}));
   REQUIRE(layout.steps.size() == 1);
   CHECK(tune::host_valid(codegen::shape_of(layout.steps[0], layout), best));
-  measure::host_batch batch({{"best", plan, {best}}}, toolchain, codegen::accumulation::element);
-  auto c = batch.prepare(0, 7);
-  c->run();
-  eval::bindings env;
-  for (auto& t : program.tensors) {
-    eval::dense d(t.shape);
-    d.data = c->values(t.name);
-    env[t.name] = std::move(d);
-  }
-  const auto expected = eval::evaluate(program, env).at(program.outputs[0]);
-  eval::dense got(expected.shape, expected.lower);
-  got.data = c->values(program.outputs[0]);
-  CHECK(eval::max_rel_error(got, expected) <= 1e-5);
+  CHECK(error_under(*s, best, toolchain) <= 1e-5);
 
   // saved and read again: a second tuner answers from the file, compiling nothing
   const auto path = std::filesystem::temp_directory_path() / "ein_host_tuner_test.json";
@@ -130,21 +136,7 @@ TEST_CASE("host_tuner: reusing a similar kernel's record times its start and tha
   CHECK(*db.find(tuner.device(), child_key) == r.record);
 
   // the best schedule's kernel, compiled alone, equals the interpreter on other inputs
-  const auto program = measure::host_timer::eoperator_inputs_program(*cost::flat_eoperator(*child));
-  measure::host_batch batch({{"best", ein::plan::make_plan(program, {}), {best}}}, toolchain,
-                            codegen::accumulation::element);
-  auto c = batch.prepare(0, 7);
-  c->run();
-  eval::bindings env;
-  for (auto& t : program.tensors) {
-    eval::dense d(t.shape);
-    d.data = c->values(t.name);
-    env[t.name] = std::move(d);
-  }
-  const auto expected = eval::evaluate(program, env).at(program.outputs[0]);
-  eval::dense got(expected.shape, expected.lower);
-  got.data = c->values(program.outputs[0]);
-  CHECK(eval::max_rel_error(got, expected) <= 1e-5);
+  CHECK(error_under(*child, best, toolchain) <= 1e-5);
 
   // tuned again from the same parent: the child's own record answers
   const auto again = tuner.tune_from(*child, *parent, db);
