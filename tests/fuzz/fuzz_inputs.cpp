@@ -336,7 +336,8 @@ int main(int argc, char** argv) {
   kinds["onnx"] = [&] {
     const std::string file = (dir / "model.onnx").string();
     const auto corpus = ein_fuzz::onnx_corpus(
-        EIN_ONNX_NODE_TESTS, {"conv", "pool", "gemm", "matmul", "reshape", "softmax", "einsum", "concat", "pad", "clip"},
+        EIN_ONNX_NODE_TESTS,
+        {"conv", "pool", "gemm", "matmul", "reshape", "softmax", "einsum", "concat", "pad", "clip", "cast", "max", "min"},
         {EIN_ONNX_EXAMPLE});
     tally t;
     for (std::uint64_t i = 0; i < count; ++i) {
