@@ -23,6 +23,7 @@
 #include "ein/cost/measured.hpp"
 #include "ein/ein_search.hpp"
 #include "ein/measure/machine_profile.hpp"
+#include "cuda_tuning.hpp"
 #include "gradient.hpp"
 #include "host_measured.hpp"
 #include "host_tuning.hpp"
@@ -389,7 +390,8 @@ inline std::string host_measuring_of(const std::string& budget, const std::strin
 /// EIN_HAVE_CBLAS (compute-bound products become CBLAS calls on the host), EIN_HAVE_CUDNN
 /// (convolutions become cuDNN calls on cuda), EIN_HAVE_ONEDNN (the host timer times oneDNN) and
 /// EIN_HAVE_CUDA_TIMER (the measured model times on a GPU). With `--tune on`, each eOperator of a
-/// host plan runs under the schedule tuning found for it on this machine (host_tuning.hpp).
+/// plan runs under the schedule tuning found for it on this machine (host_tuning.hpp; a cuda
+/// plan's on its GPU, cuda_tuning.hpp).
 /// Returns the process exit status: 0, 1 on a user error (or a failed CUDA call), 2 on bad
 /// arguments.
 inline int driver_main(int argc, char** argv) {
@@ -480,9 +482,8 @@ inline int driver_main(int argc, char** argv) {
     std::fprintf(stderr, "ein_generate search: --tuning-db and --tuning-budget are for --tune on\n");
     return 2;
   }
-  if (tune && (o.target != backend::host || tuning.database_path.empty() || tuning.toolchain_path.empty())) {
-    std::fprintf(stderr, "ein_generate search: --tune on tunes host plans; it needs --backend host, --tuning-db and "
-                 "--host-toolchain\n");
+  if (tune && (tuning.database_path.empty() || (o.target == backend::host && tuning.toolchain_path.empty()))) {
+    std::fprintf(stderr, "ein_generate search: --tune on needs --tuning-db, and for --backend host --host-toolchain\n");
     return 2;
   }
   if (!is_identifier(o.name)) {
@@ -510,7 +511,9 @@ inline int driver_main(int argc, char** argv) {
     }
     auto chosen = search ? detail::search_plan(p, q, o)
                          : ein::plan::make_plan(p, detail::build_capabilities(o.target, onednn));
-    if (tune) o.host_schedules = detail::tune_host_plan(chosen, tuning, o.accumulate);
+    if (tune && o.target == backend::host) o.host_schedules = detail::tune_host_plan(chosen, tuning, o.accumulate);
+    if (tune && o.target == backend::cuda)
+      o.cuda_schedules = detail::tune_cuda_plan(chosen, tuning.database_path, tuning.budget_seconds, o.accumulate);
     detail::write_file(header, emit_header(chosen, o));
     if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(chosen, o));
     detail::write_file(report_path, report(chosen, o).dump(2) + "\n");

@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
       const std::string ns = "bench_" + c.name;
       w.open_namespace(ns);
       codegen::emit_cuda_kernel(w, s, plan, codegen::accumulation::element);
-      codegen::emit_resident_blocks(w, s);  // what emit_cuda_launch's grid reads
+      codegen::emit_resident_blocks(w, s, plan);  // what emit_cuda_launch's grid reads
       codegen::emit_host_function(w, s, plan, codegen::accumulation::element);
       auto bind = [&] {
         for (std::size_t id = 0; id < plan.buffers.size(); ++id) {

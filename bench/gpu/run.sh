@@ -13,7 +13,8 @@
 #
 #   bench/gpu/run.sh [build dir]        (default: build-gpu under the repository)
 #   EIN_GPU_STEPS="ctest_gpu bandwidth" runs only the steps named (after configure and build); the
-#                                       models' steps (build_models models_cuda models_torch) run
+#                                       models' steps (build_models models_cuda models_torch) and
+#                                       tune_paper_cases (the CUDA tuner on the five cases) run
 #                                       only when named
 #   EIN_GPU_KIT=system                  builds against the system's packages instead of the kit
 #   EIN_COMPUTE_SANITIZER=PATH          the compute-sanitizer to run (default: on PATH, else the
@@ -123,6 +124,14 @@ for target in codegen_cuda codegen_cuda_prepared codegen_half_cuda test_cost_cud
     note "build: $target is not configured: what runs it fails"
   fi
 done
+# The CUDA tuner's benchmark, only for its step (named).
+if [[ " ${EIN_GPU_STEPS:-} " == *" tune_paper_cases "* ]]; then
+  if configured bench_gpu_tune_paper_cases; then
+    targets+=(bench_gpu_tune_paper_cases)
+  else
+    note "build: bench_gpu_tune_paper_cases is not configured: no cuDNN found; tune_paper_cases skips"
+  fi
+fi
 ((${#targets[@]})) || { note "build: CMake's file API lists no target (CMake 3.14 or later needed)"; repack; exit 1; }
 # 300 s: on 16 cores the search program's compile, the generations and nvcc take some 4 minutes
 # in a row (docs/gpu.md, the rehearsal)
@@ -197,6 +206,19 @@ if [[ -f $results/paper_cases.json ]]; then
     tail -8 "$logs/paper_cases_autotune.log" >> "$summary"
 else
   skip_step paper_cases_autotune "paper_cases_torch wrote no results"
+fi
+
+# The CUDA tuner on the five cases' eOperators, from scratch within 60 s in all and by reuse
+# (docs/decisions/0029): ETO's two numbers (tuning time with reuse against from scratch, each
+# kernel's loss) into results/tuning_paper_cases.json. Only when named in EIN_GPU_STEPS: it
+# searches the five cases' plans again, and tunes each kernel twice.
+if [[ " ${EIN_GPU_STEPS:-} " == *" tune_paper_cases "* ]]; then
+  if configured bench_gpu_tune_paper_cases; then
+    step tune_paper_cases 240 needs_gpu "$build/bench/gpu/bench_gpu_tune_paper_cases" 60 \
+      "$results/tuning_paper_cases.json" && tail -1 "$logs/tune_paper_cases.log" >> "$summary"
+  else
+    skip_step tune_paper_cases "bench_gpu_tune_paper_cases is not configured (no cuDNN)"
+  fi
 fi
 
 # The seven models against PyTorch eager and torch.compile (docs/models.md): only when named in

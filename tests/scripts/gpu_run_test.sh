@@ -153,4 +153,13 @@ rc=0
 FAKE_CTEST_OUTPUT="" run_script 0 || rc=$?
 ((rc == 0)) || fail "without a GPU it exited with $rc: $(cat "$summary")"
 [[ $(line bandwidth) == *"skipped (no CUDA device)"* ]] || fail "bandwidth without a GPU: $(line bandwidth)"
+# The CUDA tuner's step runs only when named; its target needs cuDNN, not configured here: the build
+# and the step say so, and the run passes.
+rc=0
+EIN_GPU_STEPS="tune_paper_cases" FAKE_CTEST_OUTPUT="" run_script 0 || rc=$?
+((rc == 0)) || fail "with tune_paper_cases named it exited with $rc: $(cat "$summary")"
+[[ $(line tune_paper_cases) == *"skipped: bench_gpu_tune_paper_cases is not configured (no cuDNN)"* ]] ||
+  fail "tune_paper_cases: $(line tune_paper_cases)"
+grep -q "^build: bench_gpu_tune_paper_cases is not configured: no cuDNN found" "$summary" ||
+  fail "the tuner's missing target is not named: $(cat "$summary")"
 echo "bench/gpu/run.sh: verdicts, budget, kit, missing targets and sanitizer, order of the steps"

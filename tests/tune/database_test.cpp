@@ -113,6 +113,33 @@ TEST_CASE("records are used only on their device and environment") {
   CHECK(db.size(upgraded) == 1);
 }
 
+TEST_CASE("devices and records list what a database holds, by device and environment") {
+  scratch_folder folder("listing");
+  tuning_database db;
+  db.store(host, matmul, host_record());
+  db.store(gpu, matmul, gpu_record());
+  db.store(gpu, relu, gpu_record());
+  const auto path = folder.file("db.json");
+  tuning_database saved(path);
+  saved.store(host, matmul, host_record());
+  saved.store(gpu, matmul, gpu_record());
+  saved.store(gpu, relu, gpu_record());
+  saved.save();
+  const tuning_database loaded(path);
+  for (const tuning_database* d : std::vector<const tuning_database*>{&db, &loaded}) {
+    const auto devices = d->devices();
+    REQUIRE(devices.size() == 2);
+    CHECK(devices[0] == gpu);  // by name
+    CHECK(devices[1] == host);
+    const auto records = d->records(gpu);
+    REQUIRE(records.size() == 2);
+    CHECK(records.at(matmul) == gpu_record());
+    CHECK(records.at(relu) == gpu_record());
+    CHECK(d->records({gpu.name, {{"driver", "12000"}}}).empty());  // another environment
+    CHECK(d->records({"NVIDIA A100", gpu.environment}).empty());
+  }
+}
+
 TEST_CASE("a file that is not a valid database is refused, naming the file and the field") {
   scratch_folder folder("corrupt");
   const std::string valid_record =

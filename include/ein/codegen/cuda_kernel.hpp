@@ -2,10 +2,14 @@
 // per thread and pass) or tiled (a read staged through shared memory), as its schedule says.
 #pragma once
 
+#include <optional>
 #include <string>
 
 #include "ein/codegen/eoperator.hpp"
 #include "ein/codegen/kernel_schedule.hpp"
+#include "ein/codegen/kernel_shape.hpp"
+#include "ein/detail/error.hpp"
+#include "ein/tune/cuda_schedule.hpp"
 
 namespace ein::codegen {
 
@@ -48,7 +52,7 @@ inline std::string output_offset(const ir::scope& sc, const buffer& out, const i
 }
 
 // The flat kernel's body: a grid-stride loop whose passes give each thread k.unroll items,
-// kernel_threads apart, each computed by emit_element (k.lanes outputs, stored together).
+// k.threads apart, each computed by emit_element (k.lanes outputs, stored together).
 inline void emit_flat_body(writer& w, const step& s, const layout& plan, const kernel_schedule& k,
                            const arithmetic& math) {
   const ir::scope& sc = *s.value;
@@ -63,7 +67,7 @@ inline void emit_flat_body(writer& w, const step& s, const layout& plan, const k
     w.open("for (" + ix + " base = " + first + "; base < " + total + "; base += " + step_size + ")");
     w.line("EIN_UNROLL");
     w.open("for (" + ix + " u = 0; u < " + int_text(k.unroll) + "; ++u)");
-    w.line("const " + ix + " o = base + " + int_text(kernel_threads) + " * u;");
+    w.line("const " + ix + " o = base + " + int_text(k.threads) + " * u;");
     w.open("if (o < " + total + ")");
   } else {
     w.open("for (" + ix + " o = " + first + "; o < " + total + "; o += " + step_size + ")");
@@ -99,8 +103,8 @@ inline void emit_tiled_body(writer& w, const step& s, const layout& plan, const 
   iterator_box box = make_box(sc);
   const std::string& ix = k.index;
   const std::string type = ir::name(math.compute), rows = int_text(t.rows), columns = int_text(tile_columns);
-  const std::string per_thread = int_text(t.rows * tile_columns / kernel_threads);
-  const std::string threads_per_row = int_text(kernel_threads / tile_columns);
+  const std::string per_thread = int_text(t.rows * tile_columns / k.threads);
+  const std::string threads_per_row = int_text(k.threads / tile_columns);
   const ir::iterator &xi = sc.traversal[t.x], &yi = sc.traversal[t.y];
   const std::string xv = box.variable.at(xi.name), yv = box.variable.at(yi.name);
   const bool sum = !sc.summation.empty();
@@ -123,7 +127,7 @@ inline void emit_tiled_body(writer& w, const step& s, const layout& plan, const 
   corner("tile_y", t.rows_of_tiles(sc), rows, yi.lo);
   emit_decomposition(w, sc.traversal, box, ix, "rest", {t.x, t.y});
   const std::string thread = "static_cast<" + ix + ">(threadIdx.x)";
-  // This thread's outputs: column threadIdx.x % 32, rows threadIdx.x / 32 + 8 r.
+  // This thread's outputs: column threadIdx.x % 32, rows threadIdx.x / 32 + (threads / 32) r.
   auto own_point = [&] {
     w.line("const " + ix + " " + xv + " = tile_x + " + thread + " % " + columns + ";");
     w.line("const " + ix + " " + yv + " = tile_y + " + thread + " / " + columns + " + " + threads_per_row + " * r;");
@@ -139,7 +143,7 @@ inline void emit_tiled_body(writer& w, const step& s, const layout& plan, const 
     w.open("for (" + ix + " " + v + " = " + int_text(it.lo) + "; " + v + " < " + int_text(it.hi) + "; ++" + v + ")");
   }
   w.open("for (" + ix + " e = " + thread + "; e < " + int_text(t.rows * tile_columns) + "; e += " +
-         int_text(kernel_threads) + ")");
+         int_text(k.threads) + ")");
   w.line("const " + ix + " " + yv + " = tile_y + e % " + rows + ", " + xv + " = tile_x + e / " + rows + ";");
   w.line("if (" + inside + ") " + staged_value + " = " + access_text(t.read, plan, box, math.compute) + ";");
   w.close();
@@ -166,20 +170,33 @@ inline void emit_tiled_body(writer& w, const step& s, const layout& plan, const 
 
 }  // namespace detail
 
-/// `static __global__ void __launch_bounds__(256) eop_<name>_kernel(reads..., target)`: the step
-/// computed as `accumulate` asks, mapped as schedule(s, plan, accumulate) says (flat or tiled).
-/// Its launch is emit_cuda_launch's.
-inline void emit_cuda_kernel(writer& w, const step& s, const layout& plan, accumulation accumulate) {
+/// The point of step `s`'s CUDA space its kernel runs under: `point`, or today's fixed one
+/// (tune::cuda_default). Throws internal_error for a point outside the space (tune::cuda_valid).
+inline tune::cuda_schedule cuda_point(const step& s, const layout& plan, const std::optional<tune::cuda_schedule>& point) {
+  const tune::kernel_shape shape = shape_of(s, plan);
+  if (!point) return tune::cuda_default(shape);
+  if (!tune::cuda_valid(shape, *point)) throw internal_error("cuda_point: a schedule outside the CUDA space of " + s.function);
+  return *point;
+}
+
+/// `static __global__ void __launch_bounds__(<threads>) eop_<name>_kernel(reads..., target)`: the
+/// step computed as `accumulate` asks, mapped as schedule(s, plan, point) says (flat or tiled),
+/// under `point` (none: today's fixed one, cuda_point). Its launch is emit_cuda_launch's, under
+/// the same point.
+inline void emit_cuda_kernel(writer& w, const step& s, const layout& plan, accumulation accumulate,
+                             const std::optional<tune::cuda_schedule>& point = std::nullopt) {
   const ir::scope& sc = *s.value;
   const buffer& out = plan.buffers[s.target];
-  w.open("static __global__ void __launch_bounds__(" + int_text(kernel_threads) + ") " + s.function + "_kernel(" +
-         parameters_text(s, plan) + ")");
   if (empty_box(sc.traversal)) {
+    w.open("static __global__ void __launch_bounds__(" + int_text(kernel_threads) + ") " + s.function + "_kernel(" +
+           parameters_text(s, plan) + ")");
     w.line("(void)" + out.variable + ";  // an empty box: nothing to compute");
     w.close();
     return;
   }
-  kernel_schedule k = schedule(s, plan);
+  kernel_schedule k = schedule(s, plan, cuda_point(s, plan, point));
+  w.open("static __global__ void __launch_bounds__(" + int_text(k.threads) + ") " + s.function + "_kernel(" +
+         parameters_text(s, plan) + ")");
   arithmetic math{compute_type(s, plan, accumulate), k.index};
   if (k.tile)
     detail::emit_tiled_body(w, s, plan, k, math);
@@ -193,25 +210,29 @@ inline void emit_cuda_kernel(writer& w, const step& s, const layout& plan, accum
 inline std::string resident_function(const step& s) { return s.function + "_resident"; }
 
 /// `static unsigned <function>_resident()`: the device's multiprocessors times the occupancy of the
-/// step's kernel at kernel_threads per block, asked once (runtime::resident_blocks). The plan's
-/// prepare() asks it, so that no run asks it under stream capture. Nothing for an empty box.
-inline void emit_resident_blocks(writer& w, const step& s) {
+/// step's kernel at its point's threads per block (cuda_point), asked once
+/// (runtime::resident_blocks). The plan's prepare() asks it, so that no run asks it under stream
+/// capture. Nothing for an empty box.
+inline void emit_resident_blocks(writer& w, const step& s, const layout& plan,
+                                 const std::optional<tune::cuda_schedule>& point = std::nullopt) {
   if (empty_box(s.value->traversal)) return;
   w.open("static unsigned " + resident_function(s) + "()");
   w.line("static const unsigned resident = ein::runtime::resident_blocks(" + s.function + "_kernel, " +
-         int_text(kernel_threads) + ");");
+         int_text(cuda_point(s, plan, point).threads) + ");");
   w.line("return resident;");
   w.close();
 }
 
-/// The launch of a step's kernel on stream `s`, checked: kernel_threads per block, blocks for
-/// the schedule's items up to what the device keeps resident at once (emit_resident_blocks).
-inline void emit_cuda_launch(writer& w, const step& s, const layout& plan, const std::string& ns) {
+/// The launch of a step's kernel on stream `s`, checked: its point's threads per block
+/// (cuda_point), blocks for the schedule's items up to what the device keeps resident at once
+/// (emit_resident_blocks).
+inline void emit_cuda_launch(writer& w, const step& s, const layout& plan, const std::string& ns,
+                             const std::optional<tune::cuda_schedule>& point = std::nullopt) {
   if (empty_box(s.value->traversal)) return;
-  kernel_schedule k = schedule(s, plan);
+  kernel_schedule k = schedule(s, plan, cuda_point(s, plan, point));
   w.line(ns + "::" + s.function + "_kernel<<<ein::runtime::launch_blocks(" + int_text(k.items) + ", " +
-         int_text(k.items_per_block) + ", " + ns + "::" + resident_function(s) + "()), " +
-         int_text(kernel_threads) + ", 0, s>>>(" + arguments_text(s, plan) + ");");
+         int_text(k.items_per_block) + ", " + ns + "::" + resident_function(s) + "()), " + int_text(k.threads) +
+         ", 0, s>>>(" + arguments_text(s, plan) + ");");
   w.line("EIN_CUDA_CHECK(cudaGetLastError());");
 }
 

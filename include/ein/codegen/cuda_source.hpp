@@ -164,25 +164,26 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
     if (calls[k]) continue;  // a library call: no kernel
     w.line();
     w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value));
-    emit_cuda_kernel(w, s, plan, o.accumulate);
-    emit_resident_blocks(w, s);
+    const auto point = k < o.cuda_schedules.size() ? o.cuda_schedules[k] : std::nullopt;
+    emit_cuda_kernel(w, s, plan, o.accumulate, point);
+    emit_resident_blocks(w, s, plan, point);
   }
   detail::emit_make_state(w, plan, calls, cuda_entry(o, "make_state"));
   const preparation prep = make_preparation(plan);
   const std::string unused = prep.bytes ? "" : "[[maybe_unused]] ";
   w.line();
   w.open("void " + cuda_entry(o) + "(const ein::runtime::bindings& b, ein::runtime::stream s)");
-  detail::emit_body(w, plan, prep, detail::part::whole, ns, true, calls, o.tf32);
+  detail::emit_body(w, plan, prep, detail::part::whole, ns, true, calls, o.tf32, o.cuda_schedules);
   w.close();
   w.line();
   w.comment("A prepared plan: the weight transforms once, into the storage; then the other steps.");
   w.comment("It makes the plan's library state for stream s too (make_state), ahead of any capture.");
   w.open(detail::prepare_signature(o, unused));
-  detail::emit_body(w, plan, prep, detail::part::weights, ns, true, calls, o.tf32);
+  detail::emit_body(w, plan, prep, detail::part::weights, ns, true, calls, o.tf32, o.cuda_schedules);
   w.line(cuda_entry(o, "make_state") + "(s);");
   w.close();
   w.open(detail::run_prepared_signature(o, unused));
-  detail::emit_body(w, plan, prep, detail::part::rest, ns, true, calls, o.tf32);
+  detail::emit_body(w, plan, prep, detail::part::rest, ns, true, calls, o.tf32, o.cuda_schedules);
   w.close();
   w.open("void* " + cuda_entry(o, "allocate_prepared") + "()");
   w.line("return ein::runtime::allocate_device_storage(" + int_text(prep.bytes) + ");");

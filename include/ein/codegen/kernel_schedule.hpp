@@ -17,19 +17,17 @@
 #include "ein/codegen/index.hpp"
 #include "ein/codegen/layout.hpp"
 #include "ein/codegen/precision.hpp"
+#include "ein/detail/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/reads.hpp"
+#include "ein/tune/cuda_schedule.hpp"
 
 namespace ein::codegen {
 
-/// Threads per block of every eOperator kernel (its __launch_bounds__ and its launch).
-inline constexpr std::int64_t kernel_threads = 256;
-/// Outputs a thread of a flat kernel takes per pass, `kernel_threads` apart (so each of its
-/// loads and stores stays coalesced), where the sum per output is short: independent loads in
-/// flight hide memory latency.
-inline constexpr std::int64_t flat_unroll = 4;
-/// The tile of a staged read: `tile_columns` outputs along x, 8, 16 or 32 along y.
-inline constexpr std::int64_t tile_columns = 32;
+/// Threads per block of an eOperator kernel under today's fixed schedule (tune::cuda_fixed).
+inline constexpr std::int64_t kernel_threads = tune::cuda_fixed::threads;
+/// The tile of a staged read: `tile_columns` outputs along x (a warp's), 8, 16 or 32 along y.
+inline constexpr std::int64_t tile_columns = tune::cuda_fixed::tile_columns;
 
 /// A read staged through shared memory, tile by tile of the output box over (x, y): x is the
 /// innermost traversal iterator (a warp writes consecutive outputs), y one along which `read`
@@ -49,9 +47,11 @@ struct tile_plan {
 /// of a grid-stride loop, an item being `lanes` consecutive outputs along the innermost traversal
 /// iterator, whose reads in `vectors` load as vectors) or, with `tile`, a tiled one (each block
 /// computes one tile per pass). `items` are items (flat) or tiles; a block takes
-/// `items_per_block` per pass. Index variables have the C++ type `index`.
+/// `items_per_block` per pass, `threads` threads per block. Index variables have the C++ type
+/// `index`.
 struct kernel_schedule {
   std::string index = "std::int64_t";
+  std::int64_t threads = kernel_threads;
   std::int64_t unroll = 1;
   std::int64_t lanes = 1;
   std::vector<ir::access> vectors;
@@ -181,26 +181,36 @@ inline std::pair<std::int64_t, std::vector<ir::access>> lanes_of(const step& s, 
 
 }  // namespace detail
 
-/// The schedule of step `s`'s kernel: a tiled kernel where detail::tile_of finds a staged read,
-/// else a flat one with the lanes detail::lanes_of finds, taking flat_unroll items per thread and
-/// pass where its sum is short (1 otherwise); `int` indices where they fit.
-inline kernel_schedule schedule(const step& s, const layout& plan) {
+/// The schedule of step `s`'s kernel at point `point` of its CUDA space (tune::cuda_valid of
+/// shape_of(s, plan)): `point.threads` per block; a tiled kernel of `point.tile_rows` rows where
+/// it has some (over detail::tile_of's staged read), else a flat one of `point.lanes` lanes
+/// (their vector reads as detail::lanes_of finds them), taking `point.unroll` items per thread and
+/// pass; `int` indices where `point.int_index`. codegen::schedule(s, plan) (kernel_shape.hpp) is
+/// today's fixed point. Throws internal_error for a point the step's reads do not allow.
+inline kernel_schedule schedule(const step& s, const layout& plan, const tune::cuda_schedule& point) {
   const ir::scope& sc = *s.value;
-  iterator_box box = make_box(sc);
   kernel_schedule k;
-  k.index = detail::fits_int(s, plan, box) ? "int" : "std::int64_t";
-  k.tile = detail::tile_of(s, plan);
-  if (k.tile) {
+  k.index = point.int_index ? "int" : "std::int64_t";
+  k.threads = point.threads;
+  if (point.tile_rows != 0) {
+    k.tile = detail::tile_of(s, plan);
+    if (!k.tile) throw internal_error("codegen::schedule: a tiled point for " + s.function + ", which stages no read");
+    k.tile->rows = point.tile_rows;
     k.items = k.tile->columns_of_tiles(sc) * k.tile->rows_of_tiles(sc);
     for (std::size_t d = 0; d < sc.traversal.size(); ++d)
       if (d != k.tile->x && d != k.tile->y) k.items *= sc.traversal[d].extent();
     k.items_per_block = 1;
     return k;
   }
-  k.unroll = terms(sc.summation) <= unrolled_terms ? flat_unroll : 1;
-  std::tie(k.lanes, k.vectors) = detail::lanes_of(s, plan);
+  k.unroll = point.unroll;
+  if (point.lanes > 1) {
+    std::tie(k.lanes, k.vectors) = detail::lanes_of(s, plan, point.lanes);
+    if (k.lanes != point.lanes)
+      throw internal_error("codegen::schedule: " + std::to_string(point.lanes) + " lanes for " + s.function +
+                           ", whose reads allow " + std::to_string(k.lanes));
+  }
   k.items = plan.buffers[s.target].count() / k.lanes;
-  k.items_per_block = kernel_threads * k.unroll;
+  k.items_per_block = k.threads * k.unroll;
   return k;
 }
 

@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "ein/codegen/kernel_schedule.hpp"
+#include "ein/tune/cuda_schedule.hpp"
 #include "ein/tune/kernel_shape.hpp"
 
 namespace ein::codegen {
@@ -25,6 +26,12 @@ inline tune::kernel_shape shape_of(const step& s, const layout& plan) {
   if (auto tile = detail::tile_of(s, plan)) k.staged_y = tile->y;
   k.int_indices = detail::fits_int(s, plan, make_box(sc));
   return k;
+}
+
+/// The schedule of step `s`'s kernel under today's fixed point of its CUDA space
+/// (tune::cuda_default of shape_of(s, plan)): what every kernel ran under before tuning.
+inline kernel_schedule schedule(const step& s, const layout& plan) {
+  return schedule(s, plan, tune::cuda_default(shape_of(s, plan)));
 }
 
 }  // namespace ein::codegen

@@ -10,6 +10,7 @@
 #include "ein/codegen/backend.hpp"
 #include "ein/codegen/precision.hpp"
 #include "ein/grad/keeping.hpp"
+#include "ein/tune/cuda_schedule.hpp"
 #include "ein/tune/host_schedule.hpp"
 
 namespace ein::codegen {
@@ -53,6 +54,8 @@ struct options {
   /// The schedules of a host plan's eOperator steps, by step of make_layout (none, or a step
   /// past the end: its default), as tuning chose them (ein_generate TUNE ON).
   std::vector<std::optional<tune::host_schedule>> host_schedules;
+  /// The schedules of a cuda plan's eOperator kernels, alike (none: today's fixed point).
+  std::vector<std::optional<tune::cuda_schedule>> cuda_schedules;
 };
 
 }  // namespace ein::codegen

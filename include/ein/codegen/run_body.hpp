@@ -14,6 +14,7 @@
 #include "ein/codegen/writer.hpp"
 #include "ein/ir/fingerprint.hpp"
 #include "ein/plan/memory.hpp"
+#include "ein/tune/cuda_schedule.hpp"
 
 namespace ein::codegen {
 
@@ -48,9 +49,11 @@ enum class part : std::uint8_t { whole, weights, rest };
 // call the plan's cuBLAS handle `ein_cublas` (on TF32 tensor cores where `tf32` says so) or cuDNN
 // handle `ein_cudnn` (cuda), or their CBLAS or oneDNN host function; prepare() makes the states of
 // oneDNN steps whose filter it has (preparation::state), which run_prepared() calls.
+// Kernels launch under `schedules[k]` for step k where one is given (cuda_point).
 inline void emit_body(writer& w, const layout& plan, const preparation& prep, part which,
                       const std::string& ns, bool cuda,
-                      const std::vector<std::optional<ein::plan::library_call>>& calls, bool tf32 = false) {
+                      const std::vector<std::optional<ein::plan::library_call>>& calls, bool tf32 = false,
+                      const std::vector<std::optional<tune::cuda_schedule>>& schedules = {}) {
   auto runs = [&](std::size_t k) { return which == part::whole || prep.in_prepare[k] == (which == part::weights); };
   auto bound = [&](const buffer& b) {
     return b.role != buffer::kind::temporary && (which == part::whole || b.weight == (which == part::weights));
@@ -165,7 +168,7 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
     else if (cuda && calls[k])
       emit_cublas_call(w, s, plan, *calls[k], "ein_cublas", tf32);
     else if (cuda)
-      emit_cuda_launch(w, s, plan, ns);
+      emit_cuda_launch(w, s, plan, ns, k < schedules.size() ? schedules[k] : std::nullopt);
     else
       w.line(ns + "::" + s.function + "_host(" + arguments_text(s, plan) + ");");
   }

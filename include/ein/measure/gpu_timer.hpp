@@ -31,6 +31,7 @@
 #include "ein/runtime/cuda.hpp"
 #include "ein/runtime/cuda_check.hpp"
 #include "ein/runtime/cuda_device.hpp"
+#include "ein/tune/cuda_schedule.hpp"
 #if defined(EIN_HAVE_CUDNN)
 #include "ein/runtime/cudnn.hpp"
 #endif
@@ -73,14 +74,15 @@ inline void nvrtc_check(nvrtcResult r, const char* call) {
 
 /// The CUDA source of one eOperator (flat_eoperator of `s`, as its own program, eoperator_program):
 /// ein/runtime/eoperator.hpp and the kernel emit_cuda_kernel writes for it (computing as
-/// `accumulate` asks), with external linkage so that the driver API finds it. `kernel` gets its
-/// name.
+/// `accumulate` asks, under `point` of its CUDA space; none: today's fixed one), with external
+/// linkage so that the driver API finds it. `kernel` gets its name.
 inline std::string eoperator_cuda_source(const ir::scope& s, std::string* kernel = nullptr,
-                                         codegen::accumulation accumulate = codegen::accumulation::element) {
+                                         codegen::accumulation accumulate = codegen::accumulation::element,
+                                         const std::optional<tune::cuda_schedule>& point = std::nullopt) {
   auto plan = codegen::make_layout(cost::eoperator_program(s));
   if (plan.steps.size() != 1) throw internal_error("eoperator_cuda_source: an eOperator is one step");
   codegen::writer w;
-  codegen::emit_cuda_kernel(w, plan.steps[0], plan, accumulate);
+  codegen::emit_cuda_kernel(w, plan.steps[0], plan, accumulate, point);
   std::string text = w.str();
   const std::string internal = "static __global__ void __launch_bounds__";
   auto at = text.find(internal);
@@ -90,16 +92,19 @@ inline std::string eoperator_cuda_source(const ir::scope& s, std::string* kernel
   return "#include \"ein/runtime/eoperator.hpp\"\n\n" + text;
 }
 
-/// Compiles eOperator `s` to PTX for virtual architecture `arch` ("compute_90") with NVRTC; no
-/// device is needed. NVRTC has no C++ standard library: the host headers that
+/// Compiles eOperator `s` to PTX for virtual architecture `arch` ("compute_90") with NVRTC, as
+/// eoperator_cuda_source writes it under `point` computing as `accumulate` asks; no device is
+/// needed. NVRTC has no C++ standard library: the host headers that
 /// ein/runtime/eoperator.hpp includes are given as stand-ins declaring what it uses of them (its
 /// host-only functions are parsed, never compiled for the device).
 /// Throws user_error with NVRTC's log when the source does not compile.
 inline compiled_eoperator compile_eoperator(const ir::scope& s, const std::string& arch,
-                                            const std::string& include_dir = detail::ein_include_dir()) {
+                                            const std::string& include_dir = detail::ein_include_dir(),
+                                            const std::optional<tune::cuda_schedule>& point = std::nullopt,
+                                            codegen::accumulation accumulate = codegen::accumulation::element) {
   compiled_eoperator out;
   std::string kernel;
-  out.source = eoperator_cuda_source(s, &kernel);
+  out.source = eoperator_cuda_source(s, &kernel, accumulate, point);
   const char* headers[] = {
       "",  // ::exp and ::tanh are NVRTC built-ins
       "namespace std { using size_t = decltype(sizeof(0)); using ptrdiff_t = decltype((int*)0 - (int*)0); }\n",
@@ -381,7 +386,7 @@ class gpu_timer final : public cost::timer {
     std::vector<void*> args;
     for (auto& p : pointers) args.push_back(&p);
     auto schedule = codegen::schedule(step, plan);
-    const int threads = static_cast<int>(codegen::kernel_threads);
+    const int threads = static_cast<int>(schedule.threads);
     int per_multiprocessor = 0;
     if (occupancy_(&per_multiprocessor, f, threads, 0) != CUDA_SUCCESS)
       throw user_error("cuOccupancyMaxActiveBlocksPerMultiprocessor failed for " + kernel.entry);

@@ -40,6 +40,7 @@ struct cuda_fixed {
   static constexpr std::int64_t unrolled_terms = 32;
   static constexpr std::int64_t lanes = 4;
   static constexpr std::int64_t tile_columns = 32;  // a warp's consecutive outputs
+  static constexpr std::int64_t max_threads = 1024;  // a block's most, 64 registers a thread
 };
 
 /// The choices each field of a CUDA schedule ranges over; a kernel's points are the
@@ -56,7 +57,11 @@ struct cuda_choices {
 inline std::int64_t fixed_tile_rows(std::int64_t extent) { return extent <= 8 ? 8 : extent <= 16 ? 16 : 32; }
 
 /// Whether `s` is a point of `k`'s CUDA space: threads among the choices; a flat kernel with
-/// unroll among the choices and lanes a power of two up to the reads' widest; a tiled kernel
+/// unroll among the choices (more than 1 only where the sum has at most
+/// cuda_fixed::unrolled_terms terms, as today's rule: unrolled long sums spill registers) and
+/// lanes a power of two up to the reads' widest, one item of one lane per thread and pass at
+/// cuda_fixed::max_threads (a block that large leaves a thread 64 registers, which several
+/// outputs' unrolled sums spill out of); a tiled kernel
 /// only where a read is staged, with rows no more than fixed_tile_rows (more would cover only
 /// outputs outside the box), a whole number of tile rows per thread (threads dividing 32 ×
 /// rows), unroll and lanes 1; `int` indices only where they fit.
@@ -64,7 +69,9 @@ inline bool cuda_valid(const kernel_shape& k, const cuda_schedule& s) {
   const auto in = [](std::int64_t v, const auto& list) { return std::find(std::begin(list), std::end(list), v) != std::end(list); };
   if (!in(s.threads, cuda_choices::threads) || (s.int_index && !k.int_indices)) return false;
   if (s.tile_rows == 0)
-    return in(s.unroll, cuda_choices::unroll) && in(s.lanes, cuda_choices::lanes) && s.lanes <= k.widest_lanes;
+    return in(s.unroll, cuda_choices::unroll) && (s.unroll == 1 || k.terms() <= cuda_fixed::unrolled_terms) &&
+           in(s.lanes, cuda_choices::lanes) && s.lanes <= k.widest_lanes &&
+           (s.threads < cuda_fixed::max_threads || s.unroll * s.lanes == 1);
   if (!k.staged_y || !in(s.tile_rows, cuda_choices::tile_rows) || s.unroll != 1 || s.lanes != 1) return false;
   const std::int64_t tile = cuda_fixed::tile_columns * s.tile_rows;
   return s.tile_rows <= fixed_tile_rows(k.traversal.at(*k.staged_y)) && s.threads <= tile && tile % s.threads == 0;

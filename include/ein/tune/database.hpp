@@ -15,6 +15,7 @@
 #include <string>
 #include <system_error>
 #include <utility>
+#include <vector>
 
 #include "ein/detail/error.hpp"
 #include "ein/detail/json_input.hpp"
@@ -106,6 +107,23 @@ class tuning_database {
   std::size_t size(const device_key& device) const {
     auto d = devices_.find(device.name);
     return d == devices_.end() || d->second.environment != device.environment ? 0 : d->second.kernels.size();
+  }
+
+  /// The devices this database holds records of, with the environments they were taken under,
+  /// by name. What a build without the device reads its records through (a cuda plan generated
+  /// where no GPU is).
+  std::vector<device_key> devices() const {
+    std::vector<device_key> r;
+    for (auto& [name, d] : devices_)
+      if (!d.kernels.empty()) r.push_back({name, d.environment});
+    return r;
+  }
+
+  /// The records of `device` (of its environment) by kernel key.
+  std::map<std::string, tuning_record> records(const device_key& device) const {
+    auto d = devices_.find(device.name);
+    if (d == devices_.end() || d->second.environment != device.environment) return {};
+    return d->second.kernels;
   }
 
   /// The file's text: sorted keys, two-space indent, a final newline.

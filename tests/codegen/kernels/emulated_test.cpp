@@ -1,14 +1,15 @@
 // The eOperator kernels of the kernel test cases, run on the CPU through emulate.hpp (grid-stride
 // loops over several passes and a single pass, tiles staged through shared memory, lanes on
 // aligned and misaligned buffers), and their host loops, under their default schedules and under
-// random points of their host schedule spaces: every output equals the interpreter within the
-// tolerance of its arithmetic.
+// random points of their CUDA and host schedule spaces: every output equals the interpreter within
+// the tolerance of its arithmetic.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
+#include <set>
 #include <span>
 #include <string>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "codegen/kernels/emulate.hpp"
 #include "codegen/kernels/families.hpp"
 #include "codegen/kernels/schedules.hpp"
+#include "ein/codegen/cuda_kernel.hpp"
 #include "ein/codegen/host.hpp"
 #include "ein/codegen/kernel_schedule.hpp"
 #include "ein/eval/compare.hpp"
@@ -61,8 +63,8 @@ struct plan_buffers {
   }
 };
 
-// Runs case `k` as kernels (with at most `resident` blocks) or host loops (under the schedules of
-// `variant`, schedules.hpp; -1: their defaults) on random inputs and checks every output; `shift`
+// Runs case `k` as kernels (with at most `resident` blocks) or host loops, under the schedules of
+// `variant` (schedules.hpp; -1: their defaults), on random inputs and checks every output; `shift`
 // as plan_buffers. Counts the reference's elements of -inf and +inf (a max or min with no point
 // left) into `infinite`.
 void check(std::size_t k, const ein_test::kernel_case& c, bool kernels, unsigned resident, std::size_t shift,
@@ -85,6 +87,8 @@ void check(std::size_t k, const ein_test::kernel_case& c, bool kernels, unsigned
   plan_buffers buffers(plan, env, shift);
   if (variant < 0)
     ein_kernels::cases[k].run(buffers.pointers.data(), kernels, resident);
+  else if (kernels)
+    ein_kernels::cases[k].run_cuda_scheduled(buffers.pointers.data(), variant, resident);
   else
     ein_kernels::cases[k].run_scheduled(buffers.pointers.data(), variant);
   for (auto& name : c.program.outputs) {
@@ -208,4 +212,63 @@ TEST_CASE("host loops write what each drawn schedule asks, and the draws reach e
   CHECK(chunked >= 10);
   CHECK(lanes_changed >= 20);
   CHECK(blocked >= 20);
+}
+
+TEST_CASE("kernels under random points of their CUDA schedule spaces, emulated, equal the interpreter") {
+  auto cases = ein_test::kernel_cases();
+  REQUIRE(cases.size() == std::size(ein_kernels::cases));
+  std::array<int, 2> infinite{};
+  for (std::size_t k = 0; k < cases.size(); ++k)
+    for (int v = 0; v < ein_test::schedule_variants; ++v) {
+      check(k, cases[k], true, 3, 0, infinite, v);  // several passes of the grid-stride loops
+      check(k, cases[k], true, 3, 1, infinite, v);  // lanes loaded element by element
+    }
+}
+
+TEST_CASE("kernels write what each drawn CUDA schedule asks, and the draws reach every field") {
+  // Each field of a drawn point shows in the kernel written under it (and in its launch's
+  // schedule), so that a field the emitter ignored fails here even where the kernel would still
+  // compute the right values.
+  std::set<std::int64_t> threads, unroll, lanes, rows;
+  std::set<bool> int_index;
+  auto cases = ein_test::kernel_cases();
+  for (std::size_t k = 0; k < cases.size(); ++k) {
+    auto& c = cases[k];
+    auto plan = codegen::make_layout(c.program);
+    for (std::size_t i = 0; i < plan.steps.size(); ++i) {
+      auto& s = plan.steps[i];
+      if (codegen::empty_box(s.value->traversal)) continue;
+      for (auto& p : ein_test::drawn_cuda_schedules(s, plan, ein_test::schedule_seed(k, i))) {
+        CAPTURE(c.name);
+        CAPTURE(i);
+        codegen::writer w;
+        codegen::emit_cuda_kernel(w, s, plan, c.accumulate, p);
+        const std::string text = w.str();
+        CHECK(text.find("__launch_bounds__(" + std::to_string(p.threads) + ")") != std::string::npos);
+        CHECK((text.find("for (int o = ") != std::string::npos || text.find("for (int base = ") != std::string::npos ||
+               text.find("for (int tile_index = ") != std::string::npos) == p.int_index);
+        const auto schedule = codegen::schedule(s, plan, p);
+        CHECK(schedule.threads == p.threads);
+        if (p.tile_rows != 0) {
+          REQUIRE(schedule.tile);
+          CHECK(text.find("tile[32][" + std::to_string(p.tile_rows + 1) + "]") != std::string::npos);
+        } else {
+          CHECK(text.find("__shared__") == std::string::npos);
+          CHECK((text.find("u = 0; u < " + std::to_string(p.unroll) + ";") != std::string::npos) == (p.unroll > 1));
+          CHECK((text.find("store_lanes<" + std::to_string(p.lanes) + ">") != std::string::npos) == (p.lanes > 1));
+          CHECK(schedule.items_per_block == p.threads * p.unroll);
+        }
+        threads.insert(p.threads);
+        unroll.insert(p.unroll);
+        lanes.insert(p.lanes);
+        rows.insert(p.tile_rows);
+        int_index.insert(p.int_index);
+      }
+    }
+  }
+  CHECK(threads.size() == std::size(ein::tune::cuda_choices::threads));
+  CHECK(unroll.size() == std::size(ein::tune::cuda_choices::unroll));
+  CHECK(lanes.size() == std::size(ein::tune::cuda_choices::lanes));
+  CHECK(rows.size() == std::size(ein::tune::cuda_choices::tile_rows));
+  CHECK(int_index.size() == 2);
 }

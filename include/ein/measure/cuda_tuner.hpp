@@ -1,0 +1,392 @@
+// The CUDA tuner: an eOperator's CUDA schedules drawn from its space, each compiled with NVRTC,
+// checked once against the interpreter, timed in interleaved turns with the default point on the
+// GPU; the best is kept in the tuning database under the GPU's name, driver and CUDA versions.
+// Needs what gpu_timer.hpp needs (cudart, NVRTC; no libcuda: the driver API through the runtime).
+#pragma once
+
+#include <cuda.h>
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "ein/codegen/kernel_shape.hpp"
+#include "ein/codegen/precision.hpp"
+#include "ein/cost/gpu_environment.hpp"
+#include "ein/cost/measured.hpp"
+#include "ein/detail/error.hpp"
+#include "ein/eval/compare.hpp"
+#include "ein/eval/interpret.hpp"
+#include "ein/eval/random.hpp"
+#include "ein/ir/canonical.hpp"
+#include "ein/measure/cuda_records.hpp"
+#include "ein/measure/gpu_timer.hpp"
+#include "ein/runtime/cuda.hpp"
+#include "ein/runtime/cuda_check.hpp"
+#include "ein/tune/cuda_reuse.hpp"
+#include "ein/tune/cuda_schedule.hpp"
+#include "ein/tune/database.hpp"
+#include "ein/tune/schedule_json.hpp"
+
+namespace ein::measure {
+
+/// How the CUDA tuner searches: its budget (wall clock, compilation included, and schedules
+/// timed, the default among them), how many schedules are timed in one set of interleaved turns,
+/// the draw, the turns (the first of each schedule's runs warms it up), and where progress lines
+/// go (`<progress>: ...` on stderr; none: quiet).
+struct cuda_tuning_options {
+  double budget_seconds = 60;
+  std::int64_t trials = 32;
+  std::size_t per_batch = 8;
+  std::uint64_t seed = 1;
+  int turns = 15;
+  codegen::accumulation accumulate = codegen::accumulation::element;
+  const char* progress = nullptr;
+};
+
+/// What tuning one eOperator's CUDA kernel gave: its key (as the host tuner's: the flat
+/// eOperator's canonical form), its record, the schedules refused for differing from the
+/// interpreter, and whether it was measured now (false: the database's).
+struct cuda_tuning {
+  std::string key;
+  tune::tuning_record record;
+  std::int64_t refused = 0;
+  bool measured = false;
+};
+
+/// The device CUDA tunings on device `device` are recorded under: its name, with its compute
+/// capability and the driver's and runtime's CUDA versions (what a kernel's time depends on
+/// beyond its text; NVRTC comes with the runtime).
+inline tune::device_key cuda_tuning_device(int device = 0) {
+  auto e = cost::gpu_environment(device);
+  return {gpu_name(device),
+          {{"compute_capability", e.fields.at("compute_capability")},
+           {"driver", e.fields.at("driver")},
+           {"runtime", e.fields.at("runtime")}}};
+}
+
+/// Tunes eOperators' CUDA schedules on CUDA device `device`.
+class cuda_tuner {
+ public:
+  /// Throws user_error saying that CUDA tuning needs a GPU, and why none is usable, where the
+  /// CUDA runtime finds no device (gpu_present): nothing is pretended.
+  explicit cuda_tuner(int device = 0, cuda_tuning_options o = {}) : device_index_(device), options_(o) {
+    std::string why;
+    if (!gpu_present(&why)) throw user_error("CUDA tuning needs a GPU, and none is usable here: " + why);
+    EIN_CUDA_CHECK(cudaSetDevice(device_index_));
+    device_ = cuda_tuning_device(device_index_);
+    cudaDeviceProp p{};
+    EIN_CUDA_CHECK(cudaGetDeviceProperties(&p, device_index_));
+    arch_ = "compute_" + std::to_string(p.major * 10 + p.minor);
+    EIN_CUDA_CHECK(cudaStreamCreate(&stream_));
+    EIN_CUDA_CHECK(cudaEventCreate(&start_));
+    EIN_CUDA_CHECK(cudaEventCreate(&stop_));
+    driver(load_, "cuModuleLoadData");
+    driver(unload_, "cuModuleUnload");
+    driver(function_, "cuModuleGetFunction");
+    driver(launch_, "cuLaunchKernel");
+    driver(occupancy_, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
+  }
+  cuda_tuner(const cuda_tuner&) = delete;
+  cuda_tuner& operator=(const cuda_tuner&) = delete;
+  ~cuda_tuner() {
+    cudaEventDestroy(start_);
+    cudaEventDestroy(stop_);
+    cudaStreamDestroy(stream_);
+  }
+
+  const tune::device_key& device() const { return device_; }
+
+  /// `db`'s record of eOperator `s` on this device where its schedule is a point of the kernel's
+  /// space; what tune() answers without measuring.
+  std::optional<tune::tuning_record> recorded(const ir::scope& s, const tune::tuning_database& db) const {
+    auto [key, shape] = identify_cuda_kernel(s);
+    return recorded_cuda(device_, key, shape, db);
+  }
+
+  /// The best CUDA schedule of eOperator `s`: `db`'s record where it holds one of this device
+  /// that is a point of the kernel's space, else measured: the default first, then points drawn
+  /// from the space in a random order until the trials or the seconds are spent, `per_batch` at a
+  /// time; each compiled with NVRTC, its output compared once with the interpreter's on the same
+  /// random inputs (one that differs is refused, never timed), the rest timed in interleaved
+  /// turns with the default, each schedule's time the median of its turns. The measured record
+  /// is stored in `db` (the caller saves it).
+  cuda_tuning tune(const ir::scope& s, tune::tuning_database* db = nullptr) {
+    const kernel k(s);
+    if (db)
+      if (auto r = recorded_cuda(device_, k.key, k.shape, *db)) return {k.key, *r, 0, false};
+    return measured(k, drawn(k.shape), "", db);
+  }
+
+  /// The best CUDA schedule of eOperator `s` searched from `source`'s (ETO's reuse, decision
+  /// 0029): `db`'s record of `s` where it holds one, as tune(); else, from `db`'s record of
+  /// `source`, the default, then tune::cuda_reuse_start and its tune::cuda_neighbourhood (the
+  /// trials budget does not cut them, the seconds do), measured as tune() measures; the record
+  /// says `reused_from` `source`'s key. Without a record of `source`, tune(s, &db).
+  cuda_tuning tune_from(const ir::scope& s, const ir::scope& source, tune::tuning_database& db) {
+    const kernel k(s);
+    if (auto r = recorded_cuda(device_, k.key, k.shape, db)) return {k.key, *r, 0, false};
+    const auto [from_key, from_shape] = identify_cuda_kernel(source);
+    const auto parent = recorded_cuda(device_, from_key, from_shape, db);
+    if (!parent) return measured(k, drawn(k.shape), "", &db);
+    const auto start = tune::cuda_reuse_start(from_shape, std::get<tune::cuda_schedule>(parent->best), k.shape);
+    std::vector<tune::cuda_schedule> candidates{tune::cuda_default(k.shape)};
+    for (auto& p : tune::cuda_neighbourhood(k.shape, start))
+      if (p != candidates[0]) candidates.push_back(p);
+    return measured(k, candidates, from_key, &db);
+  }
+
+ private:
+  // An eOperator as a kernel of its own: its flat scope and key, its program, layout and shape,
+  // the interpreter's output on random inputs, and those inputs and that output on the device.
+  struct kernel {
+    explicit kernel(const ir::scope& s)
+        : flat(cost::flat_eoperator(s)),
+          key("eoperator " + ir::canonical_string(*flat)),
+          program(cost::eoperator_program(*flat)),
+          layout(codegen::make_layout(program)) {
+      if (layout.steps.size() != 1) throw internal_error("cuda_tuner: an eOperator's plan has other than one step");
+      shape = codegen::shape_of(layout.steps[0], layout);
+    }
+    ir::scope_ptr flat;
+    std::string key;
+    ir::program program;
+    codegen::layout layout;
+    tune::kernel_shape shape;
+  };
+
+  // A device allocation holding `values` as the buffer's element type.
+  class device_buffer {
+   public:
+    device_buffer(const std::vector<double>& values, ir::dtype type) : type_(type) {
+      const std::size_t n = std::max<std::size_t>(values.size(), 1);
+      EIN_CUDA_CHECK(cudaMalloc(&data_, n * ir::element_bytes(type)));
+      write(values);
+    }
+    device_buffer(const device_buffer&) = delete;
+    device_buffer& operator=(const device_buffer&) = delete;
+    ~device_buffer() { cudaFree(data_); }
+    void* data() { return data_; }
+    void write(const std::vector<double>& values) {
+      if (type_ == ir::dtype::f32) {
+        std::vector<float> host(values.begin(), values.end());
+        EIN_CUDA_CHECK(cudaMemcpy(data_, host.data(), host.size() * 4, cudaMemcpyHostToDevice));
+      } else {
+        EIN_CUDA_CHECK(cudaMemcpy(data_, values.data(), values.size() * 8, cudaMemcpyHostToDevice));
+      }
+    }
+    std::vector<double> read(std::size_t n) const {
+      if (type_ != ir::dtype::f32) {
+        std::vector<double> host(n);
+        EIN_CUDA_CHECK(cudaMemcpy(host.data(), data_, n * 8, cudaMemcpyDeviceToHost));
+        return host;
+      }
+      std::vector<float> host(n);
+      EIN_CUDA_CHECK(cudaMemcpy(host.data(), data_, n * 4, cudaMemcpyDeviceToHost));
+      return {host.begin(), host.end()};
+    }
+
+   private:
+    void* data_ = nullptr;
+    ir::dtype type_;
+  };
+
+  // One schedule's kernel loaded on the device, with its grid.
+  struct loaded {
+    tune::cuda_schedule point;
+    std::unique_ptr<CUmod_st, CUresult (*)(CUmodule)> module{nullptr, nullptr};
+    CUfunction function = nullptr;
+    unsigned grid = 0;
+  };
+
+  template <class F>
+  void driver(F& f, const char* symbol) {
+    cudaDriverEntryPointQueryResult found{};
+    void* p = nullptr;
+    EIN_CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &p, 12000, cudaEnableDefault, &found));
+    if (found != cudaDriverEntryPointSuccess || !p) throw user_error(std::string("cuda_tuner: the CUDA driver has no ") + symbol);
+    f = reinterpret_cast<F>(p);
+  }
+
+  // Kernel `k` under `point`, compiled and loaded, its grid as generated launches size it.
+  loaded load(const kernel& k, const tune::cuda_schedule& point) {
+    auto compiled = compile_eoperator(*k.flat, arch_, detail::ein_include_dir(), point, options_.accumulate);
+    loaded l;
+    l.point = point;
+    CUmodule module = nullptr;
+    if (load_(&module, compiled.ptx.c_str()) != CUDA_SUCCESS) throw user_error("cuModuleLoadData failed");
+    l.module = {module, unload_};
+    if (function_(&l.function, module, compiled.entry.c_str()) != CUDA_SUCCESS)
+      throw user_error("cuModuleGetFunction failed for " + compiled.entry);
+    int per_multiprocessor = 0;
+    if (occupancy_(&per_multiprocessor, l.function, static_cast<int>(point.threads), 0) != CUDA_SUCCESS)
+      throw user_error("cuOccupancyMaxActiveBlocksPerMultiprocessor failed for " + compiled.entry);
+    const auto schedule = codegen::schedule(k.layout.steps[0], k.layout, point);
+    l.grid = runtime::launch_blocks(schedule.items, schedule.items_per_block,
+                                    static_cast<unsigned>(std::max(1, per_multiprocessor) * runtime::multiprocessors()));
+    return l;
+  }
+
+  void launch(const loaded& l, std::vector<void*>& args) {
+    if (launch_(l.function, l.grid, 1, 1, static_cast<unsigned>(l.point.threads), 1, 1, 0, stream_, args.data(),
+                nullptr) != CUDA_SUCCESS)
+      throw user_error("cuLaunchKernel failed");
+  }
+
+  // Seconds of one launch of `l`, timed with CUDA events on the tuner's stream.
+  double timed(const loaded& l, std::vector<void*>& args) {
+    EIN_CUDA_CHECK(cudaEventRecord(start_, stream_));
+    launch(l, args);
+    EIN_CUDA_CHECK(cudaEventRecord(stop_, stream_));
+    EIN_CUDA_CHECK(cudaEventSynchronize(stop_));
+    float ms = 0;
+    EIN_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
+    return ms * 1e-3;
+  }
+
+  static double median(std::vector<double> t) {
+    std::sort(t.begin(), t.end());
+    return t.size() % 2 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
+  }
+
+  // `candidates` (the default first) of kernel `k` measured: see tune(). The record says it
+  // reused `reused_from`'s schedule (empty: from scratch).
+  cuda_tuning measured(const kernel& k, const std::vector<tune::cuda_schedule>& candidates,
+                       const std::string& reused_from, tune::tuning_database* db) {
+    cuda_tuning result;
+    result.key = k.key;
+    EIN_CUDA_CHECK(cudaSetDevice(device_index_));
+    const auto start = std::chrono::steady_clock::now();
+    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    const auto& step = k.layout.steps[0];
+    std::vector<ir::dtype> types{codegen::compute_type(step, k.layout, options_.accumulate)};
+    const double tolerance = codegen::tolerance(k.layout, types, {false}, false);
+    // random non-zero inputs, float ones holding floats, so the interpreter reads what the kernel reads
+    auto env = eval::random_inputs(k.program, input_seed);
+    for (auto& t : k.program.tensors)
+      if (t.type == ir::dtype::f32)
+        for (double& v : env.at(t.name).data) v = static_cast<float>(v);
+    const eval::dense expected = eval::evaluate(k.program, env).at(k.program.outputs[0]);
+    std::vector<std::unique_ptr<device_buffer>> buffers;
+    std::vector<void*> pointers;
+    for (auto id : step.reads) {
+      const auto& b = k.layout.buffers[id];
+      buffers.push_back(std::make_unique<device_buffer>(env.at(b.name).data, b.type));
+      pointers.push_back(buffers.back()->data());
+    }
+    const auto& target = k.layout.buffers[step.target];
+    const auto outputs = static_cast<std::size_t>(target.count());
+    const std::vector<double> unwritten(outputs, std::numeric_limits<double>::quiet_NaN());
+    buffers.push_back(std::make_unique<device_buffer>(unwritten, target.type));
+    device_buffer& out = *buffers.back();
+    pointers.push_back(out.data());
+    std::vector<void*> args;
+    for (auto& p : pointers) args.push_back(&p);
+    // `l` run once on NaN outputs (its warm-up), compared with the interpreter
+    const auto agrees = [&](const loaded& l) {
+      out.write(unwritten);
+      launch(l, args);
+      EIN_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      const auto got = out.read(outputs);
+      return eval::max_rel_error(std::span<const double>(got), expected) <= tolerance;
+    };
+
+    std::optional<loaded> fixed;
+    double default_seconds = 0, best_seconds = 0;  // best: of the points other than the default
+    std::optional<tune::cuda_schedule> best;
+    std::int64_t trials = 0;
+    const std::size_t per_batch = std::max<std::size_t>(options_.per_batch, 1);
+    for (std::size_t from = 0; from < candidates.size() && (from == 0 || elapsed() < options_.budget_seconds);
+         from += per_batch) {
+      std::vector<loaded> passed;
+      for (std::size_t i = from; i < std::min(candidates.size(), from + per_batch); ++i) {
+        loaded l = load(k, candidates[i]);
+        if (!agrees(l)) {
+          if (i == 0) throw internal_error("cuda_tuner: the default schedule differs from the interpreter on " + k.key);
+          ++result.refused;
+        } else if (i == 0) {
+          fixed = std::move(l);
+          ++trials;
+        } else {
+          passed.push_back(std::move(l));
+        }
+      }
+      // turns: each schedule once per turn, the default first, so that the device's clocks
+      // and caches treat them alike
+      std::vector<std::vector<double>> times(passed.size() + 1);
+      for (int turn = 0; turn < std::max(options_.turns, 1); ++turn) {
+        times[0].push_back(timed(*fixed, args));
+        for (std::size_t c = 0; c < passed.size(); ++c) times[c + 1].push_back(timed(passed[c], args));
+      }
+      const double d = median(times[0]);
+      default_seconds = from == 0 ? d : std::min(default_seconds, d);
+      for (std::size_t c = 0; c < passed.size(); ++c, ++trials) {
+        const double t = median(times[c + 1]);
+        if (!best || t < best_seconds) {
+          best = passed[c].point;
+          best_seconds = t;
+        }
+      }
+      if (options_.progress)
+        std::fprintf(stderr, "%s: %lld of %zu CUDA schedules timed (%lld refused), the best %.3g s, the default %.3g s\n",
+                     options_.progress, static_cast<long long>(trials), candidates.size(),
+                     static_cast<long long>(result.refused), best && best_seconds < default_seconds ? best_seconds : default_seconds,
+                     default_seconds);
+    }
+    // the default keeps its place unless a point beat its median over every batch
+    if (!best || best_seconds >= default_seconds) {
+      best = candidates[0];
+      best_seconds = default_seconds;
+    }
+    result.record = {*best, best_seconds, default_seconds, trials, reused_from};
+    if (options_.progress)
+      std::fprintf(stderr, "%s: kept %s in %.1f s\n", options_.progress, tune::schedule_json(result.record.best).dump().c_str(),
+                   elapsed());
+    result.measured = true;
+    if (db) db->store(device_, result.key, result.record);
+    return result;
+  }
+
+  // The default point of `shape`'s space, then up to trials - 1 other points in a random order.
+  std::vector<tune::cuda_schedule> drawn(const tune::kernel_shape& shape) const {
+    const auto fixed = tune::cuda_default(shape);
+    std::vector<tune::cuda_schedule> others;
+    for (auto& p : tune::cuda_space(shape))
+      if (p != fixed) others.push_back(p);
+    eval::random_stream rng(options_.seed);
+    for (std::size_t i = others.size(); i > 1; --i)
+      std::swap(others[i - 1], others[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(i) - 1))]);
+    std::vector<tune::cuda_schedule> r{fixed};
+    for (auto& p : others)
+      if (static_cast<std::int64_t>(r.size()) < options_.trials) r.push_back(p);
+    return r;
+  }
+
+  // The seed of the inputs every schedule reads.
+  static constexpr std::uint64_t input_seed = 1;
+
+  int device_index_;
+  cuda_tuning_options options_;
+  tune::device_key device_;
+  std::string arch_;
+  cudaStream_t stream_ = nullptr;
+  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  decltype(&::cuModuleLoadData) load_ = nullptr;
+  decltype(&::cuModuleUnload) unload_ = nullptr;
+  decltype(&::cuModuleGetFunction) function_ = nullptr;
+  decltype(&::cuLaunchKernel) launch_ = nullptr;
+  decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancy_ = nullptr;
+};
+
+}  // namespace ein::measure
