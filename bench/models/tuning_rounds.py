@@ -54,8 +54,8 @@ def tune(build, database, reuse):
             models[model] = {"from_scratch": int(m.group(1)), "by_reuse": int(m.group(2)),
                              "from_database": int(m.group(3)), "at_default": int(m.group(4)),
                              "seconds": float(m.group(5))}
-    if len(models) != 7:
-        sys.exit(f"tuning_rounds: expected the tuning lines of 7 models, found {sorted(models)}:\n{done[-3000:]}")
+    if not models:
+        sys.exit(f"tuning_rounds: no generation printed what it tuned:\n{done[-3000:]}")
     return models
 
 
@@ -128,10 +128,11 @@ def main():
     print("|---|---|---|---|---|---|")
     for name, t in times.items():
         untuned, tuned = statistics.median(t["untuned"]), statistics.median(t["tuned"])
+        tuned_how = {m: tuning[m][name] for m in tuning if name in tuning[m]}  # none: left untuned
         results["models"][name] = {"untuned_ms": untuned, "tuned_ms": tuned, "untuned_rounds_ms": t["untuned"],
-                                   "tuned_rounds_ms": t["tuned"], "tuning": {m: tuning[m][name] for m in tuning}}
-        print(f"| {name} | {untuned:.3f} | {tuned:.3f} | {untuned / tuned:.2f} | {tuning['scratch'][name]['seconds']:.1f} | "
-              f"{tuning['reuse'][name]['seconds']:.1f} |")
+                                   "tuned_rounds_ms": t["tuned"], "tuning": tuned_how}
+        seconds = lambda m: f"{tuned_how[m]['seconds']:.1f}" if m in tuned_how else "untuned"
+        print(f"| {name} | {untuned:.3f} | {tuned:.3f} | {untuned / tuned:.2f} | {seconds('scratch')} | {seconds('reuse')} |")
     print(f"\ntuning: {totals['scratch']:.1f} s from scratch, {totals['reuse']:.1f} s by reuse "
           f"({totals['reuse'] / totals['scratch']:.2f}); reuse's loss over {len(losses)} kernels: median "
           + (f"{100 * statistics.median(losses):.1f}%" if losses else "-"))
