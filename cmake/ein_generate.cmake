@@ -9,7 +9,7 @@
 #                [COST_CACHE <JSON file>] [PLAN_FOR host|cuda] [ACCUMULATE element|double]
 #                [ALPHA <1 to 2>] [PROGRAM_STATES <count>] [MEASURE_BUDGET <seconds>]
 #                [GRADIENT <tensor>... [STORE_OR_RECOMPUTE cost|store|recompute] [MEMORY_BUDGET <bytes>]]
-#                [TUNE ON|OFF [TUNING_DB <JSON file>] [TUNING_BUDGET <seconds>]])
+#                [TUNE ON|OFF [TUNING_DB <JSON file>] [TUNING_BUDGET <seconds>] [TUNING_REUSE ON|OFF]])
 #   ein_generate(<target> ONNX <file.onnx> [SHAPE "<input>=d0,d1,... ..."] BACKEND host|cuda ...)
 #
 # docs/ein_generate.md is the one reference: what each argument means, its default and the

@@ -74,7 +74,8 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
   # Here, not in the file's scope: a project that takes ein in with add_subdirectory calls this
   # from its own directory, which sees none of the variables ein's directory sets.
   set(keywords MODEL OBJECT ONNX SHAPE BACKEND NAME SEARCH PROFILE COST COST_CACHE PLAN_FOR ACCUMULATE ALPHA
-               PROGRAM_STATES MEASURE_BUDGET MEMORY_BUDGET STORE_OR_RECOMPUTE GRADIENT TUNE TUNING_DB TUNING_BUDGET)
+               PROGRAM_STATES MEASURE_BUDGET MEMORY_BUDGET STORE_OR_RECOMPUTE GRADIENT TUNE TUNING_DB TUNING_BUDGET
+               TUNING_REUSE)
   # Each keyword once, with a value: cmake_parse_arguments would keep the last of two and drop an
   # empty one.
   math(EXPR last "${ARGC} - 1")
@@ -273,7 +274,8 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
   endif()
   # TUNE ON: a plan's eOperators run under the schedules tuned on this machine (a cuda plan's on
   # its GPU; without one, those TUNING_DB holds), kept in TUNING_DB (default
-  # <build dir>/ein_tuning.json), tuned within TUNING_BUDGET seconds in all.
+  # <build dir>/ein_tuning.json), tuned within TUNING_BUDGET seconds in all, each from scratch
+  # where TUNING_REUSE is OFF.
   if(NOT DEFINED arg_TUNE)
     set(arg_TUNE OFF)
   endif()
@@ -282,8 +284,9 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
   if(wrong STREQUAL "" AND NOT "${tune}" MATCHES "^(ON|OFF)$")
     set(wrong "TUNE must be ON or OFF, not '${arg_TUNE}'")
   endif()
-  if(wrong STREQUAL "" AND NOT tune STREQUAL "ON" AND (DEFINED arg_TUNING_DB OR DEFINED arg_TUNING_BUDGET))
-    set(wrong "TUNING_DB and TUNING_BUDGET are for TUNE ON")
+  if(wrong STREQUAL "" AND NOT tune STREQUAL "ON" AND
+     (DEFINED arg_TUNING_DB OR DEFINED arg_TUNING_BUDGET OR DEFINED arg_TUNING_REUSE))
+    set(wrong "TUNING_DB, TUNING_BUDGET and TUNING_REUSE are for TUNE ON")
   endif()
   if(wrong STREQUAL "" AND tune STREQUAL "ON")
     if(DEFINED arg_TUNING_DB)
@@ -301,6 +304,14 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
         set(wrong "TUNING_BUDGET must be a number of seconds from 0 to 86400, not '${arg_TUNING_BUDGET}'")
       endif()
       list(APPEND tune_args --tuning-budget ${arg_TUNING_BUDGET})
+    endif()
+    if(wrong STREQUAL "" AND DEFINED arg_TUNING_REUSE)
+      string(TOUPPER "${arg_TUNING_REUSE}" reuse)
+      if(NOT reuse MATCHES "^(ON|OFF)$")
+        set(wrong "TUNING_REUSE must be ON or OFF, not '${arg_TUNING_REUSE}'")
+      endif()
+      string(TOLOWER "${reuse}" reuse)
+      list(APPEND tune_args --tuning-reuse ${reuse})
     endif()
   endif()
   # GRADIENT's tensor names travel to the search program joined by commas; STORE_OR_RECOMPUTE and

@@ -32,10 +32,11 @@ namespace ein::codegen::detail {
 // Tunes the kernels `untuned` (steps of `l` whose kernels `db` has no record of on the GPU, each
 // of shape `shapes[i]`) on device 0 while `budget_seconds` last, in the order of their reuse plan
 // (tune::plan_reuse, decision 0029): a root from scratch, each other kernel from its source's
-// record. Returns the GPU's device key, and how many were tuned from scratch and by reuse.
+// record (every one from scratch without `reuse`). Returns the GPU's device key, and how many
+// were tuned from scratch and by reuse.
 inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_gpu(
     const layout& l, const std::vector<std::size_t>& untuned, const std::vector<tune::kernel_shape>& shapes,
-    tune::tuning_database& db, double budget_seconds, accumulation accumulate) {
+    tune::tuning_database& db, double budget_seconds, bool reuse_schedules, accumulation accumulate) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   measure::cuda_tuning_options o;
@@ -60,7 +61,7 @@ inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_
     if (o.budget_seconds <= 0) continue;
     measure::cuda_tuner tuner(0, o);
     const auto& s = *l.steps[untuned[i]].value;
-    const std::size_t source = reuse.source[i];
+    const std::size_t source = reuse_schedules ? reuse.source[i] : tune::reuse_plan::scratch;
     const auto t = source == tune::reuse_plan::scratch ? tuner.tune(s, &db)
                                                        : tuner.tune_from(s, *l.steps[untuned[source]].value, db);
     ++(t.record.reused_from.empty() ? scratch : by_reuse);
@@ -72,7 +73,8 @@ inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_
 // The schedules of `plan`'s eOperator kernels on cuda (by step of make_layout; none: the
 // default), computing as `accumulate` asks. With a GPU (and a search program built with the
 // CUDA timer): each kernel's record in the database where it holds one of this GPU; the others
-// tuned (measure::cuda_tuner, tune_on_gpu) while `budget_seconds` last; else the default. Without
+// tuned (measure::cuda_tuner, tune_on_gpu: from scratch without `reuse`) while `budget_seconds`
+// last; else the default. The weight transforms prepare() runs once keep the default. Without
 // a GPU it says that CUDA tuning needs one and reads the records of the database's one GPU
 // (measure::recorded_gpu), where it holds them, else leaves the defaults. A schedule that is no
 // point of the step's own space (the tuned kernel stands alone, its reads starting at 0) stays
@@ -80,11 +82,13 @@ inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_
 // to it, and prints what it did.
 inline std::vector<std::optional<tune::cuda_schedule>> tune_cuda_plan(const ein::plan::program_plan& plan,
                                                                        const std::string& database_path,
-                                                                       double budget_seconds, accumulation accumulate) {
+                                                                       double budget_seconds, bool reuse,
+                                                                       accumulation accumulate) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const layout l = make_layout(plan);
   const auto calls = emitted_calls(l, backend::cuda);
+  const auto once = make_preparation(l).in_prepare;
   // generators running in parallel tune one at a time (their timings would disturb each other)
   // and each reads the records the one before saved
   cost::detail::file_lock one_at_a_time(database_path);
@@ -95,7 +99,7 @@ inline std::vector<std::optional<tune::cuda_schedule>> tune_cuda_plan(const ein:
   std::vector<std::string> keys(l.steps.size());
   std::vector<tune::kernel_shape> shapes(l.steps.size());
   for (std::size_t k = 0; k < l.steps.size(); ++k) {
-    if (calls[k] || empty_box(l.steps[k].value->traversal)) continue;
+    if (calls[k] || once[k] || empty_box(l.steps[k].value->traversal)) continue;
     eoperators.push_back(k);
     std::tie(keys[k], shapes[k]) = measure::identify_cuda_kernel(*l.steps[k].value);
   }
@@ -117,7 +121,7 @@ inline std::vector<std::optional<tune::cuda_schedule>> tune_cuda_plan(const ein:
       untuned_shapes.push_back(shapes[k]);
     }
     std::pair<std::size_t, std::size_t> tuned;
-    std::tie(device, tuned) = tune_on_gpu(l, untuned, untuned_shapes, db, budget_seconds, accumulate);
+    std::tie(device, tuned) = tune_on_gpu(l, untuned, untuned_shapes, db, budget_seconds, reuse, accumulate);
     std::tie(scratch, by_reuse) = tuned;
   }
 #endif

@@ -324,7 +324,7 @@ inline const std::vector<driver_flag>& driver_flags() {
       {"--finalists", {}},                          {"--gradient", {}},
       {"--keep", {"cost", "store", "recompute"}},   {"--memory-budget", {}},
       {"--tune", {"on", "off"}},                    {"--tuning-db", {}},
-      {"--tuning-budget", {}},
+      {"--tuning-budget", {}},                      {"--tuning-reuse", {"on", "off"}},
   };
   return flags;
 }
@@ -430,7 +430,7 @@ inline int driver_main(int argc, char** argv) {
                  "       [--alpha A] [--program-states N] [--host-toolchain T] [--machine-profile M]\n"
                  "       [--measure-budget S] [--finalists K] [--gradient a,b,...]\n"
                  "       [--keep cost|store|recompute] [--memory-budget B]\n"
-                 "       [--tune on|off] [--tuning-db D] [--tuning-budget U]\n"
+                 "       [--tune on|off] [--tuning-db D] [--tuning-budget U] [--tuning-reuse on|off]\n"
                  "(--source with the cuda backend only, --profile with --search on; what each flag\n"
                  "means and its default: docs/ein_generate.md)\n", argv[0]);
     return 2;
@@ -469,6 +469,7 @@ inline int driver_main(int argc, char** argv) {
   detail::tuning_request tuning;
   tuning.database_path = arg("--tuning-db");
   tuning.toolchain_path = arg("--host-toolchain");
+  tuning.reuse = arg("--tuning-reuse", "on") == "on";
   if (given.count("--tuning-budget")) {
     auto seconds = detail::number_in<double>(arg("--tuning-budget"), 0, 86400);
     if (!seconds) {
@@ -478,8 +479,8 @@ inline int driver_main(int argc, char** argv) {
     }
     tuning.budget_seconds = *seconds;
   }
-  if ((given.count("--tuning-db") || given.count("--tuning-budget")) && !tune) {
-    std::fprintf(stderr, "ein_generate search: --tuning-db and --tuning-budget are for --tune on\n");
+  if ((given.count("--tuning-db") || given.count("--tuning-budget") || given.count("--tuning-reuse")) && !tune) {
+    std::fprintf(stderr, "ein_generate search: --tuning-db, --tuning-budget and --tuning-reuse are for --tune on\n");
     return 2;
   }
   if (tune && (tuning.database_path.empty() || (o.target == backend::host && tuning.toolchain_path.empty()))) {
@@ -513,7 +514,8 @@ inline int driver_main(int argc, char** argv) {
                          : ein::plan::make_plan(p, detail::build_capabilities(o.target, onednn));
     if (tune && o.target == backend::host) o.host_schedules = detail::tune_host_plan(chosen, tuning, o.accumulate);
     if (tune && o.target == backend::cuda)
-      o.cuda_schedules = detail::tune_cuda_plan(chosen, tuning.database_path, tuning.budget_seconds, o.accumulate);
+      o.cuda_schedules = detail::tune_cuda_plan(chosen, tuning.database_path, tuning.budget_seconds, tuning.reuse,
+                                               o.accumulate);
     detail::write_file(header, emit_header(chosen, o));
     if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(chosen, o));
     detail::write_file(report_path, report(chosen, o).dump(2) + "\n");

@@ -24,18 +24,22 @@
 
 namespace ein::codegen::detail {
 
-// What `--tune on` asks for: the database file, the toolchain file that compiles eOperators, and
-// the seconds tuning may take in all.
+// What `--tune on` asks for: the database file, the toolchain file that compiles eOperators, the
+// seconds tuning may take in all, and whether a kernel may start from a similar kernel's schedule
+// (false: each from scratch, the baseline ETO's reuse is measured against).
 struct tuning_request {
   std::string database_path, toolchain_path;
   double budget_seconds = 600;
+  bool reuse = true;
 };
 
 // The schedules of `plan`'s eOperator steps (by step of make_layout; none: the default), computing
 // as `accumulate` asks: each step's record in the database where it holds one of this machine;
 // the kernels without one tuned (measure::host_tuner) while the budget lasts in the order of
 // their reuse plan (tune::plan_reuse, decision 0029): a root from scratch, each other kernel from
-// its source's record; else the default. A schedule that is no point of the step's own space (the
+// its source's record (every one from scratch without `r.reuse`); else the default. The weight
+// transforms that prepare() runs once keep the default and are not counted: tuning them would
+// spend the budget on work a prepared plan never repeats. A schedule that is no point of the step's own space (the
 // tuned kernel stands alone, its reads starting at 0) stays the default. Holds the database's file
 // lock throughout, saves the database when a tuning added to it, and prints what it did.
 inline std::vector<std::optional<tune::host_schedule>> tune_host_plan(const ein::plan::program_plan& plan,
@@ -44,6 +48,7 @@ inline std::vector<std::optional<tune::host_schedule>> tune_host_plan(const ein:
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   const layout l = make_layout(plan);
   const auto calls = emitted_calls(l, backend::host);
+  const auto once = make_preparation(l).in_prepare;
   // generators running in parallel tune one at a time (their timings would disturb each other)
   // and each reads the records the one before saved
   cost::detail::file_lock one_at_a_time(r.database_path);
@@ -64,7 +69,7 @@ inline std::vector<std::optional<tune::host_schedule>> tune_host_plan(const ein:
   std::map<std::string, std::size_t> untuned_kernel;  // key → index into untuned
   for (std::size_t k = 0; k < l.steps.size(); ++k) {
     const auto& s = *l.steps[k].value;
-    if (calls[k] || empty_box(s.traversal)) continue;
+    if (calls[k] || once[k] || empty_box(s.traversal)) continue;
     eoperators.push_back(k);
     auto [key, shape] = measure::host_tuner::identify(s);
     keys[k] = key;
@@ -91,7 +96,7 @@ inline std::vector<std::optional<tune::host_schedule>> tune_host_plan(const ein:
     if (o.budget_seconds <= 0) continue;
     measure::host_tuner tuner(toolchain, o);
     const auto& s = *l.steps[untuned[i]].value;
-    const std::size_t source = reuse.source[i];
+    const std::size_t source = r.reuse ? reuse.source[i] : tune::reuse_plan::scratch;
     const auto t = source == tune::reuse_plan::scratch ? tuner.tune(s, &db)
                                                        : tuner.tune_from(s, *l.steps[untuned[source]].value, db);
     reused[i] = !t.record.reused_from.empty();

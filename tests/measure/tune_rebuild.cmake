@@ -1,13 +1,20 @@
 # A host generation with --tune on tunes its plan's eOperators into the tuning database, some by
-# reuse; a second one from that database tunes nothing and writes the same header:
+# reuse; a second one from that database tunes nothing and writes the same header; a third, with
+# --tuning-reuse off and a database of its own, tunes every one from scratch:
 # cmake -DSEARCH=<ein_search> -DMODEL=<model file> -DTOOLCHAIN=<file> -DWORK=<folder> -P tune_rebuild.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
-foreach(run first second)
+# each run's database and --tuning-reuse
+set(first tuning.json on)
+set(second tuning.json on)
+set(scratch scratch.json off)
+foreach(run first second scratch)
+  list(GET ${run} 0 database)
+  list(GET ${run} 1 reuse)
   execute_process(
     COMMAND ${SEARCH} --model ${MODEL} --name tuned --backend host --header ${WORK}/${run}.hpp
             --report ${WORK}/${run}.json --search off --host-toolchain ${TOOLCHAIN}
-            --tune on --tuning-db ${WORK}/tuning.json --tuning-budget 60
+            --tune on --tuning-db ${WORK}/${database} --tuning-budget 60 --tuning-reuse ${reuse}
     OUTPUT_VARIABLE out_${run} ERROR_VARIABLE err_${run} RESULT_VARIABLE status)
   if(NOT status EQUAL 0)
     message(FATAL_ERROR "the ${run} generation failed (${status}):\n${out_${run}}\n${err_${run}}")
@@ -21,6 +28,9 @@ math(EXPR tuned "${CMAKE_MATCH_1} + ${CMAKE_MATCH_2}")
 if(NOT out_second MATCHES
    "tuning: 0 eOperators tuned from scratch, 0 by reuse, ${tuned} from the tuning database, 0 at the default schedule")
   message(FATAL_ERROR "the second generation tuned again:\n${out_second}")
+endif()
+if(NOT out_scratch MATCHES "tuning: ${tuned} eOperators tuned from scratch, 0 by reuse, 0 from the tuning database")
+  message(FATAL_ERROR "--tuning-reuse off did not tune all ${tuned} eOperators from scratch:\n${out_scratch}")
 endif()
 if(NOT EXISTS ${WORK}/tuning.json)
   message(FATAL_ERROR "the first generation wrote no tuning database")

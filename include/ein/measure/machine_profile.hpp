@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstdint>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -25,18 +26,22 @@ struct machine_profile_result {
 
 namespace detail {
 
+// The layout of the profile file this ein writes. 2: the 16-bit peak (`half_tflops`) is measured
+// where oneDNN runs bfloat16; a file of format 1 lacks it, so it is measured again.
+inline constexpr int profile_format = 2;
+
 // The profile file's text for `machine` and `profile`: `{"device": ..., "ein": ..., "environment":
-// {...}, "format": 1, "profile": {...}}`, sorted.
+// {...}, "format": 2, "profile": {...}}`, sorted.
 inline std::string profile_file_text(const host_machine& machine, const nlohmann::json& profile) {
   nlohmann::json env = nlohmann::json::object();
   for (auto& [k, v] : machine.environment.fields) env[k] = v;
   nlohmann::json j = {{"device", machine.device}, {"ein", ein::version}, {"environment", env},
-                      {"format", 1}, {"profile", profile}};
+                      {"format", profile_format}, {"profile", profile}};
   return j.dump(2) + "\n";
 }
 
 // The profile in `text` when it was measured on `machine` by this ein; else nothing, and `why`
-// says why not (empty where it is simply another machine's).
+// says why not (empty where it is simply another machine's, or an older ein's).
 inline std::optional<cost::device_profile> read_profile_file(const std::string& path, const std::string& text,
                                                             const host_machine& machine, std::string& why) {
   ein::detail::json_input file("host profile `" + path + "`");
@@ -46,7 +51,11 @@ inline std::optional<cost::device_profile> read_profile_file(const std::string& 
     for (auto& [key, v] : j.items())
       if (key != "device" && key != "ein" && key != "environment" && key != "format" && key != "profile")
         file.fail(ein::detail::json_input::at("", key), "unknown field");
-    if (file.field(j, "format", "") != 1) file.fail("/format", "not format 1, which this ein reads");
+    const auto& format = file.field(j, "format", "");
+    if (format.is_number_integer() && format.get<std::int64_t>() >= 1 && format.get<std::int64_t>() < profile_format)
+      return std::nullopt;
+    if (format != profile_format)
+      file.fail("/format", "not format " + std::to_string(profile_format) + ", which this ein reads");
     if (file.text(file.field(j, "ein", ""), "/ein") != ein::version) return std::nullopt;
     cost::environment env;
     for (auto& [key, v] : file.object(file.field(j, "environment", ""), "/environment").items())
