@@ -120,9 +120,8 @@ inline void choose_host_measured(cost_choice& c, const search_request& q) {
 // roofline model. measured: the same, and for cuda plans without a GPU the cache's only device's
 // measurements, every kernel the search prices then required to be in the cache (the plan is the
 // one a GPU machine with the same cache chose). roofline: the roofline model of the profile given.
-// A cuda plan of a program with 16-bit tensors (`sixteen_bit`) is priced by the roofline: the GPU
-// timer does not time 16-bit kernels yet (docs/decisions/0028); the host timer does.
-inline cost_choice choose_cost(const search_request& q, bool sixteen_bit) {
+// Both timers time 16-bit kernels as they time float ones (docs/decisions/0028).
+inline cost_choice choose_cost(const search_request& q) {
   cost_choice c;
   c.roofline = std::make_unique<cost::roofline>(cost::load_profile(q.profile_path));
   c.profile_file = q.profile_path;
@@ -132,12 +131,6 @@ inline cost_choice choose_cost(const search_request& q, bool sixteen_bit) {
     return c;
   }
   const std::string no_cache = "the measured cost model needs a cache file (--cost-cache)";
-  if (sixteen_bit && q.plan_for != backend::host) {
-    const std::string untimed = "the GPU timer does not time kernels of ein::half or ein::bfloat16 yet";
-    if (q.cost == "measured") throw user_error("--cost measured: " + untimed + "; use --cost roofline");
-    c.why = untimed;
-    return c;
-  }
   if (q.plan_for == backend::host) {
     if (q.cost == "auto" && q.cache_path.empty()) {
       c.why = "no cost cache (--cost-cache) to keep this host's measurements in";
@@ -217,7 +210,7 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const search_re
                                        [](const ir::tensor& t) { return ir::is_16bit(t.type); }) ||
                            std::any_of(p.definitions.begin(), p.definitions.end(),
                                        [](const ir::definition& d) { return ir::is_16bit(d.type); });
-  auto choice = choose_cost(q, sixteen_bit);
+  auto choice = choose_cost(q);
   const auto caps = build_capabilities(q.plan_for, q.onednn);
   std::printf("cost model: %s: %s\n",
               choice.host ? ("measured on " + choice.host->device() + ", exploring with roofline " +

@@ -142,7 +142,7 @@ step build 300 cmake --build "$build" -j "$jobs" --target "${targets[@]}" || { n
 step ctest_gpu 120 ctest --test-dir "$build" -L gpu -E '^example_' -V
 if wanted ctest_gpu; then
   grep -o 'ein check: .*' "$logs/ctest_gpu.log" | sed 's/^/  /' >> "$summary"
-  for check in "fused convolution" "full float" "capture first" "16-bit"; do
+  for check in "fused convolution" "full float" "capture first" "16-bit" "16-bit fused"; do
     if ((gpu)) && ! grep -q "ein check: $check" "$logs/ctest_gpu.log"; then
       note "$(printf '%-22s    -    FAILED: ctest_gpu printed no "ein check: %s" line' "check" "$check")"
       status=1

@@ -221,6 +221,66 @@ TEST_CASE("library steps: a cuda conv2d ending in bias and ReLU runs through its
   CHECK(cudnn_calls_checked(cu));
 }
 
+TEST_CASE("library steps: 16-bit calls ending in bias, residual and ReLU are cuBLASLt and cuDNN calls of their type") {
+  using ir::dtype;
+  for (auto t : {dtype::f16, dtype::bf16}) {
+    CAPTURE(ir::name(t));
+    const std::string cuda_type = t == dtype::f16 ? "CUDA_R_16F" : "CUDA_R_16BF";
+    const std::string element = t == dtype::f16 ? "ein::half" : "ein::bfloat16";
+    // y = relu(x·W + b + r), every tensor of type t
+    auto x = ir::tensor{"x", t, {64, 96}, ir::tensor_role::input}, W = ir::tensor{"W", t, {96, 48}, ir::tensor_role::weight};
+    auto b = ir::tensor{"b", t, {48}, ir::tensor_role::weight}, r = ir::tensor{"r", t, {64, 48}, ir::tensor_role::input};
+    ir::tensor h_t{"h", t, {64, 48}, ir::tensor_role::definition};
+    auto h = ir::make_scope({{"i", 0, 64}, {"j", 0, 48}}, {{"k", 0, 96}},
+                            ir::make_access(x, {idx("i"), idx("k")}) * ir::make_access(W, {idx("k"), idx("j")}));
+    auto y = ir::make_scope({{"i", 0, 64}, {"j", 0, 48}}, {},
+                            ir::make_unary(ir::unary_fn::relu, ir::make_access(h_t, {idx("i"), idx("j")}) +
+                                                                   ir::make_access(b, {idx("j")}) +
+                                                                   ir::make_access(r, {idx("i"), idx("j")})));
+    ir::program product{"product_then", {x, W, b, r}, {{"h", h, t}, {"y", y, t}}, {"y"}};
+    auto p = bound(product, codegen::backend::cuda, true);
+    auto o = options_for("lib", codegen::backend::cuda);
+    std::string cu = codegen::emit_cuda_source(p, o);
+    CHECK(cu.find(".bias = true, .residual = true, .relu = true, .tf32 = false, .type = " + cuda_type + "}") !=
+          std::string::npos);
+    CHECK(cu.find(".run(ein_cublaslt, static_cast<float>(1.0), t_x, t_W, t_b, t_r, t_y, s);") != std::string::npos);
+    CHECK(cu.find("cublasGemmStridedBatchedEx") == std::string::npos);
+    // the call rounds once where the program rounds h and then y, cuDNN's plain calls after each
+    // term: a unit of t for the product and one for each of its two terms
+    CHECK(codegen::tolerance(codegen::make_layout(p), o) == doctest::Approx(3 * codegen::sixteen_bit_error(t, 96)));
+    // TF32 is float's: a 16-bit product accumulates in full float whatever the options say
+    auto tf32 = o;
+    tf32.tf32 = true;
+    CHECK(codegen::emit_cuda_source(p, tf32).find(".tf32 = false, .type = " + cuda_type + "}") != std::string::npos);
+    // run_host(): the call's loops, then the epilogue in float, rounded once as it is stored
+    std::string header = codegen::emit_header(p, o);
+    CHECK(header.find("t_y[f] = " + element + "(ein::runtime::fn::relu(t_y[f] + t_b[f % 48] + t_r[f]));") !=
+          std::string::npos);
+    // relu(conv + c[f]): cuDNN's fused call on data of type t
+    auto X = ir::tensor{"X", t, {1, 16, 16, 32}, ir::tensor_role::input};
+    auto K = ir::tensor{"K", t, {32, 3, 3, 32}, ir::tensor_role::weight};
+    auto c = ir::tensor{"c", t, {32}, ir::tensor_role::weight};
+    std::vector<ir::iterator> box{{"n", 0, 1}, {"h", 0, 16}, {"w", 0, 16}, {"f", 0, 32}};
+    auto conv = ir::make_scope(box, {{"r", 0, 3}, {"s", 0, 3}, {"c", 0, 32}},
+                               ir::make_access(X, {idx("n"), idx("h") + idx("r") - 1, idx("w") + idx("s") - 1, idx("c")}) *
+                                   ir::make_access(K, {idx("f"), idx("r"), idx("s"), idx("c")}));
+    ir::tensor conv_t{"conv", t, {1, 16, 16, 32}, ir::tensor_role::definition};
+    auto z = ir::make_scope(box, {},
+                            ir::make_unary(ir::unary_fn::relu,
+                                           ir::make_access(conv_t, {idx("n"), idx("h"), idx("w"), idx("f")}) +
+                                               ir::make_access(c, {idx("f")})));
+    ir::program convolution{"conv_then", {X, K, c}, {{"conv", conv, t}, {"z", z, t}}, {"z"}};
+    std::string fused = codegen::emit_cuda_source(bound(convolution, codegen::backend::cuda, true), o);
+    CHECK(fused.find("convolution_geometry{.forward = true, .type = ein::runtime::element_type::" +
+                     std::string(t == dtype::f16 ? "f16" : "bf16") + ", .krsc = true") != std::string::npos);
+    CHECK(fused.find(".tf32 = false, .fused = true, .relu = true}") != std::string::npos);
+    CHECK(fused.find("const float ein_alpha = static_cast<float>(1.0), ein_alpha2 = static_cast<float>(0.0);") !=
+          std::string::npos);
+    CHECK(fused.find("ein_conv.forward_bias_activation(ein_cudnn, &ein_alpha, t_X, t_K, &ein_alpha2, t_z, t_c, t_z);") !=
+          std::string::npos);
+  }
+}
+
 TEST_CASE("library steps: convolutions bound to no call keep their loops") {
   auto o = options_for("lib", codegen::backend::cuda);
   // asymmetric padding (a 2×2 kernel padded before only), a filter in no cuDNN format

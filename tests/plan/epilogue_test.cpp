@@ -211,4 +211,55 @@ TEST_CASE("epilogues: a convolution ends in a bias per output channel, a residua
   CHECK(fused_call(plan::make_plan(along_w, {{plan::onednn, plan::blas}})) == nullptr);
 }
 
+TEST_CASE("epilogues: a 16-bit product and convolution end in theirs on cuda, and on the host stay a call and an eOperator") {
+  for (auto t : {ir::dtype::f16, ir::dtype::bf16}) {
+    CAPTURE(ir::name(t));
+    // y = relu(h + b + r) after h = x·W, every tensor and definition of type t
+    auto x = ir::tensor{"x", t, {64, 96}, ir::tensor_role::input}, W = ir::tensor{"W", t, {96, 48}, ir::tensor_role::weight};
+    auto b = ir::tensor{"b", t, {48}, ir::tensor_role::weight}, r = ir::tensor{"r", t, {64, 48}, ir::tensor_role::input};
+    ir::tensor h_t{"h", t, {64, 48}, ir::tensor_role::definition};
+    auto h = ir::make_scope({{"i", 0, 64}, {"j", 0, 48}}, {{"k", 0, 96}},
+                            ir::make_access(x, {idx("i"), idx("k")}) * ir::make_access(W, {idx("k"), idx("j")}));
+    auto y = ir::make_scope({{"i", 0, 64}, {"j", 0, 48}}, {},
+                            ir::max(ir::make_access(h_t, {idx("i"), idx("j")}) + ir::make_access(b, {idx("j")}) +
+                                        ir::make_access(r, {idx("i"), idx("j")}),
+                                    ir::make_constant(0)));
+    ir::program product{"product_then", {x, W, b, r}, {{"h", h, t}, {"y", y, t}}, {"y"}};
+    auto cuda = plan::make_plan(product, {{plan::cublas, plan::cudnn}});
+    auto* call = fused_call(cuda);
+    REQUIRE(call != nullptr);
+    CHECK(call->call->op.type == t);
+    CHECK(call->call->epilogue->bias_dim == 1);
+    CHECK(call->call->epilogue->residual.has_value());
+    CHECK(call->call->epilogue->relu);
+    CHECK(cuda.kernels.size() == 1);
+    // the interpreter's plan rounds h before its epilogue, the program's y after it: a unit apart
+    CHECK(plan_error(cuda, product, 6) < 2 * (t == ir::dtype::f16 ? 0x1p-10 : 0x1p-7));
+    // CBLAS takes no 16-bit product: nothing to fuse on the host
+    CHECK(fused_call(plan::make_plan(product, blas_only)) == nullptr);
+    // relu(conv + c[f]), NHWC with a KRSC filter
+    auto X = ir::tensor{"X", t, {1, 16, 16, 32}, ir::tensor_role::input};
+    auto K = ir::tensor{"K", t, {32, 3, 3, 32}, ir::tensor_role::weight};
+    auto c = ir::tensor{"c", t, {32}, ir::tensor_role::weight};
+    std::vector<ir::iterator> box{{"n", 0, 1}, {"h", 0, 16}, {"w", 0, 16}, {"f", 0, 32}};
+    auto conv = ir::make_scope(box, {{"r", 0, 3}, {"s", 0, 3}, {"c", 0, 32}},
+                               ir::make_access(X, {idx("n"), idx("h") + idx("r") - 1, idx("w") + idx("s") - 1, idx("c")}) *
+                                   ir::make_access(K, {idx("f"), idx("r"), idx("s"), idx("c")}));
+    ir::tensor conv_t{"conv", t, {1, 16, 16, 32}, ir::tensor_role::definition};
+    auto z = ir::make_scope(box, {},
+                            ir::make_unary(ir::unary_fn::relu,
+                                           ir::make_access(conv_t, {idx("n"), idx("h"), idx("w"), idx("f")}) +
+                                               ir::make_access(c, {idx("f")})));
+    ir::program convolution{"conv_then", {X, K, c}, {{"conv", conv, t}, {"z", z, t}}, {"z"}};
+    auto pc = plan::make_plan(convolution, {{plan::cublas, plan::cudnn}});
+    auto* fused = fused_call(pc);
+    REQUIRE(fused != nullptr);
+    CHECK(fused->call->library == plan::cudnn);
+    CHECK(fused->call->op.type == t);
+    CHECK(fused->call->epilogue->bias_dim == 3);
+    CHECK(pc.kernels.size() == 1);
+    CHECK(plan_error(pc, convolution, 7) < 2 * (t == ir::dtype::f16 ? 0x1p-10 : 0x1p-7));
+  }
+}
+
 }  // namespace epilogue_test

@@ -90,7 +90,7 @@ program ein_generate/ein_search 0
 
 all_but_paper_cases="codegen_cuda codegen_cuda_prepared codegen_half_cuda test_cost_cuda test_runtime_cuda conv3x3_cuda paper_cases_cuda
                      bench_gpu_bandwidth ein_search"
-checks=$'7: ein check: fused convolution a: b\n7: ein check: full float c: d\n5: ein check: capture first: e\n9: ein check: 16-bit f: g'
+checks=$'7: ein check: fused convolution a: b\n7: ein check: full float c: d\n5: ein check: capture first: e\n9: ein check: 16-bit f: g\n9: ein check: 16-bit fused h: i'
 run_script() {  # run_script GPU: run.sh's status; its output in $work/out, its calls in $work/calls
   : > "$work/calls"
   rm -rf "$work/out"

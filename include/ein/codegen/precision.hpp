@@ -96,7 +96,7 @@ inline double sixteen_bit_error(ir::dtype t, std::int64_t n) {
 /// arithmetic (blocked sums of up to 10^4 terms stay well within it), 1e-2 for TF32 (a 10-bit
 /// mantissa), 1e-6 for double arithmetic stored as float (one rounding), 1e-12 for double;
 /// nothing for a copy (a relayout that reads and writes one type). A step storing a 16-bit type
-/// adds sixteen_bit_error instead.
+/// adds sixteen_bit_error instead, and once more for each term a call's epilogue adds.
 inline double tolerance(const layout& plan, const std::vector<ir::dtype>& types, const std::vector<bool>& library,
                         bool tf32) {
   std::vector<double> error(plan.buffers.size(), 0.0);
@@ -112,8 +112,15 @@ inline double tolerance(const layout& plan, const std::vector<ir::dtype>& types,
     }
     auto* read = s.value->body ? std::get_if<ir::access>(&*s.value->body) : nullptr;
     bool copies = s.value->summation.empty() && read && same_type;
+    // A 16-bit call ending in its epilogue rounds once where the program as written rounds the
+    // call's result and then the epilogue's sum, and cuDNN's plain calls (where its fused call
+    // takes no algorithm) after each term they add: one more unit per term added (ReLU of a
+    // rounded value rounds nothing).
+    int added = 0;
+    if (s.call && s.call->epilogue) added = s.call->epilogue->bias.has_value() + s.call->epilogue->residual.has_value();
     double own = copies                              ? 0.0
-                 : ir::is_16bit(out.type)             ? sixteen_bit_error(out.type, terms(s.value->summation))
+                 : ir::is_16bit(out.type)             ? sixteen_bit_error(out.type, terms(s.value->summation)) +
+                                                            added * sixteen_bit_error(out.type, 1)
                  : types[k] == ir::dtype::f32         ? (library[k] && tf32 ? 1e-2 : 1e-5)
                  : out.type == ir::dtype::f32         ? 1e-6
                                                       : 1e-12;

@@ -26,6 +26,7 @@
 #include "ein/cost/gpu_environment.hpp"
 #include "ein/cost/measured.hpp"
 #include "ein/eval/random.hpp"
+#include "ein/half.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/runtime/cublas.hpp"
 #include "ein/runtime/cuda.hpp"
@@ -164,9 +165,11 @@ struct gpu_timer_options {
 /// are not library calls of the cuda backend: the timer returns nothing for them, and the
 /// search prices them as the eOperators they become. eOperators run as compile_eoperator's PTX
 /// with the grid and blocks of their schedule (codegen::schedule), as generated plans launch
-/// them. Inputs are random non-zero values. A kernel that fails (out of memory, a library
-/// refusal) is reported on stderr and not timed. The device's memory pool keeps what it frees
-/// (runtime::keep_pool_memory), as in the benchmarks.
+/// them. Inputs are random non-zero values of each operand's type: float, double, ein::half or
+/// ein::bfloat16 (16-bit calls as plans make them, accumulated in float; 16-bit eOperators load
+/// and store 16 bits through ein/half.hpp, which NVRTC compiles as it is). A kernel that fails
+/// (out of memory, a library refusal) is reported on stderr and not timed. The device's memory
+/// pool keeps what it frees (runtime::keep_pool_memory), as in the benchmarks.
 class gpu_timer final : public cost::timer {
  public:
   explicit gpu_timer(int device = 0, gpu_timer_options o = {}) : device_(device), options_(o) {
@@ -212,21 +215,18 @@ class gpu_timer final : public cost::timer {
   }
 
  private:
-  // A device allocation of random non-zero values (outputs too: the kernel overwrites them).
+  // A device allocation of random non-zero values of `type` (outputs too: the kernel overwrites
+  // them); 16-bit values are the rounded floats.
   class device_array {
    public:
     device_array(std::int64_t elements, ir::dtype type, std::uint64_t seed) {
-      bytes_ = static_cast<std::size_t>(std::max<std::int64_t>(elements, 1)) * (type == ir::dtype::f32 ? 4 : 8);
-      EIN_CUDA_CHECK(cudaMalloc(&data_, bytes_));
+      const auto n = static_cast<std::size_t>(std::max<std::int64_t>(elements, 1));
       eval::random_stream rng(seed);
-      if (type == ir::dtype::f32) {
-        std::vector<float> host(bytes_ / 4);
-        for (auto& x : host) x = static_cast<float>(rng.uniform());
-        EIN_CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes_, cudaMemcpyHostToDevice));
-      } else {
-        std::vector<double> host(bytes_ / 8);
-        for (auto& x : host) x = rng.uniform();
-        EIN_CUDA_CHECK(cudaMemcpy(data_, host.data(), bytes_, cudaMemcpyHostToDevice));
+      switch (type) {
+        case ir::dtype::f32: fill<float>(n, rng); break;
+        case ir::dtype::f64: fill<double>(n, rng); break;
+        case ir::dtype::f16: fill<ein::half>(n, rng); break;
+        case ir::dtype::bf16: fill<ein::bfloat16>(n, rng); break;
       }
     }
     device_array(const device_array&) = delete;
@@ -235,12 +235,19 @@ class gpu_timer final : public cost::timer {
     void* data() const { return data_; }
     // The element `offset` elements into the array.
     void* at(std::int64_t offset, ir::dtype type) const {
-      return static_cast<char*>(data_) + offset * (type == ir::dtype::f32 ? 4 : 8);
+      return static_cast<char*>(data_) + offset * ir::element_bytes(type);
     }
 
    private:
+    template <class T>
+    void fill(std::size_t n, eval::random_stream& rng) {
+      std::vector<T> host(n);
+      for (auto& x : host) x = T(static_cast<float>(rng.uniform()));
+      EIN_CUDA_CHECK(cudaMalloc(&data_, n * sizeof(T)));
+      EIN_CUDA_CHECK(cudaMemcpy(data_, host.data(), n * sizeof(T), cudaMemcpyHostToDevice));
+    }
+
     void* data_ = nullptr;
-    std::size_t bytes_ = 0;
   };
 
   template <class F>
@@ -315,10 +322,14 @@ class gpu_timer final : public cost::timer {
     if (!cublas_) cublas_ = std::make_unique<runtime::cublas_handle>();
     EIN_CUBLAS_CHECK(cublasSetStream(cublas_->get(), stream_));
     auto& g = op.gemm();
-    bool f32 = op.type == ir::dtype::f32;
-    cudaDataType data = f32 ? CUDA_R_32F : CUDA_R_64F;
+    // float scalars and CUBLAS_COMPUTE_32F for float and 16-bit data, as emit_cublas writes them
+    bool f32 = op.type != ir::dtype::f64;
+    cudaDataType data = op.type == ir::dtype::f16    ? CUDA_R_16F
+                        : op.type == ir::dtype::bf16 ? CUDA_R_16BF
+                        : f32                        ? CUDA_R_32F
+                                                     : CUDA_R_64F;
     cublasComputeType_t compute = f32 ? CUBLAS_COMPUTE_32F : CUBLAS_COMPUTE_64F;
-    if (f32 && options_.tf32) compute = CUBLAS_COMPUTE_32F_FAST_TF32;
+    if (op.type == ir::dtype::f32 && options_.tf32) compute = CUBLAS_COMPUTE_32F_FAST_TF32;
     auto op_of = [](bool t) { return t ? CUBLAS_OP_T : CUBLAS_OP_N; };
     float alpha_f = static_cast<float>(g.alpha), beta_f = 0;
     double alpha_d = g.alpha, beta_d = 0;
@@ -344,7 +355,7 @@ class gpu_timer final : public cost::timer {
     runtime::cudnn_convolution c(h, codegen::library::geometry(op, options_.tf32));
     float alpha_f = static_cast<float>(a.alpha), beta_f = 0;
     double alpha_d = a.alpha, beta_d = 0;
-    bool f32 = op.type == ir::dtype::f32;
+    bool f32 = op.type != ir::dtype::f64;  // cuDNN's scalars: float for float and 16-bit data
     const void* alpha = f32 ? static_cast<const void*>(&alpha_f) : &alpha_d;
     const void* beta = f32 ? static_cast<const void*>(&beta_f) : &beta_d;
     return median_of([&] {

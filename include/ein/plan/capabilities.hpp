@@ -223,21 +223,27 @@ inline bool onednn_takes(const match::instance& op, const epilogue_form& e) {
   return !e.bias || (e.bias_extent == channels && e.bias_step == step);
 }
 
-// An epilogue cuBLASLt runs after a float Matmul (CUBLASLT_EPILOGUE_{BIAS,RELU,RELU_BIAS}, the
-// residual as C with beta 1), and so the host's loop after CBLAS: one product whose output rows
-// are packed, the bias along them (the row-major n, cuBLASLt's column-major m).
-inline bool blas_takes(const match::instance& op, const epilogue_form& e) {
+// An epilogue cuBLASLt runs after a Matmul of a type `sixteen_bit` allows (float; half and
+// bfloat16 too: CUBLASLT_EPILOGUE_{BIAS,RELU,RELU_BIAS}, the residual as C with beta 1, the bias
+// of the output's type), and so the host's loop after CBLAS: one product whose output rows are
+// packed, the bias along them (the row-major n, cuBLASLt's column-major m).
+inline bool blas_takes_typed(const match::instance& op, const epilogue_form& e, bool sixteen_bit) {
   auto* g = std::get_if<match::gemm_attrs>(&op.attrs);
-  return g && op.kind == match::op_kind::matmul && op.type == ir::dtype::f32 && g->batch == 1 && g->ldc == g->n &&
+  const bool typed = op.type == ir::dtype::f32 || (sixteen_bit && ir::is_16bit(op.type));
+  return g && op.kind == match::op_kind::matmul && typed && g->batch == 1 && g->ldc == g->n &&
          (!e.bias || (e.bias_step == 1 && e.bias_extent == g->n)) && (e.bias || e.residual || e.relu);
 }
+inline bool blas_takes(const match::instance& op, const epilogue_form& e) { return blas_takes_typed(op, e, false); }
+inline bool cublas_takes(const match::instance& op, const epilogue_form& e) { return blas_takes_typed(op, e, true); }
 
-// An epilogue cudnnConvolutionBiasActivationForward runs after a float forward convolution: a
-// bias per output channel (required), the residual as z with alpha2 1, ReLU or identity.
+// An epilogue cudnnConvolutionBiasActivationForward runs after a forward convolution of float,
+// half or bfloat16 data (cuDNN's FLOAT_CONFIG, PSEUDO_HALF_CONFIG and PSEUDO_BFLOAT16_CONFIG:
+// float compute, the bias of the data's type): a bias per output channel (required), the
+// residual as z with alpha2 1, ReLU or identity.
 inline bool cudnn_takes(const match::instance& op, const epilogue_form& e) {
   auto* a = std::get_if<match::conv_attrs>(&op.attrs);
-  return a && !a->backward_data && op.type == ir::dtype::f32 && e.bias && e.bias_extent == a->k &&
-         e.bias_step == a->y_strides[1];
+  return a && !a->backward_data && (op.type == ir::dtype::f32 || ir::is_16bit(op.type)) && e.bias &&
+         e.bias_extent == a->k && e.bias_step == a->y_strides[1];
 }
 
 }  // namespace detail
@@ -262,9 +268,10 @@ struct library {
 inline constexpr library blas{"blas", &detail::blas_runs, &detail::blas_takes};
 
 /// The same family as cuBLAS runs it on cuda: also half and bfloat16 GEMMs, accumulated in float
-/// (CUBLAS_COMPUTE_32F) on tensor cores. Equal to `blas` (one family, one emitter per backend).
+/// (CUBLAS_COMPUTE_32F) on tensor cores, their epilogues in cuBLASLt's call as float's are.
+/// Equal to `blas` (one family, one emitter per backend).
 /// Example: a compute-bound bfloat16 matmul runs; under `blas` it stays an eOperator.
-inline constexpr library cublas{"blas", &detail::cublas_runs, &detail::blas_takes};
+inline constexpr library cublas{"blas", &detail::cublas_runs, &detail::cublas_takes};
 
 /// The same family on a host whose oneDNN runs bfloat16 kernels of its own
 /// (runtime::onednn_runs_bfloat16): also bfloat16 GEMMs, on oneDNN's matmul primitive, accumulated

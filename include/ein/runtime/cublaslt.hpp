@@ -1,5 +1,6 @@
-// cuBLASLt support of generated CUDA plans: a float product that ends in its epilogue (a bias
-// along its rows, a residual added as C, ReLU), in one call instead of a product and a kernel.
+// cuBLASLt support of generated CUDA plans: a float, half or bfloat16 product that ends in its
+// epilogue (a bias along its rows, a residual added as C, ReLU), in one call instead of a product
+// and a kernel.
 #pragma once
 
 #include <cublasLt.h>
@@ -49,13 +50,16 @@ class cublaslt_handle {
   void* workspace_ = nullptr;
 };
 
-/// A row-major float product C[m, n] = alpha · op(A) · op(B) (ein's gemm attributes) and its
+/// A row-major product C[m, n] = alpha · op(A) · op(B) (ein's gemm attributes) and its
 /// epilogue, as generated code hands it over: `bias` along n, `residual` of C's shape and
-/// layout, `relu`; `tf32` lets cuBLASLt round the operands to TF32.
+/// layout, `relu`; `tf32` lets cuBLASLt round float operands to TF32. `type` is every operand's,
+/// the bias's and the residual's: CUDA_R_32F, or CUDA_R_16F / CUDA_R_16BF, which cuBLASLt
+/// accumulates in float (CUBLAS_COMPUTE_32F, float scalars) and rounds once, after the epilogue.
 struct lt_product {
   bool trans_a = false, trans_b = false;
   std::int64_t m = 0, n = 0, k = 0, lda = 0, ldb = 0, ldc = 0;
   bool bias = false, residual = false, relu = false, tf32 = false;
+  cudaDataType_t type = CUDA_R_32F;
 };
 
 /// What one product step with an epilogue keeps between runs: cuBLASLt's descriptors of the
@@ -75,14 +79,21 @@ class cublaslt_product {
       const cublasLtEpilogue_t epilogue = p.bias ? (p.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
                                                  : (p.relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT);
       EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+      // The bias is of the output's type, as cuBLASLt requires of float and 16-bit outputs (its
+      // default, said outright).
+      if (p.bias) {
+        const std::int32_t bias_type = p.type;
+        EIN_CUBLAS_CHECK(
+            cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type));
+      }
       // cuBLASLt's A: ein's B, (n × k) or its transpose, column-major; its B: ein's A.
       const auto rows = [](bool t, std::int64_t r, std::int64_t c) { return static_cast<std::uint64_t>(t ? c : r); };
       const auto cols = [](bool t, std::int64_t r, std::int64_t c) { return static_cast<std::uint64_t>(t ? r : c); };
-      EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_, CUDA_R_32F, rows(p.trans_b, p.n, p.k), cols(p.trans_b, p.n, p.k),
+      EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_, p.type, rows(p.trans_b, p.n, p.k), cols(p.trans_b, p.n, p.k),
                                                   p.ldb));
-      EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_, CUDA_R_32F, rows(p.trans_a, p.k, p.m), cols(p.trans_a, p.k, p.m),
+      EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_, p.type, rows(p.trans_a, p.k, p.m), cols(p.trans_a, p.k, p.m),
                                                   p.lda));
-      EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_, CUDA_R_32F, static_cast<std::uint64_t>(p.n),
+      EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_, p.type, static_cast<std::uint64_t>(p.n),
                                                   static_cast<std::uint64_t>(p.m), p.ldc));
     } catch (...) {
       release();
@@ -93,13 +104,14 @@ class cublaslt_product {
   cublaslt_product& operator=(const cublaslt_product&) = delete;
   ~cublaslt_product() { release(); }
 
-  /// C = epilogue(alpha · op(A) · op(B)) on stream `s`: `bias` (n floats) when the product has
-  /// one, `residual` (C's shape and layout) added with beta 1 when it has one, else ignored.
-  void run(const cublaslt_handle& h, float alpha, const float* a, const float* b, const float* bias,
-           const float* residual, float* c, cudaStream_t s) {
+  /// C = epilogue(alpha · op(A) · op(B)) on stream `s`, every operand of the product's type:
+  /// `bias` (n elements) when the product has one, `residual` (C's shape and layout) added with
+  /// beta 1 when it has one, else ignored.
+  void run(const cublaslt_handle& h, float alpha, const void* a, const void* b, const void* bias,
+           const void* residual, void* c, cudaStream_t s) {
     if (bias) EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias, sizeof bias));
     const float beta = residual_ ? 1.0f : 0.0f;
-    const float* in_c = residual_ ? residual : c;
+    const void* in_c = residual_ ? residual : c;
     const cublasLtMatmulAlgo_t& algo = algorithm(h, alignment({a, b, bias, in_c, c}));
     EIN_CUBLAS_CHECK(cublasLtMatmul(h.get(), desc_, &alpha, b, a_, a, b_, &beta, in_c, c_, c, c_, &algo, h.workspace(),
                                     cublaslt_handle::workspace_bytes, s));

@@ -1,9 +1,11 @@
 // Stage two of the 16-bit test on the GPU: the cuda plans of the networks in ein::half and
 // ein::bfloat16 (front/half_model.hpp; their headers compiled here by the host compiler, their
-// kernels by nvcc; calls::net's product and convolution are cuBLAS and cuDNN calls) equal the
+// kernels by nvcc; calls::net's product and convolution are cuBLAS and cuDNN calls, and the
+// epilogues' nets a cuBLASLt call and a cuDNN fused call ending in a bias and ReLU) equal the
 // interpreter, which rounds what each 16-bit definition stores, on
 // random inputs within the plan's tolerance (docs/decisions/0028). Without a device it says so
-// and exits 77 (skipped). Each output prints an "ein check: 16-bit" line (bench/gpu/run.sh).
+// and exits 77 (skipped). Each output prints an "ein check: 16-bit" line, "16-bit fused" for
+// the epilogues (bench/gpu/run.sh).
 #include <cuda_runtime.h>
 
 #include <cstdint>
@@ -19,8 +21,10 @@
 #include "ein/runtime/cuda_check.hpp"
 #include "ein/runtime/cuda_device.hpp"
 #include "ein_generated/codegen_bfloat16_cuda.hpp"
+#include "ein_generated/codegen_bfloat16_epilogues_cuda.hpp"
 #include "ein_generated/codegen_half_calls_cuda.hpp"
 #include "ein_generated/codegen_half_cuda.hpp"
+#include "ein_generated/codegen_half_epilogues_cuda.hpp"
 
 namespace {
 
@@ -51,9 +55,10 @@ struct device_copies {
 };
 
 // The plan of `object` run on the device equals the interpreter on random inputs from `seed`;
-// prints each output's error and returns whether all are within the plan's tolerance.
+// prints each output's error as an "ein check: <check>" line and returns whether all are within
+// the plan's tolerance.
 template <class Object>
-bool equals_interpreter(const Object& object, std::uint64_t seed) {
+bool equals_interpreter(const Object& object, std::uint64_t seed, const char* check = "16-bit") {
   using plan = ein::runtime::plan<std::remove_cvref_t<Object>>;
   static_assert(plan::target == ein::runtime::backend::cuda);
   auto p = ein::reify(object);
@@ -76,8 +81,9 @@ bool equals_interpreter(const Object& object, std::uint64_t seed) {
                                       want.at(p.outputs[k]));
     });
     const bool within = err <= plan::tolerance;
-    std::printf("ein check: 16-bit %s %s (seed %llu): max_rel_err %.2g, tolerance %.2g%s\n", p.name.c_str(), p.outputs[k].c_str(),
-                static_cast<unsigned long long>(seed), err, plan::tolerance, within ? "" : "  FAILED");
+    std::printf("ein check: %s %s %s (seed %llu): max_rel_err %.2g, tolerance %.2g%s\n", check, p.name.c_str(),
+                p.outputs[k].c_str(), static_cast<unsigned long long>(seed), err, plan::tolerance,
+                within ? "" : "  FAILED");
     ok = ok && within;
   }
   return ok;
@@ -92,6 +98,9 @@ int main() {
     ok = equals_interpreter(codegen_half::f16::net, seed) && ok;
     ok = equals_interpreter(codegen_half::bf16::net, seed) && ok;
     ok = equals_interpreter(codegen_half::calls::net, seed) && ok;  // cuBLAS and cuDNN in 16 bits
+    // cuBLASLt's bias, residual and ReLU, and cuDNN's fused convolution + bias + ReLU, in 16 bits
+    ok = equals_interpreter(codegen_half::epilogues::f16::net, seed, "16-bit fused") && ok;
+    ok = equals_interpreter(codegen_half::epilogues::bf16::net, seed, "16-bit fused") && ok;
   }
   return ok ? 0 : 1;
 }

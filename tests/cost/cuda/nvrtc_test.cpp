@@ -2,6 +2,7 @@
 // kernel of every plan small searches find, and scopes using each construct of the emitter.
 #include <doctest/doctest.h>
 
+#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -70,4 +71,18 @@ TEST_CASE("nvrtc: unary functions, floor division and modulo, padding, nested sc
                                max(make_access(f("X", {12}), {idx("i") + idx("k") - 1}), make_constant(0)) -
                                    min(x, make_constant(1)),
                                r));
+}
+
+TEST_CASE("nvrtc: eOperators of half and bfloat16 tensors compile, loading 16 bits through ein/half.hpp") {
+  for (auto t : {dtype::f16, dtype::bf16}) {
+    CAPTURE(name(t));
+    auto s = make_scope({{"i", 0, 16}, {"j", 0, 8}}, {{"k", 0, 24}},
+                        make_access(f("A", {16, 24}, t), {idx("i"), idx("k")}) *
+                            make_access(f("B", {24, 8}, t), {idx("k"), idx("j")}));
+    check_compiles(*s);
+    auto k = measure::compile_eoperator(*s, "compute_80");
+    // 16-bit loads (ld.global.u16, ld.global.nc.v4.b16, ...), no cuda_fp16.h
+    CHECK(std::regex_search(k.ptx, std::regex(R"(ld\.global[.a-z0-9]*\.[bu]16)")));
+    CHECK(k.source.find("cuda_fp16") == std::string::npos);
+  }
 }

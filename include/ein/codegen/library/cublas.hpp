@@ -73,29 +73,34 @@ inline void emit_cublas(writer& w, const match::instance& op,
   w.close();
 }
 
-/// The C++ initializer of the cuBLASLt product of a float Matmul instance ending in an epilogue
-/// of form `e` (runtime::lt_product: ein's row-major attributes, the runtime swaps them):
-/// `ein::runtime::lt_product{.trans_a = false, ..., .relu = true, .tf32 = false}`.
-/// @pre ein::plan::blas.takes(op, e).
+/// The C++ initializer of the cuBLASLt product of a Matmul instance ending in an epilogue of
+/// form `e` (runtime::lt_product: ein's row-major attributes, the runtime swaps them), the
+/// element type named where it is not float:
+/// `ein::runtime::lt_product{.trans_a = false, ..., .relu = true, .tf32 = false}`,
+/// `..., .tf32 = false, .type = CUDA_R_16BF}` for bfloat16.
+/// @pre ein::plan::cublas.takes(op, e).
 inline std::string lt_product_text(const match::instance& op, const ein::plan::epilogue_form& e, bool tf32) {
-  if (!ein::plan::blas.takes(op, e)) throw internal_error("lt_product_text: cuBLASLt takes no such epilogue after " + op.str());
+  if (!ein::plan::cublas.takes(op, e)) throw internal_error("lt_product_text: cuBLASLt takes no such epilogue after " + op.str());
   auto& g = op.gemm();
+  const std::string type = op.type == ir::dtype::f32 ? "" : ", .type = " + cuda_data_type(op.type);
   return "ein::runtime::lt_product{.trans_a = " + flag(g.trans_a) + ", .trans_b = " + flag(g.trans_b) +
          ", .m = " + number(g.m) + ", .n = " + number(g.n) + ", .k = " + number(g.k) + ", .lda = " + number(g.lda) +
          ", .ldb = " + number(g.ldb) + ", .ldc = " + number(g.ldc) + ", .bias = " + flag(e.bias) +
-         ", .residual = " + flag(e.residual) + ", .relu = " + flag(e.relu) + ", .tf32 = " + flag(tf32) + "}";
+         ", .residual = " + flag(e.residual) + ", .relu = " + flag(e.relu) + ", .tf32 = " + flag(tf32 && op.type == ir::dtype::f32) +
+         type + "}";
 }
 
-/// Writes the run-time call of a float Matmul step that ends in its epilogue: the step's
+/// Writes the run-time call of a Matmul step that ends in its epilogue: the step's
 /// runtime::cublaslt_product `state` run on the plan's runtime::cublaslt_handle `handle` and
-/// stream `s`. `inputs`/`output` name device pointers to each operand's buffer; `bias` and
-/// `residual` name the epilogue's buffers, or are empty.
+/// stream `s`, alpha in float (cuBLASLt's scale type, 16-bit products too). `inputs`/`output`
+/// name device pointers to each operand's buffer; `bias` and `residual` name the epilogue's
+/// buffers, or are empty.
 /// Example: `state.run(handle, 1.0f, t_x, t_W, t_b, nullptr, t_y, s);`.
 inline void emit_cublaslt_run(writer& w, const match::instance& op, const std::vector<std::string>& inputs,
                               const std::string& output, const std::string& bias, const std::string& residual,
                               const std::string& state, const std::string& handle) {
   if (inputs.size() != 2) throw internal_error("emit_cublaslt_run: a GEMM has two inputs");
-  w.line(state + ".run(" + handle + ", " + literal(op.gemm().alpha, op.type) + ", " +
+  w.line(state + ".run(" + handle + ", " + literal(op.gemm().alpha, ir::dtype::f32) + ", " +
          advanced(inputs[0], op.inputs[0].offset) + ", " + advanced(inputs[1], op.inputs[1].offset) + ", " +
          (bias.empty() ? "nullptr" : bias) + ", " + (residual.empty() ? "nullptr" : residual) + ", " + output + ", s);");
 }
