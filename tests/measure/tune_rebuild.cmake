@@ -1,6 +1,9 @@
 # A host generation with --tune on tunes its plan's eOperators into the tuning database, some by
-# reuse; a second one from that database tunes nothing and writes the same header:
-# cmake -DSEARCH=<ein_search> -DMODEL=<model file> -DTOOLCHAIN=<file> -DWORK=<folder> -P tune_rebuild.cmake
+# reuse; a second one from that database tunes nothing and writes the same header; a third, which
+# searches under the measured model, prices the tuned eOperators under their records (the cost
+# cache keys their times with the schedule):
+# cmake -DSEARCH=<ein_search> -DMODEL=<model file> -DTOOLCHAIN=<file> -DPROFILE=<shipped host profile>
+# -DWORK=<folder> -P tune_rebuild.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 foreach(run first second)
@@ -31,3 +34,18 @@ if(NOT first STREQUAL second)
   message(FATAL_ERROR "the two tuned generations wrote different headers: ${WORK}/first.hpp, ${WORK}/second.hpp")
 endif()
 message(STATUS "tuned ${tuned} eOperators; rebuilt from the database: the same header, nothing tuned")
+
+execute_process(
+  COMMAND ${SEARCH} --model ${MODEL} --name tuned --backend host --header ${WORK}/searched.hpp
+          --report ${WORK}/searched.json --search on --profile ${PROFILE} --cost measured
+          --cost-cache ${WORK}/cache.json --plan-for host --host-toolchain ${TOOLCHAIN} --finalists 2
+          --tune on --tuning-db ${WORK}/tuning.json --tuning-budget 60
+  OUTPUT_VARIABLE out_searched ERROR_VARIABLE err_searched RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "the searched generation failed (${status}):\n${out_searched}\n${err_searched}")
+endif()
+file(READ ${WORK}/cache.json cache)
+if(NOT cache MATCHES "\\| schedule {")
+  message(FATAL_ERROR "the searched generation priced no eOperator under its tuned schedule:\n${out_searched}")
+endif()
+message(STATUS "searched with the database: tuned eOperators priced under their records")

@@ -57,13 +57,6 @@ struct host_tuning {
   bool measured = false;
 };
 
-/// The device this host's tunings are recorded under: the machine as the measured model names it,
-/// with the compiler and flags that build its eOperators (no library: they call none).
-inline tune::device_key tuning_device(const host_toolchain& t) {
-  auto m = this_host(t.str(), "");
-  return {m.device, m.environment.fields};
-}
-
 /// Tunes eOperators' host schedules on this machine with the build's toolchain.
 class host_tuner {
  public:
