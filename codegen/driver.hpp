@@ -519,7 +519,10 @@ inline int driver_main(int argc, char** argv) {
     }
     auto chosen = search ? detail::search_plan(p, q, o)
                          : ein::plan::make_plan(p, detail::build_capabilities(o.target, onednn));
-    if (tune) o.host_schedules = detail::tune_host_plan(chosen, tuning, o.accumulate);
+    if (tune) {
+      o.tuning = detail::tune_host_plan(chosen, tuning, o.accumulate);
+      o.host_schedules = detail::schedules_of(o.tuning);
+    }
     detail::write_file(header, emit_header(chosen, o));
     if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(chosen, o));
     detail::write_file(report_path, report(chosen, o).dump(2) + "\n");

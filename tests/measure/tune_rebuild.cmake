@@ -33,6 +33,15 @@ file(READ ${WORK}/second.hpp second)
 if(NOT first STREQUAL second)
   message(FATAL_ERROR "the two tuned generations wrote different headers: ${WORK}/first.hpp, ${WORK}/second.hpp")
 endif()
+# the reports say how each eOperator step found its schedule
+file(READ ${WORK}/first.json report_first)
+file(READ ${WORK}/second.json report_second)
+if(NOT report_first MATCHES "\"how\": \"from scratch\"" OR NOT report_first MATCHES "\"how\": \"by reuse\"")
+  message(FATAL_ERROR "the first report names no step tuned from scratch or by reuse: ${WORK}/first.json")
+endif()
+if(NOT report_second MATCHES "\"how\": \"from the database\"" OR report_second MATCHES "\"how\": \"(from scratch|by reuse|default)\"")
+  message(FATAL_ERROR "the second report names a step not read from the database: ${WORK}/second.json")
+endif()
 message(STATUS "tuned ${tuned} eOperators; rebuilt from the database: the same header, nothing tuned")
 
 execute_process(
