@@ -140,9 +140,9 @@ TEST_CASE("a file that is not a valid database is refused, naming the file and t
   CHECK(with("\"trials\": 3", "\"trials\": 0").find("one trial at least") != std::string::npos);
   CHECK(with("\"reused_from\": \"\"", "\"reused_from\": 7").find("/reused_from: expected a string") != std::string::npos);
   CHECK(with("\"chunk\": 0, ", "").find("missing field `chunk`") != std::string::npos);
-  // a margin is a fraction in [0, 1]; the record above, written before margins, has none
+  // a margin is not negative; the record above, written before margins, has none
   CHECK(with("\"trials\": 3", "\"trials\": 3, \"margin\": 0.05").empty());
-  CHECK(with("\"trials\": 3", "\"trials\": 3, \"margin\": 2").find("/margin: expected a number in") !=
+  CHECK(with("\"trials\": 3", "\"trials\": 3, \"margin\": -0.5").find("/margin: expected a number in") !=
         std::string::npos);
 
   // a folder where the file should be

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -63,12 +64,14 @@ struct host_tuning {
 };
 
 /// The margin by which a point must beat the default's time `fixed` (timed in turns with it) to be
-/// kept: the default's own spread in those turns (its median over its fastest, less one: how much
-/// the machine's load moved one kernel's runs), `least` at least. A busy machine then keeps the
-/// default rather than a point that won by noise.
+/// kept, its time times 1 + margin below the default's: the default's own spread in those turns
+/// (its median over its fastest, less one: how much the machine's load moved one kernel's runs),
+/// `least` at least, and at most what a record holds. A busy machine then keeps the default rather
+/// than a point that won by noise, and still a point many times faster (a team of threads waiting
+/// out scheduler ticks).
 inline double noise_margin(const timed& fixed, double least) {
   const double spread = fixed.seconds > 0 ? fixed.median / fixed.seconds - 1 : 0;
-  return std::min(std::max(spread, least), 1.0);
+  return std::min(std::isfinite(spread) ? std::max(spread, least) : least, tune::tuning_database::max_margin);
 }
 
 /// Tunes eOperators' host schedules on this machine with the build's toolchain.
@@ -172,7 +175,7 @@ class host_tuner {
     std::unique_ptr<host_batch> first;      // holds the default's case, timed in every turn
     std::unique_ptr<host_batch::prepared_case> fixed;
     double default_seconds = 0, best_seconds = 0;  // best: of the points other than the default
-    double margin = std::min(std::max(options_.least_margin, 0.0), 1.0);
+    double margin = std::clamp(options_.least_margin, 0.0, tune::tuning_database::max_margin);
     std::optional<tune::host_schedule> best;
     std::int64_t trials = 0;
     for (std::size_t from = 0; from < candidates.size() && (from == 0 || elapsed() < options_.budget_seconds);
@@ -220,7 +223,7 @@ class host_tuner {
     }
     // the default keeps its place unless a point beat its fastest run over every turn by more than
     // the noise
-    if (!best || !(best_seconds < default_seconds * (1 - margin))) {
+    if (!best || !(best_seconds * (1 + margin) < default_seconds)) {
       best = candidates[0];
       best_seconds = default_seconds;
     }

@@ -38,7 +38,7 @@ struct tuning_record {
   double default_seconds = 0;  // the default point's time, timed in the same turns
   std::int64_t trials = 0;     // schedules timed
   std::string reused_from;     // the kernel whose best schedule the search started from; empty: from scratch
-  double margin = 0;           // the fraction by which a point had to beat the default to be kept (0: not said)
+  double margin = 0;           // a point was kept where its time times 1 + margin beat the default's (0: not said)
   friend bool operator==(const tuning_record&, const tuning_record&) = default;
 };
 
@@ -62,6 +62,8 @@ class tuning_database {
   static constexpr int format = 1;
   /// The longest kernel time a record holds, in seconds.
   static constexpr double max_seconds = 1e6;
+  /// The largest margin a record holds (a default whose median run took a thousand times its fastest).
+  static constexpr double max_margin = 1e3;
 
   /// An empty database in memory only (save() is then an error).
   tuning_database() = default;
@@ -216,7 +218,7 @@ class tuning_database {
     if (out.trials < 1) file.fail(tp, "a record needs one trial at least");
     out.reused_from = file.text(file.field(r, "reused_from", path), json_input::at(path, "reused_from"));
     if (const auto* m = file.optional_field(r, "margin", path))
-      out.margin = file.number(*m, json_input::at(path, "margin"), 0, 1, true);
+      out.margin = file.number(*m, json_input::at(path, "margin"), 0, max_margin, true);
     return out;
   }
 
