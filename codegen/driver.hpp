@@ -55,6 +55,7 @@ inline std::string file_name(const std::string& path) {
 // toolchain that compiles eOperators and how much to measure.
 struct search_request {
   std::string cost = "auto", profile_path, cache_path, toolchain_path, machine_profile_path;
+  std::string tuning_database_path;  // --tune on: the host timer runs eOperators under its records
   backend plan_for = backend::host;
   bool onednn = false;
   search::program_search relax;
@@ -65,6 +66,7 @@ struct search_request {
 struct cost_choice {
   std::unique_ptr<cost::roofline> roofline;  // the model, or the measured model's fallback
   std::unique_ptr<cost::measurement_cache> cache;
+  std::unique_ptr<tune::tuning_database> tuning;  // the host timer's tuned schedules (--tune on)
   std::unique_ptr<cost::timer> timer;
   std::unique_ptr<cost::measured> measured;
   std::string why;
@@ -88,12 +90,18 @@ inline bool can_time(std::string& why_not) {
 }
 
 // The host's measured model (auto or measured, plans for the host): the host timer (library calls
-// directly, eOperators with the toolchain where one is given), and the roofline of this
-// machine's profile (kept in the machine profile file where one is given, else the profile given)
-// to explore with and to price what is not measured.
+// directly, eOperators with the toolchain where one is given, each under its record in the tuning
+// database where one is given: tuning runs after the search, so the search prices the records of
+// the generations before it), and the roofline of this machine's profile (kept in the machine
+// profile file where one is given, else the profile given) to explore with and to price what is
+// not measured.
 inline void choose_host_measured(cost_choice& c, const search_request& q) {
   if (!q.toolchain_path.empty()) c.toolchain = measure::read_host_toolchain(q.toolchain_path);
   measure::host_timer_options options;
+  if (c.toolchain && !q.tuning_database_path.empty()) {
+    c.tuning = std::make_unique<tune::tuning_database>(q.tuning_database_path);
+    options.tuning = c.tuning.get();
+  }
 #if defined(EIN_HAVE_ONEDNN)
   if (q.onednn) options.gemm = library::host_gemm::onednn;  // as the plan's products will run
 #endif
@@ -480,6 +488,7 @@ inline int driver_main(int argc, char** argv) {
     std::fprintf(stderr, "ein_generate search: --tune on needs --tuning-db, and for --backend host --host-toolchain\n");
     return 2;
   }
+  if (tune) q.tuning_database_path = tuning.database_path;
   if (!is_identifier(o.name)) {
     std::fprintf(stderr, "ein_generate search: --name `%s` must be a C++ identifier (it names the plan's namespace)\n",
                  o.name.c_str());
@@ -505,7 +514,10 @@ inline int driver_main(int argc, char** argv) {
     }
     auto chosen = search ? detail::search_plan(p, q, o)
                          : ein::plan::make_plan(p, detail::build_capabilities(o.target, onednn));
-    if (tune && o.target == backend::host) o.host_schedules = detail::tune_host_plan(chosen, tuning, o.accumulate);
+    if (tune && o.target == backend::host) {
+      o.tuning = detail::tune_host_plan(chosen, tuning, o.accumulate);
+      o.host_schedules = detail::schedules_of(o.tuning);
+    }
     if (tune && o.target == backend::cuda)
       o.cuda_schedules = detail::tune_cuda_plan(chosen, tuning.database_path, tuning.budget_seconds, tuning.reuse,
                                                o.accumulate);

@@ -33,16 +33,68 @@ struct tuning_request {
   bool reuse = true;
 };
 
-// The schedules of `plan`'s eOperator steps (by step of make_layout; none: the default), computing
+// How an eOperator step came by its schedule (step_tuning): `record` its kernel's record of this
+// machine that is a point of the kernel's space (null: none), `fits` whether it is a point of the
+// step's own space too, `tuned_now` whether its kernel was measured by this generation.
+inline step_tuning tuning_of(const tune::tuning_record* record, bool fits, bool tuned_now) {
+  step_tuning t;
+  const auto* h = record ? std::get_if<tune::host_schedule>(&record->best) : nullptr;
+  if (!h || !fits) {
+    t.unfit = h != nullptr;
+    return t;
+  }
+  t.schedule = *h;
+  t.seconds = record->seconds;
+  t.default_seconds = record->default_seconds;
+  if (!tuned_now)
+    t.how = step_tuning::source::database;
+  else if (record->reused_from.empty())
+    t.how = step_tuning::source::scratch;
+  else {
+    t.how = step_tuning::source::reuse;
+    t.reused_from = record->reused_from;
+  }
+  return t;
+}
+
+// `tuning: 2 eOperators tuned from scratch, 1 by reuse, 0 from the tuning database, 1 at the
+// default schedule`: the eOperator steps of `steps` (none: a library call) by how each found its
+// schedule, each counted once.
+inline std::string tuning_counts(const std::vector<std::optional<step_tuning>>& steps) {
+  std::size_t n[4] = {};
+  for (auto& t : steps)
+    if (t) ++n[static_cast<int>(t->how)];
+  using source = step_tuning::source;
+  return "tuning: " + std::to_string(n[int(source::scratch)]) + " eOperators tuned from scratch, " +
+         std::to_string(n[int(source::reuse)]) + " by reuse, " + std::to_string(n[int(source::database)]) +
+         " from the tuning database, " + std::to_string(n[int(source::none)]) + " at the default schedule";
+}
+
+// `tuning: y (step 0) from the database, {"block_columns": 32, ...}, 12.1 us against 20.3 us at the
+// default`, `tuning: z (step 1) by reuse of y, ...`, or `tuning: y (step 0) default (why)`; `source`
+// names the kernel reused (a definition of the plan where one has its key, else the key).
+inline std::string tuning_line(const std::string& definition, std::size_t step, const step_tuning& t,
+                               const std::string& source = {}) {
+  std::string r = "tuning: " + definition + " (step " + std::to_string(step) + ") " + name(t.how);
+  if (t.how == step_tuning::source::reuse) r += " of " + (source.empty() ? t.reused_from : source);
+  if (!t.schedule)
+    return r + (t.unfit ? " (its record is no point of the step's own space)" : " (not tuned within the budget)");
+  char times[120];
+  std::snprintf(times, sizeof times, ", %.3g us against %.3g us at the default", t.seconds * 1e6, t.default_seconds * 1e6);
+  return r + ", " + tune::schedule_json(*t.schedule).dump() + times;
+}
+
+// The tuning of `plan`'s eOperator steps (by step of make_layout; none: a library call), computing
 // as `accumulate` asks: each step's record in the database where it holds one of this machine;
 // the kernels without one tuned (measure::host_tuner) while the budget lasts in the order of
 // their reuse plan (tune::plan_reuse, decision 0029): a root from scratch, each other kernel from
 // its source's record (every one from scratch without `r.reuse`); else the default. The weight
 // transforms that prepare() runs once keep the default and are not counted: tuning them would
-// spend the budget on work a prepared plan never repeats. A schedule that is no point of the step's own space (the
-// tuned kernel stands alone, its reads starting at 0) stays the default. Holds the database's file
-// lock throughout, saves the database when a tuning added to it, and prints what it did.
-inline std::vector<std::optional<tune::host_schedule>> tune_host_plan(const ein::plan::program_plan& plan,
+// spend the budget on work a prepared plan never repeats. A schedule that is no point of the
+// step's own space (the tuned kernel stands alone, its reads starting at 0) stays the default. Holds the database's file
+// lock throughout, saves the database when a tuning added to it, and prints what it did: the
+// counts (tuning_counts), then a line a step (tuning_line).
+inline std::vector<std::optional<step_tuning>> tune_host_plan(const ein::plan::program_plan& plan,
                                                                        const tuning_request& r, accumulation accumulate) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -90,38 +142,46 @@ inline std::vector<std::optional<tune::host_schedule>> tune_host_plan(const ein:
         const auto from = tune::host_reuse_start(shapes[j], tune::host_default(shapes[j]), shapes[k]);
         return static_cast<double>(1 + tune::host_neighbourhood(shapes[k], from).size());
       });
-  std::vector<std::optional<bool>> reused(untuned.size());  // per untuned kernel tuned: whether by reuse
+  std::vector<bool> tuned(untuned.size());  // per untuned kernel: whether it was measured now
   for (std::size_t i : reuse.order()) {
     o.budget_seconds = r.budget_seconds - elapsed();
     if (o.budget_seconds <= 0) continue;
     measure::host_tuner tuner(toolchain, o);
     const auto& s = *l.steps[untuned[i]].value;
     const std::size_t source = r.reuse ? reuse.source[i] : tune::reuse_plan::scratch;
-    const auto t = source == tune::reuse_plan::scratch ? tuner.tune(s, &db)
-                                                       : tuner.tune_from(s, *l.steps[untuned[source]].value, db);
-    reused[i] = !t.record.reused_from.empty();
+    if (source == tune::reuse_plan::scratch)
+      tuner.tune(s, &db);
+    else
+      tuner.tune_from(s, *l.steps[untuned[source]].value, db);
+    tuned[i] = true;
   }
 
-  std::vector<std::optional<tune::host_schedule>> schedules(l.steps.size());
-  std::size_t scratch = 0, by_reuse = 0, recorded = 0, fixed = 0;
+  std::vector<std::optional<step_tuning>> steps(l.steps.size());
   for (std::size_t k : eoperators) {
-    const auto u = untuned_kernel.find(keys[k]);
-    if (u == untuned_kernel.end())
-      ++recorded;
-    else if (reused[u->second])
-      ++(*reused[u->second] ? by_reuse : scratch);
     const auto found = reader.recorded(*l.steps[k].value, db);
     const auto* h = found ? std::get_if<tune::host_schedule>(&found->best) : nullptr;
-    if (h && tune::host_valid(shape_of(l.steps[k], l), *h))
-      schedules[k] = *h;
-    else
-      ++fixed;
+    const auto u = untuned_kernel.find(keys[k]);
+    steps[k] = tuning_of(found ? &*found : nullptr, h && tune::host_valid(shape_of(l.steps[k], l), *h),
+                         u != untuned_kernel.end() && tuned[u->second]);
   }
-  if (scratch + by_reuse > 0) db.save();
-  std::printf("tuning: %zu eOperators tuned from scratch, %zu by reuse, %zu from the tuning database, %zu at the default "
-              "schedule, in %.1f s\n",
-              scratch, by_reuse, recorded, fixed, elapsed());
-  return schedules;
+  if (std::find(tuned.begin(), tuned.end(), true) != tuned.end()) db.save();
+  std::printf("%s, in %.1f s\n", tuning_counts(steps).c_str(), elapsed());
+  std::map<std::string, std::string> definition;  // kernel key → the first step's definition
+  for (std::size_t k : eoperators) definition.try_emplace(keys[k], l.buffers[l.steps[k].target].name);
+  for (std::size_t k : eoperators) {
+    const auto source = definition.find(steps[k]->reused_from);
+    std::printf("%s\n", tuning_line(l.buffers[l.steps[k].target].name, k, *steps[k],
+                                     source == definition.end() ? std::string() : source->second)
+                             .c_str());
+  }
+  return steps;
+}
+
+// The schedules the steps of `tuning` run under, by step (none: the default).
+inline std::vector<std::optional<tune::host_schedule>> schedules_of(const std::vector<std::optional<step_tuning>>& tuning) {
+  std::vector<std::optional<tune::host_schedule>> r;
+  for (auto& t : tuning) r.push_back(t ? t->schedule : std::nullopt);
+  return r;
 }
 
 }  // namespace ein::codegen::detail

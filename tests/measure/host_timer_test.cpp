@@ -116,6 +116,61 @@ TEST_CASE("host_timer: eOperators are kept, then timed together into the cache u
   CHECK(t.drop_waiting() == 0);
 }
 
+// out[i, j] = A[j, i] + B[i, j] over 64 × 128: a transpose, whose space holds blockings.
+ir::scope_ptr transposed_sum() {
+  using namespace ir;
+  return make_scope({{"i", 0, 64}, {"j", 0, 128}}, {},
+                    make_access(search_test::input("A", {128, 64}), {idx("j"), idx("i")}) +
+                        make_access(search_test::input("B", {64, 128}), {idx("i"), idx("j")}));
+}
+
+TEST_CASE("host_timer: an eOperator the tuning database holds a record of is priced under its schedule") {
+  const auto toolchain = measure::read_host_toolchain(EIN_TEST_HOST_TOOLCHAIN);
+  const auto s = transposed_sum();
+  const auto w = workload::eoperator(0, 0, s.get());
+  const auto key = cost::kernel_key(w);
+  const tune::host_schedule blocked{0, 0, 1, 16, 32};  // the transposed read allows no lanes
+  tune::tuning_database db;
+  db.store(measure::tuning_device(toolchain), key, {blocked, 1e-6, 2e-6, 2, ""});
+  measure::host_timer_options o;
+  o.timing.runs = 3;
+  o.tuning = &db;
+  measure::host_timer t(toolchain, o);
+  REQUIRE(t.tuned(w, key) == blocked);
+  const auto tuned_key = key + " | schedule " + tune::schedule_json(blocked).dump();
+  CHECK(t.variant(w, key) == " | schedule " + tune::schedule_json(blocked).dump());
+
+  // the default schedule's time, planted: the measured model does not answer with it
+  cost::measurement_cache cache;
+  cache.expect(t.device(), t.setup());
+  cache.store(t.device(), key, {1.0, 1});
+  auto fallback = search_test::h100();
+  {
+    cost::measured m(cache, &t, fallback);
+    CHECK(m.seconds(w) != 1.0);  // the fallback's price, while the tuned kernel waits
+    CHECK(t.waiting() == 1);
+  }
+  CHECK(t.time_eoperators(cache, 600).timed == 1);
+  const auto timed = cache.find(t.device(), tuned_key);
+  REQUIRE(timed);
+  CHECK(timed->seconds < 1.0);
+  CHECK(cache.find(t.device(), key)->seconds == 1.0);
+  cost::measured tuned(cache, &t, fallback);
+  CHECK(tuned.seconds(w) == timed->seconds);
+
+  // without the database, or with a record that is no point of the kernel's space, the default's
+  measure::host_timer plain(toolchain);
+  cost::measured untuned(cache, &plain, fallback);
+  CHECK(untuned.seconds(w) == 1.0);
+  tune::tuning_database unfit;
+  unfit.store(measure::tuning_device(toolchain), key, {tune::host_schedule{0, 0, 1, 16, 24}, 1e-6, 2e-6, 2, ""});
+  o.tuning = &unfit;
+  measure::host_timer misfit(toolchain, o);
+  CHECK_FALSE(misfit.tuned(w, key));
+  cost::measured unfitted(cache, &misfit, fallback);
+  CHECK(unfitted.seconds(w) == 1.0);
+}
+
 TEST_CASE("host_timer: an eOperator whose operands exceed the limit is refused once and priced by the fallback") {
   auto t = timer(1024);  // bytes
   auto big = relu(1 << 12);

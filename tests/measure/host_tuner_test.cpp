@@ -2,11 +2,13 @@
 // the kernel's space, no slower than the default in its own turns, and its kernel equals the
 // interpreter; a second tuning with the saved database compiles and times nothing. Tuned by reuse
 // from a similar kernel's record, it times the default and the mapped start's neighbourhood only.
+// Under a stub timer, a point is kept only where it beats the default by more than the noise.
 #include <doctest/doctest.h>
 
 #include <algorithm>
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <vector>
 #include <variant>
 
@@ -142,6 +144,43 @@ TEST_CASE("host_tuner: reusing a similar kernel's record times its start and tha
   const auto again = tuner.tune_from(*child, *parent, db);
   CHECK_FALSE(again.measured);
   CHECK(again.record == r.record);
+}
+
+// Times in turns as a stub: the default the fastest in `fixed` with median `median`, the points
+// `points` seconds, in the order the tuner gives them.
+auto stub_turns(double fixed, double median, std::vector<double> points) {
+  return [=](const std::vector<std::function<void()>>& fs, const measure::timing_options&) {
+    REQUIRE(fs.size() == points.size() + 1);
+    std::vector<measure::timed> t{{fixed, median, 5}};
+    for (double p : points) t.push_back({p, p, 5});
+    return t;
+  };
+}
+
+TEST_CASE("host_tuner: a point is kept only where it beats the default by more than the noise") {
+  const auto toolchain = measure::read_host_toolchain(EIN_TEST_HOST_TOOLCHAIN);
+  measure::host_tuning_options o;
+  o.trials = 3;
+  o.per_batch = 3;
+  const auto s = kernel(8, 32);
+  const auto fixed = tune::host_default(measure::host_tuner::identify(*s).second);
+
+  // the default's runs spread by 10%: a point 8% faster is noise, and the default stays
+  o.turns = stub_turns(100e-6, 110e-6, {95e-6, 92e-6});
+  const auto noisy = measure::host_tuner(toolchain, o).tune(*s);
+  CHECK(noisy.record.margin == doctest::Approx(0.10));
+  CHECK(noisy.record.best == tune::schedule(fixed));
+  CHECK(noisy.record.seconds == noisy.record.default_seconds);
+  CHECK(noisy.record.default_seconds == 100e-6);
+
+  // on a quiet machine the least margin, 2%: 3% faster is kept, 1.5% is not
+  o.turns = stub_turns(100e-6, 100e-6, {98.5e-6, 97e-6});
+  const auto quiet = measure::host_tuner(toolchain, o).tune(*s);
+  CHECK(quiet.record.margin == doctest::Approx(0.02));
+  CHECK(quiet.record.best != tune::schedule(fixed));
+  CHECK(quiet.record.seconds == 97e-6);
+  o.turns = stub_turns(100e-6, 100e-6, {98.5e-6, 99e-6});
+  CHECK(measure::host_tuner(toolchain, o).tune(*s).record.best == tune::schedule(fixed));
 }
 
 }  // namespace host_tuner_test

@@ -1,7 +1,10 @@
 # A host generation with --tune on tunes its plan's eOperators into the tuning database, some by
 # reuse; a second one from that database tunes nothing and writes the same header; a third, with
-# --tuning-reuse off and a database of its own, tunes every one from scratch:
-# cmake -DSEARCH=<ein_search> -DMODEL=<model file> -DTOOLCHAIN=<file> -DWORK=<folder> -P tune_rebuild.cmake
+# --tuning-reuse off and a database of its own, tunes every one from scratch; a fourth, which
+# searches under the measured model, prices the tuned eOperators under their records (the cost
+# cache keys their times with the schedule):
+# cmake -DSEARCH=<ein_search> -DMODEL=<model file> -DTOOLCHAIN=<file> -DPROFILE=<shipped host profile>
+# -DWORK=<folder> -P tune_rebuild.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
 # each run's database and --tuning-reuse
@@ -40,4 +43,28 @@ file(READ ${WORK}/second.hpp second)
 if(NOT first STREQUAL second)
   message(FATAL_ERROR "the two tuned generations wrote different headers: ${WORK}/first.hpp, ${WORK}/second.hpp")
 endif()
+# the reports say how each eOperator step found its schedule
+file(READ ${WORK}/first.json report_first)
+file(READ ${WORK}/second.json report_second)
+if(NOT report_first MATCHES "\"how\": \"from scratch\"" OR NOT report_first MATCHES "\"how\": \"by reuse\"")
+  message(FATAL_ERROR "the first report names no step tuned from scratch or by reuse: ${WORK}/first.json")
+endif()
+if(NOT report_second MATCHES "\"how\": \"from the database\"" OR report_second MATCHES "\"how\": \"(from scratch|by reuse|default)\"")
+  message(FATAL_ERROR "the second report names a step not read from the database: ${WORK}/second.json")
+endif()
 message(STATUS "tuned ${tuned} eOperators; rebuilt from the database: the same header, nothing tuned")
+
+execute_process(
+  COMMAND ${SEARCH} --model ${MODEL} --name tuned --backend host --header ${WORK}/searched.hpp
+          --report ${WORK}/searched.json --search on --profile ${PROFILE} --cost measured
+          --cost-cache ${WORK}/cache.json --plan-for host --host-toolchain ${TOOLCHAIN} --finalists 2
+          --tune on --tuning-db ${WORK}/tuning.json --tuning-budget 60
+  OUTPUT_VARIABLE out_searched ERROR_VARIABLE err_searched RESULT_VARIABLE status)
+if(NOT status EQUAL 0)
+  message(FATAL_ERROR "the searched generation failed (${status}):\n${out_searched}\n${err_searched}")
+endif()
+file(READ ${WORK}/cache.json cache)
+if(NOT cache MATCHES "\\| schedule {")
+  message(FATAL_ERROR "the searched generation priced no eOperator under its tuned schedule:\n${out_searched}")
+endif()
+message(STATUS "searched with the database: tuned eOperators priced under their records")

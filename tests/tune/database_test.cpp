@@ -36,7 +36,7 @@ const device_key gpu{"NVIDIA H200", {{"driver", "13000"}, {"runtime", "13000"}}}
 const std::string matmul = "eoperator sum t0 t1 s0: A[t0,s0] * B[s0,t1] (64,64,64)";
 const std::string relu = "eoperator max(A[t0,t1], 0) (7,512)";
 
-tuning_record host_record() { return {host_schedule{1, 4, 8, 16, 32}, 2.5e-5, 3.125e-5, 40, ""}; }
+tuning_record host_record() { return {host_schedule{1, 4, 8, 16, 32}, 2.5e-5, 3.125e-5, 40, "", 0.0625}; }
 tuning_record gpu_record() { return {cuda_schedule{128, 2, 4, 0, true}, 1.0 / 3.0 * 1e-6, 2e-6, 12, matmul}; }
 
 // The warnings of a database, collected.
@@ -167,6 +167,10 @@ TEST_CASE("a file that is not a valid database is refused, naming the file and t
   CHECK(with("\"trials\": 3", "\"trials\": 0").find("one trial at least") != std::string::npos);
   CHECK(with("\"reused_from\": \"\"", "\"reused_from\": 7").find("/reused_from: expected a string") != std::string::npos);
   CHECK(with("\"chunk\": 0, ", "").find("missing field `chunk`") != std::string::npos);
+  // a margin is not negative; the record above, written before margins, has none
+  CHECK(with("\"trials\": 3", "\"trials\": 3, \"margin\": 0.05").empty());
+  CHECK(with("\"trials\": 3", "\"trials\": 3, \"margin\": -0.5").find("/margin: expected a number in") !=
+        std::string::npos);
 
   // a folder where the file should be
   std::filesystem::create_directories(folder.path / "folder.json");

@@ -27,6 +27,31 @@ struct search_summary {
   bool cut = false;        // the search ran out of budget: the plan is the best found within it
 };
 
+/// How tuning (ein_generate TUNE ON, decision 0029) found the schedule an eOperator step runs
+/// under: measured now from scratch or by reuse of a similar kernel's schedule, read from the
+/// tuning database, or none found (the default schedule: the kernel left untuned when the budget
+/// ran out, or its record no point of the step's own space, `unfit`). Times are the record's, its
+/// kernel compiled alone: the best schedule's and the default's, timed in the same turns.
+struct step_tuning {
+  enum class source { scratch, reuse, database, none };
+  source how = source::none;
+  std::optional<tune::host_schedule> schedule;  // none: the default
+  std::string reused_from;                       // by reuse: the kernel key whose schedule it started from
+  double seconds = 0, default_seconds = 0;       // 0: no record used
+  bool unfit = false;
+};
+
+/// `from scratch`, `by reuse`, `from the database`, `default`.
+inline const char* name(step_tuning::source s) {
+  switch (s) {
+    case step_tuning::source::scratch: return "from scratch";
+    case step_tuning::source::reuse: return "by reuse";
+    case step_tuning::source::database: return "from the database";
+    case step_tuning::source::none: break;
+  }
+  return "default";
+}
+
 /// What a generated header is tied to. The library calls it makes are the plan's
 /// (ein::plan::make_plan, bound for the build's capabilities_of).
 struct options {
@@ -56,6 +81,9 @@ struct options {
   std::vector<std::optional<tune::host_schedule>> host_schedules;
   /// The schedules of a cuda plan's eOperator kernels, alike (none: today's fixed point).
   std::vector<std::optional<tune::cuda_schedule>> cuda_schedules;
+  /// How each eOperator step's schedule was found, by step of make_layout (none: a library call);
+  /// empty without tuning. The report lists it.
+  std::vector<std::optional<step_tuning>> tuning;
 };
 
 }  // namespace ein::codegen

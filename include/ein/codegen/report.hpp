@@ -17,6 +17,7 @@
 #include "ein/plan/json.hpp"
 #include "ein/plan/memory.hpp"
 #include "ein/plan/plan.hpp"
+#include "ein/tune/schedule_json.hpp"
 
 namespace ein::codegen {
 
@@ -40,6 +41,20 @@ inline nlohmann::ordered_json gradient_report(const options& o) {
   return g;
 }
 
+/// How a tuned eOperator step's schedule was found (options::tuning): `how` (`from scratch`, `by
+/// reuse`, `from the database`, `default`), the kernel reused (else null), the schedule (null: the
+/// default), the record's times of it and of the default (null without a record), and whether a
+/// record was left for being no point of the step's own space.
+inline nlohmann::ordered_json tuning_report(const step_tuning& t) {
+  auto seconds = [&](double s) { return t.schedule ? nlohmann::ordered_json(s) : nlohmann::ordered_json(nullptr); };
+  return {{"how", name(t.how)},
+          {"reused_from", t.how == step_tuning::source::reuse ? nlohmann::ordered_json(t.reused_from) : nullptr},
+          {"schedule", t.schedule ? nlohmann::ordered_json(tune::schedule_json(*t.schedule)) : nullptr},
+          {"seconds", seconds(t.seconds)},
+          {"default_seconds", seconds(t.default_seconds)},
+          {"record_unfit", t.unfit}};
+}
+
 /// The report of plan `p`: one entry per step (kind, "eoperator" or "library", with the library
 /// operator in words; the expression it computes as text and as IR JSON, its box, what it reads,
 /// whether it is an output; its library `call` as data, plan/json.hpp, and its `origin`, the
@@ -50,7 +65,9 @@ inline nlohmann::ordered_json gradient_report(const options& o) {
 /// the best plan found within it); weight transforms are marked (`weight_transform`), and so are
 /// the steps `ein::prepare` runs once (`in_prepare`), with the size of its storage
 /// (`prepared_bytes`); `peak_bytes` is what a run holds at its peak, bound buffers and its block
-/// of temporaries (plan/memory.hpp); a gradient plan's `gradient` is gradient_report's.
+/// of temporaries (plan/memory.hpp); a gradient plan's `gradient` is gradient_report's. A tuned
+/// plan's steps (options::tuning) say how each eOperator's schedule was found (`tuning`,
+/// tuning_report; null for a library call); an untuned plan's have no `tuning`.
 inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const options& o) {
   layout plan = make_layout(p);
   auto calls = emitted_calls(plan, o.target);
@@ -101,6 +118,10 @@ inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const opt
                      {"ir", nlohmann::ordered_json(ir::to_json(*s.value))},
                      {"call", calls[k] ? nlohmann::ordered_json(ein::plan::to_json(*calls[k], p)) : nullptr},
                      {"origin", origin}});
+    if (!o.tuning.empty()) {
+      const auto* t = k < o.tuning.size() && o.tuning[k] ? &*o.tuning[k] : nullptr;
+      steps.back()["tuning"] = t ? tuning_report(*t) : nlohmann::ordered_json(nullptr);
+    }
   }
   r["outputs"] = p.outputs;
   r["prepared_bytes"] = prepared.bytes;

@@ -189,6 +189,10 @@ class timer {
   /// What besides the kernel can change its time here: the compute capability, the driver and
   /// library versions (measurements taken under another setup are not used); empty: unknown.
   virtual environment setup() const { return {}; }
+  /// What this timer runs of the kernel of workload `w` (cache key `key`) besides its default
+  /// schedule, as text appended to the key (a tuned schedule: ` | schedule {...}`), so that a time
+  /// taken under one schedule never stands for another; empty: the default schedule. Thread-safe.
+  virtual std::string variant(const workload&, const std::string&) const { return {}; }
 };
 
 /// The measured model: a kernel's time is its cached measurement on this device; a kernel not
@@ -221,12 +225,15 @@ class measured final : public model {
   /// convolution).
   void time_at_most(double seconds) { max_timed_ = seconds; }
 
+  /// The kernel's time: under its cache key (kernel_key), with what the timer runs of it besides
+  /// its default schedule (timer::variant).
   double seconds(const workload& w) const override {
     auto key = kernel_key(w);
     if (key.empty()) {
       ++keyless_;
       return fallback_.seconds(w);
     }
+    if (timer_) key += timer_->variant(w, key);
     if (auto t = lookup(key)) return *t;
     if (!timer_ || untimeable(key) || fallback_.seconds(w) > max_timed_) return priced_by_fallback(key, w);
     std::lock_guard device(device_mutex_);

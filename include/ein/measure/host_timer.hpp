@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "ein/codegen/kernel_shape.hpp"
 #include "ein/cost/measured.hpp"
 #include "ein/ir/visit.hpp"
 #include "ein/measure/host_batch.hpp"
@@ -26,6 +27,9 @@
 #include "ein/measure/timing.hpp"
 #include "ein/plan/build.hpp"
 #include "ein/plan/capabilities.hpp"
+#include "ein/tune/database.hpp"
+#include "ein/tune/host_schedule.hpp"
+#include "ein/tune/schedule_json.hpp"
 #if defined(EIN_HAVE_ONEDNN)
 #include "ein/codegen/library/onednn.hpp"
 #include "ein/runtime/onednn.hpp"
@@ -58,14 +62,23 @@ inline std::string host_libraries(codegen::library::host_gemm gemm) {
   return r;
 }
 
+/// The device this host's tunings are recorded under: the machine as the measured model names it,
+/// with the compiler and flags that build its eOperators (no library: they call none).
+inline tune::device_key tuning_device(const host_toolchain& t) {
+  auto m = this_host(t.str(), "");
+  return {m.device, m.environment.fields};
+}
+
 /// How the host timer measures: the timing of each kernel, the largest operands it allocates
-/// (bytes), where and how eOperator batches compile, and how eOperators compute.
+/// (bytes), where and how eOperator batches compile, how eOperators compute, and the tuning
+/// database whose schedules they run under (none: every eOperator at its default schedule).
 struct host_timer_options {
   timing_options timing;
   std::int64_t max_bytes = std::int64_t{4} << 30;
   batch_options batch;
   codegen::accumulation accumulate = codegen::accumulation::element;
   codegen::library::host_gemm gemm = codegen::library::host_gemm::cblas;  // as the plans' products run
+  const tune::tuning_database* tuning = nullptr;  // outlives the timer
 };
 
 /// What one round of batched eOperator timing did: kernels timed, left for want of time (priced by
@@ -82,18 +95,51 @@ struct batch_statistics {
 /// timed alone at a useful cost (a compiler run each), so the timer answers nothing for it and
 /// keeps it: time_eoperators() compiles every kept eOperator at once (codegen::emit_timing_source,
 /// the host emitter's code, with the build's toolchain) and stores their times in a cache, for
-/// the next pricing to find. Inputs are random values in [-1, 1).
+/// the next pricing to find. An eOperator the tuning database holds a record of for this machine,
+/// whose schedule is a point of the kernel's space, runs under that schedule, and its time is
+/// kept under its key with the schedule appended (variant), so that the search prices what the
+/// generated header will run after tuning (decision 0029). Inputs are random values in [-1, 1).
 class host_timer final : public cost::timer {
  public:
   /// Without a toolchain, eOperators are not timed (they keep the fallback's prices).
   explicit host_timer(std::optional<host_toolchain> toolchain, host_timer_options o = {})
       : toolchain_(std::move(toolchain)),
         options_(std::move(o)),
-        machine_(this_host(toolchain_ ? toolchain_->str() : std::string(), host_libraries(options_.gemm))) {}
+        machine_(this_host(toolchain_ ? toolchain_->str() : std::string(), host_libraries(options_.gemm))) {
+    if (toolchain_ && options_.tuning) tuning_device_ = tuning_device(*toolchain_);
+  }
 
   std::string device() const override { return machine_.device; }
   cost::environment setup() const override { return machine_.environment; }
   int runs() const override { return last_runs_; }
+
+  /// ` | schedule {"block_columns": 0, ...}` where eOperator `w` (key `key`) runs under a record of
+  /// the tuning database (tuned), else empty.
+  std::string variant(const cost::workload& w, const std::string& key) const override {
+    const auto h = tuned(w, key);
+    return h ? " | schedule " + tune::schedule_json(*h).dump() : std::string();
+  }
+
+  /// The schedule eOperator `w` (key `key`, cost::kernel_key's) runs under here: the tuning
+  /// database's record of this machine where its schedule is a point of the kernel's space, else
+  /// none (the default). Thread-safe.
+  std::optional<tune::host_schedule> tuned(const cost::workload& w, const std::string& key) const {
+    if (!options_.tuning || !tuning_device_ || w.kind != cost::workload::engine::eoperator || !w.eop) return std::nullopt;
+    const auto* r = options_.tuning->find(*tuning_device_, key);
+    const auto* h = r ? std::get_if<tune::host_schedule>(&r->best) : nullptr;
+    if (!h) return std::nullopt;
+    {
+      std::lock_guard lock(mutex_);
+      if (auto it = fits_.find(key); it != fits_.end()) return it->second ? std::optional(*h) : std::nullopt;
+    }
+    // the kernel as the timer compiles it alone, whose space the record was tuned in
+    const auto plan = eoperator_plan(*cost::flat_eoperator(*w.eop));
+    const auto l = codegen::make_layout(plan);
+    const bool fits = l.steps.size() == 1 && tune::host_valid(codegen::shape_of(l.steps[0], l), *h);
+    std::lock_guard lock(mutex_);
+    fits_.emplace(key, fits);
+    return fits ? std::optional(*h) : std::nullopt;
+  }
 
   /// Kernels timed so far in which every run was disturbed by another process (timed::undisturbed
   /// false): their times are upper bounds.
@@ -101,7 +147,7 @@ class host_timer final : public cost::timer {
 
   std::optional<double> seconds(const cost::workload& w) override {
     if (w.kind == cost::workload::engine::eoperator) {
-      if (w.eop && toolchain_) keep(*w.eop);
+      if (w.eop && toolchain_) keep(w);
       return std::nullopt;
     }
     if (!w.instance) return std::nullopt;
@@ -130,12 +176,13 @@ class host_timer final : public cost::timer {
     return n;
   }
 
-  /// Compiles the eOperators kept since the last call (in key order) into shared objects, times
-  /// each, and stores the times in `cache` under this machine, until `budget_seconds` of wall clock
+  /// Compiles the eOperators kept since the last call (in key order; each under its tuned schedule
+  /// where it has one) into shared objects, times each, and stores the times in `cache` under
+  /// this machine (their keys with variant's text), until `budget_seconds` of wall clock
   /// are spent (compilation included); those left are dropped, and counted. Progress on stderr
   /// where `progress` is set. Throws user_error when the toolchain cannot compile them.
   batch_statistics time_eoperators(cost::measurement_cache& cache, double budget_seconds, const char* progress = nullptr) {
-    std::map<std::string, ir::scope_ptr> todo;
+    std::map<std::string, kept> todo;
     {
       std::lock_guard lock(mutex_);
       todo.swap(waiting_);
@@ -146,15 +193,15 @@ class host_timer final : public cost::timer {
     const auto start = std::chrono::steady_clock::now();
     std::vector<codegen::timing_case> cases;
     std::vector<std::string> keys;
-    for (auto& [key, flat] : todo) {
-      auto p = eoperator_plan(*flat);
+    for (auto& [key, k] : todo) {
+      auto p = eoperator_plan(*k.flat);
       if (operand_bytes(p) > options_.max_bytes) {
         std::lock_guard lock(mutex_);
         refused_.insert(key);
         ++stats.refused;
         continue;
       }
-      cases.push_back({"ein_eop_" + std::to_string(cases.size()), std::move(p)});
+      cases.push_back({"ein_eop_" + std::to_string(cases.size()), std::move(p), {k.schedule}});
       keys.push_back(key);
     }
     if (progress)
@@ -205,11 +252,19 @@ class host_timer final : public cost::timer {
   }
 
  private:
-  void keep(const ir::scope& s) {
-    auto flat = cost::flat_eoperator(s);
+  // An eOperator to time: its flat scope, and the schedule it runs under (none: the default).
+  struct kept {
+    ir::scope_ptr flat;
+    std::optional<tune::host_schedule> schedule;
+  };
+
+  void keep(const cost::workload& w) {
+    auto flat = cost::flat_eoperator(*w.eop);
     auto key = "eoperator " + ir::canonical_string(*flat);
+    auto schedule = tuned(w, key);
+    if (schedule) key += " | schedule " + tune::schedule_json(*schedule).dump();
     std::lock_guard lock(mutex_);
-    if (!refused_.count(key)) waiting_.try_emplace(std::move(key), std::move(flat));
+    if (!refused_.count(key)) waiting_.try_emplace(std::move(key), kept{std::move(flat), std::move(schedule)});
   }
 
   static std::int64_t operand_bytes(const ein::plan::program_plan& p) {
@@ -344,9 +399,11 @@ class host_timer final : public cost::timer {
   eval::random_stream rng_{1};
   int last_runs_ = 1;
   std::atomic<std::size_t> disturbed_{0};
-  mutable std::mutex mutex_;                      // waiting_ and refused_: search threads price at once
-  std::map<std::string, ir::scope_ptr> waiting_;  // eOperators to time, by cache key
-  std::set<std::string> refused_;                 // eOperators too large to time
+  std::optional<tune::device_key> tuning_device_;  // where tunings are read (a database and a toolchain)
+  mutable std::mutex mutex_;                       // waiting_, refused_, fits_: search threads price at once
+  std::map<std::string, kept> waiting_;            // eOperators to time, by cache key
+  std::set<std::string> refused_;                  // eOperators too large to time
+  mutable std::map<std::string, bool> fits_;       // by kernel key: whether its record is a point of its space
 };
 
 }  // namespace ein::measure

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <functional>
@@ -36,13 +37,18 @@ namespace ein::measure {
 
 /// How the host tuner searches: its budget (wall clock, compilation included, and schedules
 /// timed, the default among them), how many schedules compile into one shared object, the draw,
-/// the timing of each turn, and where progress lines go (`<progress>: ...` on stderr; none: quiet).
+/// the timing of each turn and what times the turns (time_in_turns; a test's stub), the least
+/// margin a point must beat the default by (noise_margin), and where progress lines go
+/// (`<progress>: ...` on stderr; none: quiet).
 struct host_tuning_options {
   double budget_seconds = 60;
   std::int64_t trials = 32;
   std::size_t per_batch = 8;
   std::uint64_t seed = 1;
   timing_options timing;
+  std::function<std::vector<timed>(const std::vector<std::function<void()>>&, const timing_options&)> turns =
+      time_in_turns;
+  double least_margin = 0.02;
   batch_options batch;
   codegen::accumulation accumulate = codegen::accumulation::element;
   const char* progress = nullptr;
@@ -57,11 +63,15 @@ struct host_tuning {
   bool measured = false;
 };
 
-/// The device this host's tunings are recorded under: the machine as the measured model names it,
-/// with the compiler and flags that build its eOperators (no library: they call none).
-inline tune::device_key tuning_device(const host_toolchain& t) {
-  auto m = this_host(t.str(), "");
-  return {m.device, m.environment.fields};
+/// The margin by which a point must beat the default's time `fixed` (timed in turns with it) to be
+/// kept, its time times 1 + margin below the default's: the default's own spread in those turns
+/// (its median over its fastest, less one: how much the machine's load moved one kernel's runs),
+/// `least` at least, and at most what a record holds. A busy machine then keeps the default rather
+/// than a point that won by noise, and still a point many times faster (a team of threads waiting
+/// out scheduler ticks).
+inline double noise_margin(const timed& fixed, double least) {
+  const double spread = fixed.seconds > 0 ? fixed.median / fixed.seconds - 1 : 0;
+  return std::min(std::isfinite(spread) ? std::max(spread, least) : least, tune::tuning_database::max_margin);
 }
 
 /// Tunes eOperators' host schedules on this machine with the build's toolchain.
@@ -94,8 +104,10 @@ class host_tuner {
   /// space, `per_batch` compiled at a time, until the trials or the seconds are spent; each
   /// schedule's output compared once with the interpreter's on the same random inputs (one that
   /// differs is refused, never timed), the rest timed in turns with the default, each schedule's
-  /// time the fastest of its runs (decision 0025). The measured record is stored in `db` (the
-  /// caller saves it). Throws user_error where the toolchain cannot compile the kernels.
+  /// time the fastest of its runs (decision 0025); the best point is kept only where it beats the
+  /// default by more than the noise (noise_margin over every batch's turns, kept in the record),
+  /// else the default is. The measured record is stored in `db` (the caller saves it). Throws
+  /// user_error where the toolchain cannot compile the kernels.
   host_tuning tune(const ir::scope& s, tune::tuning_database* db = nullptr) {
     const kernel k(s);
     if (db)
@@ -163,6 +175,7 @@ class host_tuner {
     std::unique_ptr<host_batch> first;      // holds the default's case, timed in every turn
     std::unique_ptr<host_batch::prepared_case> fixed;
     double default_seconds = 0, best_seconds = 0;  // best: of the points other than the default
+    double margin = std::clamp(options_.least_margin, 0.0, tune::tuning_database::max_margin);
     std::optional<tune::host_schedule> best;
     std::int64_t trials = 0;
     for (std::size_t from = 0; from < candidates.size() && (from == 0 || elapsed() < options_.budget_seconds);
@@ -193,8 +206,9 @@ class host_tuner {
       }
       std::vector<std::function<void()>> turns{[&] { fixed->run(); }};
       for (auto& c : passed) turns.push_back([&c] { c->run(); });
-      const auto times = time_in_turns(turns, options_.timing);
+      const auto times = options_.turns(turns, options_.timing);
       default_seconds = from == 0 ? times[0].seconds : std::min(default_seconds, times[0].seconds);
+      margin = std::max(margin, noise_margin(times[0], options_.least_margin));
       for (std::size_t k = 0; k < schedules.size(); ++k, ++trials)
         if (!best || times[k + 1].seconds < best_seconds) {
           best = schedules[k];
@@ -207,15 +221,16 @@ class host_tuner {
                      static_cast<long long>(result.refused), best && best_seconds < default_seconds ? best_seconds : default_seconds,
                      default_seconds);
     }
-    // the default keeps its place unless a point beat its fastest run over every turn
-    if (!best || best_seconds >= default_seconds) {
+    // the default keeps its place unless a point beat its fastest run over every turn by more than
+    // the noise
+    if (!best || !(best_seconds * (1 + margin) < default_seconds)) {
       best = candidates[0];
       best_seconds = default_seconds;
     }
-    result.record = {*best, best_seconds, default_seconds, trials, reused_from};
+    result.record = {*best, best_seconds, default_seconds, trials, reused_from, margin};
     if (options_.progress)
-      std::fprintf(stderr, "%s: kept %s in %.1f s\n", options_.progress,
-                   tune::schedule_json(result.record.best).dump().c_str(), elapsed());
+      std::fprintf(stderr, "%s: kept %s (a point had to beat the default by %.1f%%) in %.1f s\n", options_.progress,
+                   tune::schedule_json(result.record.best).dump().c_str(), 100 * margin, elapsed());
     result.measured = true;
     if (db) db->store(device_, result.key, result.record);
     return result;

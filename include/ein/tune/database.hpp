@@ -39,6 +39,7 @@ struct tuning_record {
   double default_seconds = 0;  // the default point's time, timed in the same turns
   std::int64_t trials = 0;     // schedules timed
   std::string reused_from;     // the kernel whose best schedule the search started from; empty: from scratch
+  double margin = 0;           // a point was kept where its time times 1 + margin beat the default's (0: not said)
   friend bool operator==(const tuning_record&, const tuning_record&) = default;
 };
 
@@ -46,7 +47,8 @@ struct tuning_record {
 /// in a JSON file (format 1), like TVM MetaSchedule's database or TensorRT's timing cache:
 /// `{"format": 1, "devices": {"<device>": {"environment": {"compiler": "g++ 12.2 -O3"}, "kernels":
 /// {"<key>": {"schedule": {"kind": "host", ...}, "seconds": 2.1e-05, "default_seconds": 3.4e-05,
-/// "trials": 40, "reused_from": ""}}}}}`.
+/// "trials": 40, "reused_from": "", "margin": 0.02}}}}}` (a record without `margin`, written before
+/// the tuner kept one, reads as 0).
 /// A record is used only on the device and environment it was taken on: find() answers nothing
 /// else, expect() warns when the file's records are of other devices or environments, and
 /// store() replaces a device's records from another environment. A file that is not a valid
@@ -61,6 +63,8 @@ class tuning_database {
   static constexpr int format = 1;
   /// The longest kernel time a record holds, in seconds.
   static constexpr double max_seconds = 1e6;
+  /// The largest margin a record holds (a default whose median run took a thousand times its fastest).
+  static constexpr double max_margin = 1e3;
 
   /// An empty database in memory only (save() is then an error).
   tuning_database() = default;
@@ -134,7 +138,8 @@ class tuning_database {
       nlohmann::json kernels = nlohmann::json::object();
       for (auto& [key, r] : d.kernels)
         kernels[key] = {{"schedule", schedule_json(r.best)}, {"seconds", r.seconds}, {"default_seconds", r.default_seconds},
-                        {"trials", r.trials},                {"reused_from", r.reused_from}};
+                        {"trials", r.trials},                {"reused_from", r.reused_from},
+                        {"margin", r.margin}};
       devices[name] = {{"environment", d.environment}, {"kernels", std::move(kernels)}};
     }
     return nlohmann::json{{"devices", std::move(devices)}, {"format", format}}.dump(2) + "\n";
@@ -220,7 +225,7 @@ class tuning_database {
 
   static tuning_record record(const ein::detail::json_input& file, const nlohmann::json& r, const std::string& path) {
     using ein::detail::json_input;
-    detail::only_fields(file, r, path, {"schedule", "seconds", "default_seconds", "trials", "reused_from"});
+    detail::only_fields(file, r, path, {"schedule", "seconds", "default_seconds", "trials", "reused_from", "margin"});
     tuning_record out;
     out.best = read_schedule(file, file.field(r, "schedule", path), json_input::at(path, "schedule"));
     out.seconds = file.number(file.field(r, "seconds", path), json_input::at(path, "seconds"), 0, max_seconds);
@@ -230,6 +235,8 @@ class tuning_database {
     out.trials = file.integer(file.field(r, "trials", path), tp, 1'000'000'000);
     if (out.trials < 1) file.fail(tp, "a record needs one trial at least");
     out.reused_from = file.text(file.field(r, "reused_from", path), json_input::at(path, "reused_from"));
+    if (const auto* m = file.optional_field(r, "margin", path))
+      out.margin = file.number(*m, json_input::at(path, "margin"), 0, max_margin, true);
     return out;
   }
 
