@@ -184,3 +184,30 @@ TEST_CASE("host_tuner: a point is kept only where it beats the default by more t
 }
 
 }  // namespace host_tuner_test
+
+namespace host_tuner_test {
+
+TEST_CASE("host_tuner::identify: kernels of one function over other boxes share a body, other functions do not") {
+  using namespace ir;
+  auto relu_of = [](const char* name, std::int64_t rows, std::int64_t columns) {
+    auto x = search_test::input(name, {rows, columns});
+    return make_scope({{"i", 0, rows}, {"j", 0, columns}}, {}, make_unary(unary_fn::relu, make_access(x, {idx("i"), idx("j")})));
+  };
+  auto sum_of = [](std::int64_t rows, std::int64_t columns) {
+    auto x = search_test::input("x", {rows, columns}), y = search_test::input("y", {rows, columns});
+    return make_scope({{"i", 0, rows}, {"j", 0, columns}}, {},
+                      make_access(x, {idx("i"), idx("j")}) + make_access(y, {idx("i"), idx("j")}));
+  };
+  const auto big = measure::host_tuner::identify(*relu_of("a", 14, 256)).second;
+  const auto small = measure::host_tuner::identify(*relu_of("b", 7, 512)).second;
+  const auto sum = measure::host_tuner::identify(*sum_of(7, 256)).second;
+  CHECK(!big.body.empty());
+  CHECK(big.body == small.body);
+  CHECK(big.body != sum.body);
+  CHECK(big.body.find("256") == std::string::npos);  // no extent, no shape
+  CHECK(tune::reusable(sum, big) == false);
+  CHECK(measure::host_tuner::identify(*kernel(32, 64)).second.body ==
+        measure::host_tuner::identify(*kernel(8, 32)).second.body);
+}
+
+}  // namespace host_tuner_test

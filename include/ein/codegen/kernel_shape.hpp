@@ -12,8 +12,8 @@ namespace ein::codegen {
 
 /// The extents of step `s`'s loops and what its reads allow: the widest lanes detail::lanes_of
 /// finds at 16 or fewer, the staged read's traversal position (detail::tile_of), whether its
-/// indices fit `int` (detail::fits_int). `body` stays empty: the extent-free canonical body is
-/// what ETO's reuse compares, and no reader of this shape reuses yet.
+/// indices fit `int` (detail::fits_int). `body` stays empty: the tuners, which compare bodies for
+/// ETO's reuse, fill it (measure::kernel_body); the emitters need none.
 /// Example (float matmul, 64×64×64): traversal {64, 64}, summation {64}, widest_lanes 16.
 inline tune::kernel_shape shape_of(const step& s, const layout& plan) {
   const ir::scope& sc = *s.value;

@@ -12,6 +12,7 @@
 #include "ein/cost/measured.hpp"
 #include "ein/detail/error.hpp"
 #include "ein/ir/canonical.hpp"
+#include "ein/measure/kernel_body.hpp"
 #include "ein/tune/cuda_schedule.hpp"
 #include "ein/tune/database.hpp"
 
@@ -24,7 +25,9 @@ inline std::pair<std::string, tune::kernel_shape> identify_cuda_kernel(const ir:
   auto flat = cost::flat_eoperator(s);
   auto layout = codegen::make_layout(cost::eoperator_program(*flat));
   if (layout.steps.size() != 1) throw internal_error("identify_cuda_kernel: an eOperator's plan has other than one step");
-  return {"eoperator " + ir::canonical_string(*flat), codegen::shape_of(layout.steps[0], layout)};
+  auto shape = codegen::shape_of(layout.steps[0], layout);
+  shape.body = kernel_body(*flat);
+  return {"eoperator " + ir::canonical_string(*flat), shape};
 }
 
 /// `db`'s record of the kernel `key` of shape `shape` on `device` where its schedule is a point

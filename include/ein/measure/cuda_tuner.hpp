@@ -32,6 +32,7 @@
 #include "ein/ir/canonical.hpp"
 #include "ein/measure/cuda_records.hpp"
 #include "ein/measure/gpu_timer.hpp"
+#include "ein/measure/kernel_body.hpp"
 #include "ein/runtime/cuda.hpp"
 #include "ein/runtime/cuda_check.hpp"
 #include "ein/tune/cuda_reuse.hpp"
@@ -158,6 +159,7 @@ class cuda_tuner {
           layout(codegen::make_layout(program)) {
       if (layout.steps.size() != 1) throw internal_error("cuda_tuner: an eOperator's plan has other than one step");
       shape = codegen::shape_of(layout.steps[0], layout);
+      shape.body = kernel_body(*flat);
     }
     ir::scope_ptr flat;
     std::string key;

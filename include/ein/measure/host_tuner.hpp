@@ -27,6 +27,7 @@
 #include "ein/measure/host_batch.hpp"
 #include "ein/measure/host_machine.hpp"
 #include "ein/measure/host_timer.hpp"
+#include "ein/measure/kernel_body.hpp"
 #include "ein/measure/timing.hpp"
 #include "ein/tune/database.hpp"
 #include "ein/tune/host_reuse.hpp"
@@ -145,6 +146,7 @@ class host_tuner {
           layout(codegen::make_layout(plan)) {
       if (layout.steps.size() != 1) throw internal_error("host_tuner: an eOperator's plan has other than one step");
       shape = codegen::shape_of(layout.steps[0], layout);
+      shape.body = kernel_body(*flat);
     }
     kernel(const kernel&) = delete;
     kernel& operator=(const kernel&) = delete;
