@@ -5,9 +5,9 @@ once with reuse, each into an empty tuning database of its own, one generation a
 times bench_models (the same plans at their default schedules) and bench_models_tuned (by reuse)
 in interleaved rounds, each figure the median over the rounds of each round's median time.
 
-A kernel's loss compares its best time relative to its default's, timed in the same turns, so
-that the two tunings' separate runs compare on one footing:
-    loss = (best / default with reuse) / (best / default from scratch) - 1    (> 0: reuse is slower)
+A kernel's loss is ETO's: how much slower the schedule reuse found runs than the one found from
+scratch, each its fastest timed run (the defaults' times are kept beside them in the results):
+    loss = best with reuse / best from scratch - 1    (> 0: reuse found a slower schedule)
 
     python3 bench/models/tuning_rounds.py <build folder> <work folder> <results.json> [--rounds 5]
 
@@ -43,9 +43,11 @@ def tune(build, database, reuse):
     # one generation at a time: the tunings of two would disturb each other's timings
     done = subprocess.run(["cmake", "--build", build, "--target", "bench_models_tuned", "-j1"], check=True,
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
+    with open(database + ".log", "w") as f:
+        f.write(done)
     models, model = {}, None
     for line in done.splitlines():
-        m = re.search(r"\(bench_model_tuned_(\w+)\.hpp\)", line)
+        m = re.search(r"\(bench_model_(\w+)\.hpp\)", line)
         if m:
             model = m.group(1)
         m = re.search(r"tuning: (\d+) eOperators tuned from scratch, (\d+) by reuse, (\d+) from the tuning database, "
@@ -100,8 +102,7 @@ def main():
         s = scratch.get(key)
         if not s or not r["reused_from"]:
             continue  # tuned from scratch both ways: no loss to measure
-        gain_reuse, gain_scratch = r["seconds"] / r["default_seconds"], s["seconds"] / s["default_seconds"]
-        kernels[key] = {"loss": gain_reuse / gain_scratch - 1, "reuse": r, "scratch": s}
+        kernels[key] = {"loss": r["seconds"] / s["seconds"] - 1, "reuse": r, "scratch": s}
     losses = [k["loss"] for k in kernels.values()]
 
     times = {}  # model -> {"untuned": [...], "tuned": [...]}
