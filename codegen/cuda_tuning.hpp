@@ -31,7 +31,7 @@ namespace ein::codegen::detail {
 #if defined(EIN_HAVE_CUDA_TIMER)
 // Tunes the kernels `untuned` (steps of `l` whose kernels `db` has no record of on the GPU, each
 // of shape `shapes[i]`) on device 0 while `budget_seconds` last, in the order of their reuse plan
-// (tune::plan_reuse, decision 0029): a root from scratch, each other kernel from its source's
+// (tune::plan_cuda_reuse, decision 0029): a root from scratch, each other kernel from its source's
 // record (every one from scratch without `reuse`). Returns the GPU's device key, and how many
 // were tuned from scratch and by reuse.
 inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_gpu(
@@ -44,17 +44,7 @@ inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_
   o.progress = "ein_generate: tuning";
   const tune::device_key device = measure::cuda_tuning_device();
   db.expect(device);
-  // a search from scratch costs its trials; a reuse, the default and the neighbourhood of where
-  // the source's default maps (its best, which the reuse starts from, is not known yet)
-  const auto reuse = tune::plan_reuse(
-      shapes,
-      [&](std::size_t k) {
-        return static_cast<double>(std::min(static_cast<std::int64_t>(tune::cuda_space(shapes[k]).size()), o.trials));
-      },
-      [&](std::size_t j, std::size_t k) {
-        const auto from = tune::cuda_reuse_start(shapes[j], tune::cuda_default(shapes[j]), shapes[k]);
-        return static_cast<double>(1 + tune::cuda_neighbourhood(shapes[k], from).size());
-      });
+  const auto reuse = tune::plan_cuda_reuse(shapes, o.trials);
   std::size_t scratch = 0, by_reuse = 0;
   for (std::size_t i : reuse.order()) {
     o.budget_seconds = budget_seconds - elapsed();

@@ -1,7 +1,7 @@
 // ETO's two numbers for the CUDA tuner (docs/decisions/0029) on EinNet's five cases: their
 // searched cuda plans (the roofline of the H100 profile, as bench_gpu_paper_cases builds them),
 // each distinct eOperator kernel tuned on the GPU from scratch, then again in the order of the
-// kernels' reuse plan (tune::plan_reuse: roots from scratch, the others from their source's best).
+// kernels' reuse plan (tune::plan_cuda_reuse: roots from scratch, the others from their source's best).
 // Writes the total tuning time with reuse against from scratch, and each kernel's loss of reuse
 // (its best time by reuse over its best from scratch, less 1) as JSON. Kernels above
 // `most_work` multiply-adds are left out (named in the JSON): the tuner checks each schedule
@@ -119,15 +119,7 @@ int main(int argc, char** argv) {
     // by reuse, in the reuse plan's order; a root's search is the one from scratch
     std::vector<tune::kernel_shape> shapes;
     for (auto& k : kernels) shapes.push_back(k.shape);
-    const auto plan = tune::plan_reuse(
-        shapes,
-        [&](std::size_t k) {
-          return static_cast<double>(std::min(static_cast<std::int64_t>(tune::cuda_space(shapes[k]).size()), o.trials));
-        },
-        [&](std::size_t j, std::size_t k) {
-          const auto from = tune::cuda_reuse_start(shapes[j], tune::cuda_default(shapes[j]), shapes[k]);
-          return static_cast<double>(1 + tune::cuda_neighbourhood(shapes[k], from).size());
-        });
+    const auto plan = tune::plan_cuda_reuse(shapes, o.trials);
     for (std::size_t i : plan.order()) {
       const std::size_t source = plan.source[i];
       measure::cuda_tuner tuner(0, o);

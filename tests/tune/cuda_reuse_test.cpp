@@ -98,3 +98,18 @@ TEST_CASE("laws over random CUDA shapes: the start and its neighbours are points
 }
 
 }  // namespace cuda_reuse_test
+
+namespace cuda_reuse_test {
+
+TEST_CASE("plan_cuda_reuse: kernels of one body reuse the one tuned from scratch; another body is a root") {
+  auto other = shape({32, 64}, 4);
+  other.body = "another body";
+  const std::vector<kernel_shape> kernels{shape({32, 64}, 4), shape({16, 64}, 4), shape({8, 32}, 4), other};
+  const auto plan = plan_cuda_reuse(kernels, 32);
+  CHECK(plan.source[0] == reuse_plan::scratch);
+  CHECK(plan.source[1] != reuse_plan::scratch);
+  CHECK(plan.source[2] != reuse_plan::scratch);
+  CHECK(plan.source[3] == reuse_plan::scratch);
+}
+
+}  // namespace cuda_reuse_test

@@ -9,6 +9,7 @@
 #include "ein/tune/cuda_schedule.hpp"
 #include "ein/tune/host_reuse.hpp"
 #include "ein/tune/kernel_shape.hpp"
+#include "ein/tune/reuse_plan.hpp"
 
 namespace ein::tune {
 
@@ -67,6 +68,22 @@ inline std::vector<cuda_schedule> cuda_neighbourhood(const kernel_shape& k, cons
   p.int_index = !start.int_index;
   add(p);
   return r;
+}
+
+/// The reuse plan of CUDA kernels `shapes` (tune::plan_reuse) under the costs the CUDA tuner's
+/// searches take: from scratch, the smaller of the space's size and `trials`; by reuse, the
+/// default and the neighbourhood of where the source's default maps (its best, which the reuse
+/// starts from, is not known when the plan is made).
+inline reuse_plan plan_cuda_reuse(const std::vector<kernel_shape>& shapes, std::int64_t trials) {
+  return plan_reuse(
+      shapes,
+      [&](std::size_t k) {
+        return static_cast<double>(std::min(static_cast<std::int64_t>(cuda_space(shapes[k]).size()), trials));
+      },
+      [&](std::size_t j, std::size_t k) {
+        const auto from = cuda_reuse_start(shapes[j], cuda_default(shapes[j]), shapes[k]);
+        return static_cast<double>(1 + cuda_neighbourhood(shapes[k], from).size());
+      });
 }
 
 }  // namespace ein::tune
