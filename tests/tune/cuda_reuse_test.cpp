@@ -101,14 +101,13 @@ TEST_CASE("laws over random CUDA shapes: the start and its neighbours are points
 
 namespace cuda_reuse_test {
 
-TEST_CASE("plan_cuda_reuse: kernels of one body reuse the one tuned from scratch; another body is a root") {
+TEST_CASE("plan_cuda_reuse: of three kernels of one body, one is tuned from scratch and two by reuse; another body is a root") {
   auto other = shape({32, 64}, 4);
   other.body = "another body";
   const std::vector<kernel_shape> kernels{shape({32, 64}, 4), shape({16, 64}, 4), shape({8, 32}, 4), other};
   const auto plan = plan_cuda_reuse(kernels, 32);
-  CHECK(plan.source[0] == reuse_plan::scratch);
-  CHECK(plan.source[1] != reuse_plan::scratch);
-  CHECK(plan.source[2] != reuse_plan::scratch);
+  CHECK(std::count(plan.source.begin(), plan.source.begin() + 3, reuse_plan::scratch) == 1);
+  for (std::size_t k = 0; k < 3; ++k) CHECK((plan.source[k] == reuse_plan::scratch || plan.source[k] < 3));
   CHECK(plan.source[3] == reuse_plan::scratch);
 }
 
