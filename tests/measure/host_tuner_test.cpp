@@ -1,7 +1,8 @@
 // The host tuner on a small eOperator within a tiny budget: the schedule it returns is a point of
 // the kernel's space, no slower than the default in its own turns, and its kernel equals the
 // interpreter; a second tuning with the saved database compiles and times nothing. Tuned by reuse
-// from a similar kernel's record, it times the default and the mapped start's neighbourhood only.
+// from a similar kernel's record, its first round times the default and the mapped start's
+// neighbourhood only, and later rounds walk on from the best point while it moves.
 // Under a stub timer, a point is kept only where it beats the default by more than the noise.
 #include <doctest/doctest.h>
 
@@ -100,10 +101,11 @@ TEST_CASE("host_tuner: a tuned schedule is a point of the space equal to the int
   std::filesystem::remove(path);
 }
 
-TEST_CASE("host_tuner: reusing a similar kernel's record times its start and that start's neighbours only") {
+TEST_CASE("host_tuner: reusing a similar kernel's record, one round times its start and that start's neighbours only") {
   const auto toolchain = measure::read_host_toolchain(EIN_TEST_HOST_TOOLCHAIN);
   measure::host_tuning_options o;
   o.timing.runs = 3;
+  o.reuse_rounds = 1;  // ETO's search: the start's neighbourhood alone
   o.progress = "host_tuner_test reuse";
   const auto parent = kernel(), child = kernel(8, 32);
   const auto [parent_key, parent_shape] = measure::host_tuner::identify(*parent);
@@ -155,6 +157,58 @@ auto stub_turns(double fixed, double median, std::vector<double> points) {
     for (double p : points) t.push_back({p, p, 5});
     return t;
   };
+}
+
+TEST_CASE("host_tuner: by reuse, each round searches the neighbourhood of the best so far until it stands still") {
+  const auto toolchain = measure::read_host_toolchain(EIN_TEST_HOST_TOOLCHAIN);
+  const auto parent = kernel(), child = kernel(8, 32);
+  const auto [parent_key, parent_shape] = measure::host_tuner::identify(*parent);
+  const auto child_shape = measure::host_tuner::identify(*child).second;
+  using point = tune::host_schedule;
+  // the start, as the test above: {1 loop, chunk 4, 4 lanes}; under the stub below, fewer lanes
+  // are faster, so the best walks down the lanes one round at a time
+  const std::vector<std::vector<point>> rounds{
+      {{1, 4, 4, 0, 0}, {0, 0, 4, 0, 0}, {1, 1, 4, 0, 0}, {1, 4, 2, 0, 0}, {1, 4, 8, 0, 0}},
+      {{0, 0, 2, 0, 0}, {1, 1, 2, 0, 0}, {1, 4, 1, 0, 0}},  // around {1, 4, 2}, less those tried
+      {{0, 0, 1, 0, 0}, {1, 1, 1, 0, 0}},                   // around {1, 4, 1}: none faster, the end
+  };
+  const point fixed{0, 0, 8, 0, 0};
+  REQUIRE(tune::host_default(child_shape) == fixed);
+  // a point's time: a millisecond a lane, 10 ms more off {1 loop, chunk 4}
+  const auto seconds = [](const point& p) {
+    return 1e-3 * static_cast<double>(p.lanes) + (p.parallel_loops == 1 && p.chunk == 4 ? 0 : 1e-2);
+  };
+  const auto tuned = [&](int reuse_rounds) {
+    measure::host_tuning_options o;
+    o.per_batch = 16;  // a round a batch
+    o.reuse_rounds = reuse_rounds;
+    std::size_t turn = 0;
+    o.turns = [&](const std::vector<std::function<void()>>& fs, const measure::timing_options&) {
+      REQUIRE(turn < rounds.size());
+      const auto& round = rounds[turn++];
+      REQUIRE(fs.size() == round.size() + 1);
+      std::vector<measure::timed> t{{seconds(fixed), seconds(fixed), 5}};
+      for (auto& p : round) t.push_back({seconds(p), seconds(p), 5});
+      return t;
+    };
+    measure::host_tuner tuner(toolchain, o);
+    tune::tuning_database db;
+    db.store(tuner.device(), parent_key, {point{1, 16, 8, 0, 0}, 1e-5, 2e-5, 1, ""});
+    auto r = tuner.tune_from(*child, *parent, db);
+    CHECK(tuner.batches() == turn);
+    return r.record;
+  };
+  const auto one = tuned(1);
+  CHECK(one.best == tune::schedule(point{1, 4, 2, 0, 0}));
+  CHECK(one.trials == 6);
+  const auto climbed = tuned(4);
+  CHECK(climbed.best == tune::schedule(point{1, 4, 1, 0, 0}));
+  CHECK(climbed.seconds == doctest::Approx(1e-3));
+  CHECK(climbed.trials == 11);
+  // two rounds reach it too, without the third that finds it stands still
+  const auto two = tuned(2);
+  CHECK(two.best == tune::schedule(point{1, 4, 1, 0, 0}));
+  CHECK(two.trials == 9);
 }
 
 TEST_CASE("host_tuner: a point is kept only where it beats the default by more than the noise") {

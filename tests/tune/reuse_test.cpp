@@ -1,5 +1,6 @@
 // ETO's reuse: the reuse conditions, the minimum-cost arborescence against brute force over small
-// random graphs, and reuse plans against brute force over small random sets of kernels.
+// random graphs, reuse plans against brute force over small random sets of kernels, and the
+// rounds of a reuse-based search.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -11,6 +12,7 @@
 #include <random>
 
 #include "ein/tune/reuse_plan.hpp"
+#include "ein/tune/reuse_rounds.hpp"
 
 namespace reuse_test {
 
@@ -184,6 +186,27 @@ TEST_CASE("reuse plans equal brute force over small random sets of kernels") {
     }
     CHECK(cost == doctest::Approx(plan.cost));
   }
+}
+
+TEST_CASE("reuse_rounds: the start's neighbourhood, then the best's while it moves and rounds are left") {
+  const auto around = [](const int& p) { return std::vector<int>{p, p - 1, p + 1}; };
+  reuse_rounds<int> r(8, around, 3);
+  auto tried = r.first();
+  CHECK(tried == std::vector<int>{8, 7, 9});
+  auto next = r.next(7, tried);
+  CHECK(next == std::vector<int>{6});
+  tried.insert(tried.end(), next.begin(), next.end());
+  CHECK(r.next(6, tried) == std::vector<int>{5});
+  CHECK(r.next(5, tried).empty());  // three rounds spent
+
+  reuse_rounds<int> still(8, around, 3);
+  tried = still.first();
+  CHECK(still.next(8, tried).empty());  // the start is the best: the search stands still
+  reuse_rounds<int> one(8, around, 1);
+  tried = one.first();
+  CHECK(one.next(7, tried).empty());  // ETO's one round
+  reuse_rounds<int> none(8, around, 0);
+  CHECK(none.first() == std::vector<int>{8});
 }
 
 }  // namespace reuse_test

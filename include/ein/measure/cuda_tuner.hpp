@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -38,20 +39,23 @@
 #include "ein/tune/cuda_reuse.hpp"
 #include "ein/tune/cuda_schedule.hpp"
 #include "ein/tune/database.hpp"
+#include "ein/tune/reuse_rounds.hpp"
 #include "ein/tune/schedule_json.hpp"
 
 namespace ein::measure {
 
 /// How the CUDA tuner searches: its budget (wall clock, compilation included, and schedules
 /// timed, the default among them), how many schedules are timed in one set of interleaved turns,
-/// the draw, the turns (the first of each schedule's runs warms it up), and where progress lines
-/// go (`<progress>: ...` on stderr; none: quiet).
+/// the draw, the turns (the first of each schedule's runs warms it up), the rounds a search by
+/// reuse may take (tune::reuse_rounds), and where progress lines go (`<progress>: ...` on stderr;
+/// none: quiet).
 struct cuda_tuning_options {
   double budget_seconds = 60;
   std::int64_t trials = 32;
   std::size_t per_batch = 8;
   std::uint64_t seed = 1;
   int turns = 15;
+  int reuse_rounds = 4;
   codegen::accumulation accumulate = codegen::accumulation::element;
   const char* progress = nullptr;
 };
@@ -132,20 +136,26 @@ class cuda_tuner {
 
   /// The best CUDA schedule of eOperator `s` searched from `source`'s (ETO's reuse, decision
   /// 0029): `db`'s record of `s` where it holds one, as tune(); else, from `db`'s record of
-  /// `source`, the default, then tune::cuda_reuse_start and its tune::cuda_neighbourhood (the
-  /// trials budget does not cut them, the seconds do), measured as tune() measures; the record
-  /// says `reused_from` `source`'s key. Without a record of `source`, tune(s, &db).
+  /// `source`, the default, then the rounds (tune::reuse_rounds, `reuse_rounds` of them) of
+  /// tune::cuda_neighbourhood from tune::cuda_reuse_start (the trials budget does not cut them,
+  /// the seconds do), measured as tune() measures; the record says `reused_from` `source`'s key.
+  /// Without a record of `source`, tune(s, &db).
   cuda_tuning tune_from(const ir::scope& s, const ir::scope& source, tune::tuning_database& db) {
     const kernel k(s);
     if (auto r = recorded_cuda(device_, k.key, k.shape, db)) return {k.key, *r, 0, false};
     const auto [from_key, from_shape] = identify_cuda_kernel(source);
     const auto parent = recorded_cuda(device_, from_key, from_shape, db);
     if (!parent) return measured(k, drawn(k.shape), "", &db);
-    const auto start = tune::cuda_reuse_start(from_shape, std::get<tune::cuda_schedule>(parent->best), k.shape);
+    tune::reuse_rounds<tune::cuda_schedule> rounds(
+        tune::cuda_reuse_start(from_shape, std::get<tune::cuda_schedule>(parent->best), k.shape),
+        [&](const tune::cuda_schedule& p) { return tune::cuda_neighbourhood(k.shape, p); }, options_.reuse_rounds);
     std::vector<tune::cuda_schedule> candidates{tune::cuda_default(k.shape)};
-    for (auto& p : tune::cuda_neighbourhood(k.shape, start))
+    for (auto& p : rounds.first())
       if (p != candidates[0]) candidates.push_back(p);
-    return measured(k, candidates, from_key, &db);
+    return measured(k, std::move(candidates), from_key, &db,
+                    [&](const tune::cuda_schedule& best, const std::vector<tune::cuda_schedule>& tried) {
+                      return rounds.next(best, tried);
+                    });
   }
 
  private:
@@ -262,10 +272,15 @@ class cuda_tuner {
     return t.size() % 2 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
   }
 
-  // `candidates` (the default first) of kernel `k` measured: see tune(). The record says it
-  // reused `reused_from`'s schedule (empty: from scratch).
-  cuda_tuning measured(const kernel& k, const std::vector<tune::cuda_schedule>& candidates,
-                       const std::string& reused_from, tune::tuning_database* db) {
+  // The points a search adds once its candidates are timed, given the best so far and every
+  // point tried (tune::reuse_rounds::next); none: the search is over.
+  using more_points =
+      std::function<std::vector<tune::cuda_schedule>(const tune::cuda_schedule&, const std::vector<tune::cuda_schedule>&)>;
+
+  // `candidates` (the default first), then what `more` adds, of kernel `k` measured: see tune().
+  // The record says it reused `reused_from`'s schedule (empty: from scratch).
+  cuda_tuning measured(const kernel& k, std::vector<tune::cuda_schedule> candidates, const std::string& reused_from,
+                       tune::tuning_database* db, const more_points& more = {}) {
     cuda_tuning result;
     result.key = k.key;
     EIN_CUDA_CHECK(cudaSetDevice(device_index_));
@@ -309,10 +324,11 @@ class cuda_tuner {
     std::optional<tune::cuda_schedule> best;
     std::int64_t trials = 0;
     const std::size_t per_batch = std::max<std::size_t>(options_.per_batch, 1);
-    for (std::size_t from = 0; from < candidates.size() && (from == 0 || elapsed() < options_.budget_seconds);
-         from += per_batch) {
+    for (std::size_t from = 0, to = 0; from < candidates.size() && (from == 0 || elapsed() < options_.budget_seconds);
+         from = to) {
+      to = std::min(candidates.size(), from + per_batch);
       std::vector<loaded> passed;
-      for (std::size_t i = from; i < std::min(candidates.size(), from + per_batch); ++i) {
+      for (std::size_t i = from; i < to; ++i) {
         loaded l = load(k, candidates[i]);
         if (!agrees(l)) {
           if (i == 0) throw internal_error("cuda_tuner: the default schedule differs from the interpreter on " + k.key);
@@ -340,6 +356,9 @@ class cuda_tuner {
           best_seconds = t;
         }
       }
+      if (to == candidates.size() && more)
+        for (auto& p : more(best && best_seconds < default_seconds ? *best : candidates[0], candidates))
+          candidates.push_back(p);
       if (options_.progress)
         std::fprintf(stderr, "%s: %lld of %zu CUDA schedules timed (%lld refused), the best %.3g s, the default %.3g s\n",
                      options_.progress, static_cast<long long>(trials), candidates.size(),

@@ -31,6 +31,7 @@
 #include "ein/measure/timing.hpp"
 #include "ein/tune/database.hpp"
 #include "ein/tune/host_reuse.hpp"
+#include "ein/tune/reuse_rounds.hpp"
 #include "ein/tune/host_schedule.hpp"
 #include "ein/tune/schedule_json.hpp"
 
@@ -39,11 +40,12 @@ namespace ein::measure {
 /// How the host tuner searches: its budget (wall clock, compilation included, and schedules
 /// timed, the default among them), how many schedules compile into one shared object, the draw,
 /// the timing of each turn and what times the turns (time_in_turns; a test's stub), the least
-/// margin a point must beat the default by (noise_margin), and where progress lines go
-/// (`<progress>: ...` on stderr; none: quiet).
+/// margin a point must beat the default by (noise_margin), the rounds a search by reuse may take
+/// (tune::reuse_rounds), and where progress lines go (`<progress>: ...` on stderr; none: quiet).
 struct host_tuning_options {
   double budget_seconds = 60;
   std::int64_t trials = 32;
+  int reuse_rounds = 4;
   std::size_t per_batch = 8;
   std::uint64_t seed = 1;
   timing_options timing;
@@ -118,20 +120,26 @@ class host_tuner {
 
   /// The best host schedule of eOperator `s` searched from `source`'s (ETO's reuse, decision
   /// 0029): `db`'s record of `s` where it holds one, as tune(); else, from `db`'s record of
-  /// `source`, the default, then tune::host_reuse_start and its tune::host_neighbourhood (the
-  /// trials budget does not cut them, the seconds do), measured as tune() measures; the record says
-  /// `reused_from` `source`'s key. Without a record of `source`, tune(s, &db).
+  /// `source`, the default, then the rounds (tune::reuse_rounds, `reuse_rounds` of them) of
+  /// tune::host_neighbourhood from tune::host_reuse_start (the trials budget does not cut them,
+  /// the seconds do), measured as tune() measures; the record says `reused_from` `source`'s key.
+  /// Without a record of `source`, tune(s, &db).
   /// @pre tune::reusable(identify(source).second, identify(s).second)
   host_tuning tune_from(const ir::scope& s, const ir::scope& source, tune::tuning_database& db) {
     const kernel k(s), from(source);
     if (auto r = recorded(k.key, k.shape, db)) return {k.key, *r, 0, false};
     const auto parent = recorded(from.key, from.shape, db);
     if (!parent) return measured(k, drawn(k.shape), "", &db);
-    const auto start = tune::host_reuse_start(from.shape, std::get<tune::host_schedule>(parent->best), k.shape);
+    tune::reuse_rounds<tune::host_schedule> rounds(
+        tune::host_reuse_start(from.shape, std::get<tune::host_schedule>(parent->best), k.shape),
+        [&](const tune::host_schedule& p) { return tune::host_neighbourhood(k.shape, p); }, options_.reuse_rounds);
     std::vector<tune::host_schedule> candidates{tune::host_default(k.shape)};
-    for (auto& p : tune::host_neighbourhood(k.shape, start))
+    for (auto& p : rounds.first())
       if (p != candidates[0]) candidates.push_back(p);
-    return measured(k, candidates, from.key, &db);
+    return measured(k, std::move(candidates), from.key, &db,
+                    [&](const tune::host_schedule& best, const std::vector<tune::host_schedule>& tried) {
+                      return rounds.next(best, tried);
+                    });
   }
 
  private:
@@ -158,10 +166,15 @@ class host_tuner {
     tune::kernel_shape shape;
   };
 
-  // `candidates` (the default first) of kernel `k` measured: see tune(). The record says it
-  // reused `reused_from`'s schedule (empty: from scratch).
-  host_tuning measured(const kernel& k, const std::vector<tune::host_schedule>& candidates,
-                       const std::string& reused_from, tune::tuning_database* db) {
+  // The points a search adds once its candidates are timed, given the best so far and every
+  // point tried (tune::reuse_rounds::next); none: the search is over.
+  using more_points =
+      std::function<std::vector<tune::host_schedule>(const tune::host_schedule&, const std::vector<tune::host_schedule>&)>;
+
+  // `candidates` (the default first), then what `more` adds, of kernel `k` measured: see tune().
+  // The record says it reused `reused_from`'s schedule (empty: from scratch).
+  host_tuning measured(const kernel& k, std::vector<tune::host_schedule> candidates, const std::string& reused_from,
+                       tune::tuning_database* db, const more_points& more = {}) {
     host_tuning result;
     result.key = k.key;
     const ir::program& program = k.program;
@@ -180,9 +193,9 @@ class host_tuner {
     double margin = std::clamp(options_.least_margin, 0.0, tune::tuning_database::max_margin);
     std::optional<tune::host_schedule> best;
     std::int64_t trials = 0;
-    for (std::size_t from = 0; from < candidates.size() && (from == 0 || elapsed() < options_.budget_seconds);
-         from += std::max<std::size_t>(options_.per_batch, 1)) {
-      const std::size_t to = std::min(candidates.size(), from + std::max<std::size_t>(options_.per_batch, 1));
+    for (std::size_t from = 0, to = 0; from < candidates.size() && (from == 0 || elapsed() < options_.budget_seconds);
+         from = to) {
+      to = std::min(candidates.size(), from + std::max<std::size_t>(options_.per_batch, 1));
       std::vector<codegen::timing_case> cases;
       for (std::size_t i = from; i < to; ++i) cases.push_back({"ein_tune_" + std::to_string(i), plan, {candidates[i]}});
       auto batch = std::make_unique<host_batch>(std::move(cases), toolchain_, options_.accumulate, options_.batch);
@@ -217,6 +230,9 @@ class host_tuner {
           best_seconds = times[k + 1].seconds;
         }
       if (from == 0) first = std::move(batch);
+      if (to == candidates.size() && more)
+        for (auto& p : more(best && best_seconds < default_seconds ? *best : candidates[0], candidates))
+          candidates.push_back(p);
       if (options_.progress)
         std::fprintf(stderr, "%s: %lld of %zu schedules timed (%lld refused), the best %.3g s, the default %.3g s\n",
                      options_.progress, static_cast<long long>(trials), candidates.size(),
