@@ -43,14 +43,17 @@ kernel_shape random_shape(std::mt19937& rng) {
 TEST_CASE("the host default is today's fixed schedule") {
   // a 64×64×64 matmul: threads share the rows, 8 lanes along the columns
   CHECK(host_default(shape({64, 64}, {64}, 16)) == host_schedule{1, 0, 8, 0, 0});
-  // a relu over (1,7,7,512): 25088 outputs are below host_fixed::parallel_work
-  CHECK(host_default(shape({1, 7, 7, 512}, {}, 16)) == host_schedule{0, 0, 8, 0, 0});
+  // a relu over (1,7,7,512): 25088 outputs are below host_fixed::parallel_work, and no sum:
+  // 1 lane, a plain loop the compiler vectorizes
+  CHECK(host_default(shape({1, 7, 7, 512}, {}, 16)) == host_schedule{0, 0, 1, 0, 0});
+  // over (1,14,14,1024), three loops hold 196 iterations
+  CHECK(host_default(shape({1, 14, 14, 1024}, {}, 16)) == host_schedule{3, 0, 1, 0, 0});
   // a batch-1 convolution: the batch and one row hold fewer than 64 iterations, so 3 loops are shared
   CHECK(host_default(shape({1, 56, 56, 64}, {3, 3, 64}, 16)) == host_schedule{3, 0, 8, 0, 0});
-  // lanes_of tries only the largest dividing count: 8 for an extent of 64, which reads allowing
-  // only 4 refuse, leaving 1; an extent of 12 gives 4
-  CHECK(host_default(shape({64, 64}, {}, 4)).lanes == 1);
-  CHECK(host_default(shape({64, 12}, {}, 4)).lanes == 4);
+  // where it sums, lanes_of tries only the largest dividing count: 8 for an extent of 64, which
+  // reads allowing only 4 refuse, leaving 1; an extent of 12 gives 4
+  CHECK(host_default(shape({64, 64}, {8}, 4)).lanes == 1);
+  CHECK(host_default(shape({64, 12}, {8}, 4)).lanes == 4);
   CHECK(host_default(shape({}, {5}, 1)) == host_schedule{});
 }
 

@@ -100,8 +100,8 @@ inline std::string temporary_name(const std::string& path) {
 
 }  // namespace detail
 
-/// Kernel times by device name and kernel key, kept in a JSON file (format 3):
-/// `{"format": 3, "ein": "0.1.0", "devices": {"<device>": {"environment": {"compute_capability":
+/// Kernel times by device name and kernel key, kept in a JSON file (format 4):
+/// `{"format": 4, "ein": "0.1.0", "devices": {"<device>": {"environment": {"compute_capability":
 /// "9.0", "driver": "12040", "runtime": "12040", "cublas": "120400", "cudnn": "90100"},
 /// "kernels": {"<key>": {"seconds": 1.2e-05, "runs": 20}}}}}`.
 /// A measurement is used only on the device, environment and ein version it was taken with: a
@@ -114,8 +114,10 @@ class measurement_cache {
   /// Receives the warnings of a cache (an ignored file, dropped entries).
   using warning_fn = std::function<void(const std::string&)>;
 
-  /// The version of the file's layout this ein reads and writes.
-  static constexpr int format = 3;
+  /// The version of the file's layout, and of what its times are of, that this ein reads and
+  /// writes: 4 since host eOperators without a sum run at 1 lane by default (a key without a
+  /// schedule is the default's, whose time format 3 took at 8 lanes).
+  static constexpr int format = 4;
 
   /// The longest kernel time a cache holds, in seconds (times must be positive).
   static constexpr double max_seconds = 1e6;
