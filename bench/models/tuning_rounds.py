@@ -9,7 +9,9 @@ A kernel's loss is ETO's: how much slower the schedule reuse found runs than the
 scratch, each its fastest timed run (the defaults' times are kept beside them in the results):
     loss = best with reuse / best from scratch - 1    (> 0: reuse found a slower schedule)
 
-    python3 bench/models/tuning_rounds.py <build folder> <work folder> <results.json> [--rounds 5]
+    python3 bench/models/tuning_rounds.py <build folder> <work folder> <results.json> [--rounds 5] [--time-only]
+
+--time-only times again what an earlier run into the same work folder built and tuned.
 
 The build folder is configured with -DEIN_BUILD_MODEL_BENCHMARKS=host -DEIN_BENCH_MODELS_TUNE=ON
 (docs/tuning.md).
@@ -45,6 +47,11 @@ def tune(build, database, reuse):
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True).stdout
     with open(database + ".log", "w") as f:
         f.write(done)
+    return printed_tuning(done)
+
+
+def printed_tuning(done):
+    """Per model, what the generations' output `done` says of their tuning: counts and seconds."""
     models, model = {}, None
     for line in done.splitlines():
         m = re.search(r"\(bench_model_(\w+)\.hpp\)", line)
@@ -85,6 +92,8 @@ def main():
     parser.add_argument("work")
     parser.add_argument("results")
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--time-only", action="store_true",
+                        help="tune nothing: time the programs an earlier run built, with its databases in <work>")
     args = parser.parse_args()
     build, work = os.path.abspath(args.build), os.path.abspath(args.work)
     os.makedirs(work, exist_ok=True)
@@ -92,8 +101,15 @@ def main():
 
     subprocess.run(["cmake", "--build", build, "--target", "bench_models", "-j2"], check=True, stdout=subprocess.DEVNULL)
     scratch_db, reuse_db = os.path.join(work, "scratch.json"), os.path.join(work, "reuse.json")
-    # from scratch first, so that bench_models_tuned ends built from the reuse database
-    tuning = {"scratch": tune(build, scratch_db, reuse=False), "reuse": tune(build, reuse_db, reuse=True)}
+    if args.time_only:
+        # the tunings of an earlier run of this script into `work`, as their generations printed them
+        def logged(database):
+            with open(database + ".log") as f:
+                return printed_tuning(f.read())
+        tuning = {"scratch": logged(scratch_db), "reuse": logged(reuse_db)}
+    else:
+        # from scratch first, so that bench_models_tuned ends built from the reuse database
+        tuning = {"scratch": tune(build, scratch_db, reuse=False), "reuse": tune(build, reuse_db, reuse=True)}
     device, scratch = records(scratch_db)
     _, reuse = records(reuse_db)
 
