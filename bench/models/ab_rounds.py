@@ -24,11 +24,24 @@ def load_average():
 
 
 def run(program, work):
-    """ms per model of one run of `program` writing into `work`."""
+    """ms per model of one run of ein's benchmark program `program` writing into `work`."""
     os.makedirs(work, exist_ok=True)
     subprocess.run([program, work], check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(work, "manifest.json")) as f:
         return {e["name"]: e["ein_ms"] for e in json.load(f)["models"]}
+
+
+def interleaved(programs, rounds, work):
+    """`programs` ({label: program}) run one after the other in each of `rounds` rounds, each in
+    a folder of its own under `work`; ms per model, per label, per round. Prints each round."""
+    times = {}
+    for r in range(rounds):
+        for label, program in programs.items():
+            for name, ms in run(os.path.abspath(program), os.path.join(work, label)).items():
+                times.setdefault(name, {}).setdefault(label, []).append(ms)
+        print(f"round {r + 1}: " + ", ".join(n + " " + "/".join(f"{t[label][-1]:.3f}" for label in programs)
+                                             for n, t in times.items()), flush=True)
+    return times
 
 
 def main():
@@ -39,14 +52,8 @@ def main():
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     started = {"load_average": load_average(), "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}
-    times = {}
     with tempfile.TemporaryDirectory() as work:
-        for r in range(args.rounds):
-            for which, program in (("a", args.a), ("b", args.b)):
-                for name, ms in run(os.path.abspath(program), os.path.join(work, which)).items():
-                    times.setdefault(name, {}).setdefault(which, []).append(ms)
-            print(f"round {r + 1}: " + ", ".join(f"{n} {t['a'][-1]:.3f}/{t['b'][-1]:.3f}" for n, t in times.items()),
-                  flush=True)
+        times = interleaved({"a": args.a, "b": args.b}, args.rounds, work)
     results = {"command": "python3 bench/models/ab_rounds.py " + " ".join(
                    [args.a, args.b, args.results, "--rounds", str(args.rounds)]),
                "a": args.a, "b": args.b, "rounds": args.rounds, "started": started,

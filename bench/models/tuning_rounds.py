@@ -27,10 +27,7 @@ import subprocess
 import sys
 import time
 
-
-def load_average():
-    with open("/proc/loadavg") as f:
-        return float(f.read().split()[0])
+from ab_rounds import interleaved, load_average
 
 
 def tune(build, database, reuse):
@@ -78,14 +75,6 @@ def records(database):
     return device, entry["kernels"]
 
 
-def run(program, work):
-    """Runs one of ein's benchmark programs into `work`; ms per model."""
-    os.makedirs(work, exist_ok=True)
-    subprocess.run([program, work], check=True, stdout=subprocess.DEVNULL)
-    with open(os.path.join(work, "manifest.json")) as f:
-        return {e["name"]: e["ein_ms"] for e in json.load(f)["models"]}
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("build")
@@ -121,15 +110,9 @@ def main():
         kernels[key] = {"loss": r["seconds"] / s["seconds"] - 1, "reuse": r, "scratch": s}
     losses = [k["loss"] for k in kernels.values()]
 
-    times = {}  # model -> {"untuned": [...], "tuned": [...]}
-    untuned_program = os.path.join(build, "bench", "models", "bench_models")
-    tuned_program = os.path.join(build, "bench", "models", "tuned", "bench_models_tuned")
-    for r in range(args.rounds):
-        for which, program in (("untuned", untuned_program), ("tuned", tuned_program)):
-            for name, ms in run(program, os.path.join(work, which)).items():
-                times.setdefault(name, {}).setdefault(which, []).append(ms)
-        print(f"round {r + 1}: " + ", ".join(f"{n} {t['untuned'][-1]:.3f}/{t['tuned'][-1]:.3f}"
-                                             for n, t in times.items()), flush=True)
+    times = interleaved({"untuned": os.path.join(build, "bench", "models", "bench_models"),
+                         "tuned": os.path.join(build, "bench", "models", "tuned", "bench_models_tuned")},
+                        args.rounds, work)
 
     totals = {mode: sum(m["seconds"] for m in tuning[mode].values()) for mode in tuning}
     results = {
