@@ -98,15 +98,25 @@ inline void emit_cuda_prologue(writer& w, const options& o, bool cublas, bool cu
   w.line();
 }
 
-inline void emit_cublas_handle(writer& w) {
+// `static <type> <name>(cudaStream_t s)`, after `comment`: the plan's handle
+// ein::runtime::<name> for stream s on this thread (runtime::per_stream), bound to s when made.
+inline void emit_stream_handle(writer& w, const std::string& comment, const std::string& type,
+                               const std::string& name) {
   w.line();
-  w.comment("The plan's cuBLAS handle for stream s on this thread (runtime::per_stream), bound to s\n"
-            "with a workspace of its own: made by make_state (or a first run there), kept for the process.");
-  w.open("static cublasHandle_t cublas_handle(cudaStream_t s)");
-  w.line(library::state_table("cublas_handle", "handles"));
-  w.line("return handles.get(ein::runtime::current_device(), s, [s] { return std::make_unique<ein::runtime::cublas_handle>(s); })");
+  w.comment(comment);
+  w.open("static " + type + " " + name + "(cudaStream_t s)");
+  w.line(library::state_table(name, "handles"));
+  w.line("return handles.get(ein::runtime::current_device(), s, [s] { return std::make_unique<ein::runtime::" + name +
+         ">(s); })");
   w.line("    .get();");
   w.close();
+}
+
+inline void emit_cublas_handle(writer& w) {
+  emit_stream_handle(w,
+                     "The plan's cuBLAS handle for stream s on this thread (runtime::per_stream), bound to s\n"
+                     "with a workspace of its own: made by make_state (or a first run there), kept for the process.",
+                     "cublasHandle_t", "cublas_handle");
 }
 
 // The cuBLASLt handle and, for each product that ends in an epilogue, its descriptors.
@@ -133,15 +143,11 @@ inline void emit_cublaslt_states(writer& w, const layout& plan,
 // The cuDNN handle and, for each convolution step, its state.
 inline void emit_cudnn_states(writer& w, const layout& plan,
                               const std::vector<std::optional<ein::plan::library_call>>& calls, bool tf32) {
-  w.line();
-  w.comment("The plan's cuDNN handle for stream s on this thread, bound to s and shared by its\n"
-            "convolution steps (runtime::per_stream): made by make_state (or a first run there),\n"
-            "kept for the process.");
-  w.open("static cudnnHandle_t cudnn_handle(cudaStream_t s)");
-  w.line(library::state_table("cudnn_handle", "handles"));
-  w.line("return handles.get(ein::runtime::current_device(), s, [s] { return std::make_unique<ein::runtime::cudnn_handle>(s); })");
-  w.line("    .get();");
-  w.close();
+  emit_stream_handle(w,
+                     "The plan's cuDNN handle for stream s on this thread, bound to s and shared by its\n"
+                     "convolution steps (runtime::per_stream): made by make_state (or a first run there),\n"
+                     "kept for the process.",
+                     "cudnnHandle_t", "cudnn_handle");
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     if (!calls[k] || calls[k]->library != ein::plan::cudnn) continue;
     auto& s = plan.steps[k];
