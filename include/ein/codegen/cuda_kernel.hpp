@@ -137,25 +137,27 @@ inline void emit_tiled_body(writer& w, const step& s, const layout& plan, const 
   const std::vector<staged_read> staged{{t.read, staged_value}};
   std::string body = body_text(sc.body, plan, box, math.compute, &staged);
   if (sum) w.line(type + " acc[" + per_thread + "] = {};");
-  for (auto& it : sc.summation) {
-    auto& v = box.variable.at(it.name);
-    w.line("EIN_UNROLL");
-    w.open("for (" + ix + " " + v + " = " + int_text(it.lo) + "; " + v + " < " + int_text(it.hi) + "; ++" + v + ")");
-  }
-  w.open("for (" + ix + " e = " + thread + "; e < " + int_text(t.rows * tile_columns) + "; e += " +
-         int_text(k.threads) + ")");
-  w.line("const " + ix + " " + yv + " = tile_y + e % " + rows + ", " + xv + " = tile_x + e / " + rows + ";");
-  w.line("if (" + inside + ") " + staged_value + " = " + access_text(t.read, plan, box, math.compute) + ";");
-  w.close();
-  w.line("__syncthreads();");
-  if (sum) {
-    w.line("EIN_UNROLL");
-    w.open("for (int r = 0; r < " + per_thread + "; ++r)");
-    own_point();
-    w.line("if (" + inside + ") acc[r] += " + body + ";");
+  {
+    const writer::nested loops(w);  // the summation loops (none without a sum)
+    for (auto& it : sc.summation) {
+      auto& v = box.variable.at(it.name);
+      w.line("EIN_UNROLL");
+      w.open("for (" + ix + " " + v + " = " + int_text(it.lo) + "; " + v + " < " + int_text(it.hi) + "; ++" + v + ")");
+    }
+    w.open("for (" + ix + " e = " + thread + "; e < " + int_text(t.rows * tile_columns) + "; e += " +
+           int_text(k.threads) + ")");
+    w.line("const " + ix + " " + yv + " = tile_y + e % " + rows + ", " + xv + " = tile_x + e / " + rows + ";");
+    w.line("if (" + inside + ") " + staged_value + " = " + access_text(t.read, plan, box, math.compute) + ";");
     w.close();
     w.line("__syncthreads();");
-    for (std::size_t d = 0; d < sc.summation.size(); ++d) w.close();
+    if (sum) {
+      w.line("EIN_UNROLL");
+      w.open("for (int r = 0; r < " + per_thread + "; ++r)");
+      own_point();
+      w.line("if (" + inside + ") acc[r] += " + body + ";");
+      w.close();
+      w.line("__syncthreads();");
+    }
   }
   w.line("EIN_UNROLL");
   w.open("for (int r = 0; r < " + per_thread + "; ++r)");

@@ -171,43 +171,42 @@ inline void emit_element(writer& w, const ir::scope& s, const layout& plan, cons
   };
   auto split = sum ? blocks(s.summation, a.compute) : std::nullopt;
   declare("acc");
-  std::size_t from = split ? split->inner : s.summation.size(), opened = 0;
-  for (std::size_t k = 0; k < from; ++k, ++opened) whole(s.summation[k]);
-  std::string chunk;
-  if (split && split->chunk) {
-    auto& it = s.summation[from];
-    chunk = "chunk_" + box.variable.at(it.name);
-    w.open("for (" + a.index + " " + chunk + " = " + int_text(it.lo) + "; " + chunk + " < " + int_text(it.hi) + "; " +
-           chunk + " += " + int_text(split->chunk) + ")");
-    ++opened;
-  }
-  std::string into = split ? "part" : "acc", lane = many ? "[lane]" : "";
-  if (split) {
-    w.open("");
-    declare("part");
-    ++opened;
-  }
-  for (std::size_t k = from; k < s.summation.size(); ++k, ++opened) {
-    auto& it = s.summation[k];
-    if (k > from || chunk.empty()) {
-      whole(it);
-      continue;
+  const std::size_t from = split ? split->inner : s.summation.size();
+  const std::string into = split ? "part" : "acc", lane = many ? "[lane]" : "";
+  {
+    const writer::nested outer(w);  // the loops before the block, the chunk's loop, the block
+    for (std::size_t k = 0; k < from; ++k) whole(s.summation[k]);
+    std::string chunk;
+    if (split && split->chunk) {
+      auto& it = s.summation[from];
+      chunk = "chunk_" + box.variable.at(it.name);
+      w.open("for (" + a.index + " " + chunk + " = " + int_text(it.lo) + "; " + chunk + " < " + int_text(it.hi) +
+             "; " + chunk + " += " + int_text(split->chunk) + ")");
     }
-    auto& v = box.variable.at(it.name);
-    bool exact = it.extent() % split->chunk == 0;
-    loop(it, chunk, v + " < " + chunk + " + " + int_text(split->chunk) + (exact ? "" : " && " + v + " < " + int_text(it.hi)));
+    if (split) {
+      w.open("");
+      declare("part");
+    }
+    {
+      const writer::nested inner(w);  // the loops of the block (all of them without one)
+      for (std::size_t k = from; k < s.summation.size(); ++k) {
+        auto& it = s.summation[k];
+        if (k > from || chunk.empty()) {
+          whole(it);
+          continue;
+        }
+        auto& v = box.variable.at(it.name);
+        bool exact = it.extent() % split->chunk == 0;
+        loop(it, chunk,
+             v + " < " + chunk + " + " + int_text(split->chunk) + (exact ? "" : " && " + v + " < " + int_text(it.hi)));
+      }
+      each_lane(sum ? into + lane + " += " + body + ";"
+                    : (inside == "true" ? "" : "if (" + inside + ") ") + "acc" + lane + " = ein::runtime::fn::" +
+                          ir::name(s.reduce) + "(acc" + lane + ", " + body + ");",
+                true);
+    }
+    if (split) each_lane("acc" + lane + " += part" + lane + ";", false);
   }
-  each_lane(sum ? into + lane + " += " + body + ";"
-                : (inside == "true" ? "" : "if (" + inside + ") ") + "acc" + lane + " = ein::runtime::fn::" +
-                      ir::name(s.reduce) + "(acc" + lane + ", " + body + ");",
-            true);
-  for (std::size_t k = from; k < s.summation.size(); ++k, --opened) w.close();
-  if (split) {
-    each_lane("acc" + lane + " += part" + lane + ";", false);
-    w.close();
-    --opened;
-  }
-  for (; opened > 0; --opened) w.close();
   each_lane(out + " = static_cast<" + type + ">(acc" + lane + ");", false);
 }
 

@@ -73,49 +73,51 @@ inline void emit_host_function(writer& w, const step& s, const layout& plan, acc
   const auto step_of = [&](std::size_t d) {
     return lanes > 1 && d + 1 == n ? var[d] + " += " + int_text(lanes) : "++" + var[d];
   };
-  // the output offset where an iteration of the shared loops starts (a blocking starts one per row)
-  std::string start;
-  for (std::size_t d = 0; d < (blocked ? n - 2 : n); ++d) {
-    auto& it = sc.traversal[d];
-    w.open("for (std::int64_t " + var[d] + " = " + int_text(it.lo) + "; " + var[d] + " < " + int_text(it.hi) + "; " +
-           step_of(d) + ")");
-    if (blocked || d >= shared) continue;
-    start += (start.empty() ? "" : " + ") + moved(d, var[d]);
-    if (d + 1 == shared) w.line("std::int64_t o = " + start + ";");
-  }
-  if (blocked) {
-    // block loops over rows r and columns c, then the rows and columns of a block
-    const std::size_t r = n - 2, c = n - 1;
-    const std::int64_t size[2] = {h.block_rows, h.block_columns};
-    for (std::size_t d : {r, c}) {
+  {
+    const writer::nested loops(w);  // the loops over the traversal (a block where there is none)
+    // the output offset where an iteration of the shared loops starts (a blocking starts one per row)
+    std::string start;
+    for (std::size_t d = 0; d < (blocked ? n - 2 : n); ++d) {
       auto& it = sc.traversal[d];
-      const std::string b = "block_" + var[d];
-      w.open("for (std::int64_t " + b + " = " + int_text(it.lo) + "; " + b + " < " + int_text(it.hi) + "; " + b +
-             " += " + int_text(size[d - r]) + ")");
+      w.open("for (std::int64_t " + var[d] + " = " + int_text(it.lo) + "; " + var[d] + " < " + int_text(it.hi) + "; " +
+             step_of(d) + ")");
+      if (blocked || d >= shared) continue;
+      start += (start.empty() ? "" : " + ") + moved(d, var[d]);
+      if (d + 1 == shared) w.line("std::int64_t o = " + start + ";");
     }
-    std::string row;
-    for (std::size_t d = 0; d < c; ++d) row += moved(d, var[d]) + " + ";
-    for (std::size_t d : {r, c}) {
-      auto& it = sc.traversal[d];
-      const std::string b = "block_" + var[d], end = b + " + " + int_text(size[d - r]);
-      w.open("for (std::int64_t " + var[d] + " = " + b + "; " + var[d] + " < (" + end + " < " + int_text(it.hi) +
-             " ? " + end + " : " + int_text(it.hi) + "); " + step_of(d) + ")");
-      if (d == r) w.line("std::int64_t o = " + row + moved(c, "block_" + var[c]) + ";");
+    if (blocked) {
+      // block loops over rows r and columns c, then the rows and columns of a block
+      const std::size_t r = n - 2, c = n - 1;
+      const std::int64_t size[2] = {h.block_rows, h.block_columns};
+      for (std::size_t d : {r, c}) {
+        auto& it = sc.traversal[d];
+        const std::string b = "block_" + var[d];
+        w.open("for (std::int64_t " + b + " = " + int_text(it.lo) + "; " + b + " < " + int_text(it.hi) + "; " + b +
+               " += " + int_text(size[d - r]) + ")");
+      }
+      std::string row;
+      for (std::size_t d = 0; d < c; ++d) row += moved(d, var[d]) + " + ";
+      for (std::size_t d : {r, c}) {
+        auto& it = sc.traversal[d];
+        const std::string b = "block_" + var[d], end = b + " + " + int_text(size[d - r]);
+        w.open("for (std::int64_t " + var[d] + " = " + b + "; " + var[d] + " < (" + end + " < " + int_text(it.hi) +
+               " ? " + end + " : " + int_text(it.hi) + "); " + step_of(d) + ")");
+        if (d == r) w.line("std::int64_t o = " + row + moved(c, "block_" + var[c]) + ";");
+      }
+    }
+    if (n == 0) w.open("");
+    const arithmetic a{compute_type(s, plan, accumulate)};
+    if (lanes > 1) {
+      const std::string many = int_text(lanes);
+      w.line("ein::runtime::lanes<" + element_text(out.type) + ", " + many + "> result;");
+      emit_element(w, sc, plan, box, "result", element_text(out.type), a,
+                   lane_plan{lanes, sc.traversal.back().name, var.back(), vectors});
+      w.line("ein::runtime::store_lanes<" + many + ">(" + out.variable + " + o, result);");
+      w.line("o += " + many + ";");
+    } else {
+      emit_element(w, sc, plan, box, out.variable + "[o++]", element_text(out.type), a);
     }
   }
-  if (n == 0) w.open("");
-  const arithmetic a{compute_type(s, plan, accumulate)};
-  if (lanes > 1) {
-    const std::string many = int_text(lanes);
-    w.line("ein::runtime::lanes<" + element_text(out.type) + ", " + many + "> result;");
-    emit_element(w, sc, plan, box, "result", element_text(out.type), a,
-                 lane_plan{lanes, sc.traversal.back().name, var.back(), vectors});
-    w.line("ein::runtime::store_lanes<" + many + ">(" + out.variable + " + o, result);");
-    w.line("o += " + many + ";");
-  } else {
-    emit_element(w, sc, plan, box, out.variable + "[o++]", element_text(out.type), a);
-  }
-  for (std::size_t k = 0; k < std::max<std::size_t>(n, 1) + (blocked ? 2 : 0); ++k) w.close();
   emit_host_epilogue(w, s, plan);
   w.close();
 }

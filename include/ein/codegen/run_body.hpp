@@ -44,6 +44,203 @@ inline std::string shape_list(const std::vector<std::int64_t>& shape) {
 // prepared plan (prepare), or the other steps, reading the prepared storage (run_prepared).
 enum class part : std::uint8_t { whole, weights, rest };
 
+// The body of one entry point (run()/run_host(), prepare() or run_prepared()), written phase by
+// phase, each a function: what the phases share (which steps run, which buffers are bound or
+// kept in the storage) is decided once, in the constructor.
+class body_emitter {
+ public:
+  body_emitter(writer& w, const layout& plan, const preparation& prep, part which, const std::string& ns, bool cuda,
+               const std::vector<std::optional<ein::plan::library_call>>& calls, bool tf32,
+               const std::vector<std::optional<tune::cuda_schedule>>& schedules)
+      : w_(w), plan_(plan), prep_(prep), which_(which), ns_(ns), cuda_(cuda), calls_(calls), tf32_(tf32),
+        schedules_(schedules), used_(plan.buffers.size(), false) {
+    for (std::size_t k = 0; k < plan.steps.size(); ++k) {
+      if (which == part::weights && prep.state[k] >= 0) used_[plan.steps[k].call->filter()] = true;
+      if (!runs(k)) continue;
+      for (auto id : plan.steps[k].reads) used_[id] = true;
+      used_[plan.steps[k].target] = true;
+    }
+  }
+
+  void emit() {
+    check_bindings();
+    bind_pointers();
+    check_disjoint_outputs();
+    if (cuda_) check_device_pointers();
+    point_into_storage();
+    take_temporaries();
+    if (which_ == part::weights) copy_weights_into_storage();
+    bind_library_handles();
+    call_steps();
+    if (which_ == part::weights) prepare_onednn_states();
+    // The storage is then ready for work on any stream.
+    if (cuda_ && which_ == part::weights) w_.line("EIN_CUDA_CHECK(cudaStreamSynchronize(s));");
+  }
+
+ private:
+  bool runs(std::size_t k) const { return which_ == part::whole || prep_.in_prepare[k] == (which_ == part::weights); }
+  bool bound(const buffer& b) const {
+    return b.role != buffer::kind::temporary && (which_ == part::whole || b.weight == (which_ == part::weights));
+  }
+  bool kept(std::size_t id) const { return which_ != part::whole && prep_.keeps(id); }
+  std::string at(std::size_t id) const { return int_text(prep_.offset[prep_.slot(id)]); }
+
+  // The names this body binds and the program's other ones, checked against the bindings.
+  void check_bindings() {
+    std::string mine, others;
+    for (auto& b : plan_.buffers) {
+      if (b.role == buffer::kind::temporary) continue;
+      std::string& list = bound(b) ? mine : others;
+      list += (list.empty() ? "" : ", ") + string_literal(b.name);
+    }
+    if (which_ == part::whole) w_.line("b.expect_only({" + mine + "});");
+    if (which_ == part::weights) w_.line("b.expect_weights_only({" + mine + "}, {" + others + "});");
+    if (which_ == part::rest) w_.line("b.expect_no_weights({" + mine + "}, {" + others + "});");
+  }
+
+  // One pointer per bound buffer, `[[maybe_unused]]` where no step of this body uses it.
+  void bind_pointers() {
+    for (std::size_t id = 0; id < plan_.buffers.size(); ++id) {
+      const buffer& b = plan_.buffers[id];
+      if (!bound(b)) continue;
+      std::string t = element_text(b.type), unused = used_[id] || kept(id) ? "" : "[[maybe_unused]] ";
+      if (b.role == buffer::kind::input)
+        w_.line(unused + "const " + t + "* " + b.variable + " = b.input<" + t + ">(" + string_literal(b.name) + ", " +
+                shape_list(b.shape) + ");");
+      else
+        w_.line(unused + t + "* " + b.variable + " = b.output<" + t + ">(" + string_literal(b.name) + ", " +
+                shape_list(b.shape) + ");");
+    }
+  }
+
+  // An output sharing memory with another bound buffer would be read after it is written.
+  void check_disjoint_outputs() {
+    std::string regions;
+    bool writes = false;
+    for (auto& b : plan_.buffers) {
+      if (!bound(b)) continue;
+      bool written = b.role == buffer::kind::output;
+      writes = writes || written;
+      regions += (regions.empty() ? "{" : ", {") + string_literal(b.name) + ", " + b.variable + ", " +
+                 int_text(b.count() * element_bytes(b.type)) + (written ? ", true}" : ", false}");
+    }
+    if (writes) w_.line("b.expect_disjoint({" + regions + "});");
+  }
+
+  void check_device_pointers() {
+    for (auto& b : plan_.buffers)
+      if (bound(b)) w_.line("ein::runtime::expect_device_pointer(" + string_literal(b.name) + ", " + b.variable + ");");
+  }
+
+  // The storage: transformed weights written by prepare(), everything kept read by run_prepared().
+  void point_into_storage() {
+    for (std::size_t id = 0; id < plan_.buffers.size(); ++id) {
+      const buffer& b = plan_.buffers[id];
+      if (!kept(id) || (which_ == part::weights && b.weight)) continue;
+      std::string t = (which_ == part::rest ? "const " : "") + element_text(b.type);
+      std::string bytes =
+          which_ == part::rest ? "static_cast<const std::byte*>(storage)" : "static_cast<std::byte*>(storage)";
+      w_.line(t + "* " + b.variable + " = reinterpret_cast<" + t + "*>(" + bytes + " + " + at(id) + ");");
+    }
+  }
+
+  // The temporaries this body writes share one block by lifetime (plan/memory.hpp); its name
+  // never begins a buffer variable (they all begin with `t_`).
+  void take_temporaries() {
+    std::vector<bool> filter_prepared(plan_.buffers.size(), false);  // read by prepare()'s oneDNN states
+    if (which_ == part::weights)
+      for (std::size_t k = 0; k < plan_.steps.size(); ++k)
+        if (prep_.state[k] >= 0) filter_prepared[plan_.steps[k].call->filter()] = true;
+    auto block = ein::plan::place_temporaries(
+        plan_.buffers, plan_.steps, [&](std::size_t k) { return runs(k); },
+        [&](std::size_t id) { return plan_.buffers[id].role == buffer::kind::temporary && !kept(id); },
+        [&](std::size_t id) { return filter_prepared[id]; }, cuda_ ? 256 : 64);
+    if (block.bytes > 0)
+      w_.line(cuda_ ? "ein::runtime::device_buffer<std::byte> ein_temporaries(" + int_text(block.bytes) + ", s);"
+                    : "ein::runtime::host_buffer<std::byte> ein_temporaries(" + int_text(block.bytes) + ");");
+    for (std::size_t id = 0; id < plan_.buffers.size(); ++id) {
+      if (block.offset[id] < 0) continue;
+      std::string t = element_text(plan_.buffers[id].type);
+      w_.line(t + "* " + plan_.buffers[id].variable + " = reinterpret_cast<" + t + "*>(ein_temporaries.data() + " +
+              int_text(block.offset[id]) + ");");
+    }
+  }
+
+  // prepare(): the weights the storage keeps untransformed, copied into it.
+  void copy_weights_into_storage() {
+    for (std::size_t id = 0; id < plan_.buffers.size(); ++id) {
+      const buffer& b = plan_.buffers[id];
+      if (!b.weight || !kept(id)) continue;
+      std::string to = "static_cast<std::byte*>(storage) + " + at(id);
+      std::string bytes = int_text(b.count() * element_bytes(b.type));
+      w_.line(cuda_ ? "EIN_CUDA_CHECK(cudaMemcpyAsync(" + to + ", " + b.variable + ", " + bytes +
+                          ", cudaMemcpyDefault, s));"
+                    : "std::memcpy(" + to + ", " + b.variable + ", " + bytes + ");");
+    }
+  }
+
+  // The handles are bound to stream s when made (runtime::cublas_handle, cudnn_handle); cuBLASLt
+  // takes the stream in each call.
+  void bind_library_handles() {
+    if (!cuda_) return;
+    std::vector<std::optional<ein::plan::library_call>> running(calls_.size());
+    for (std::size_t k = 0; k < calls_.size(); ++k)
+      if (runs(k)) running[k] = calls_[k];
+    if (any_product(running, false)) w_.line("const cublasHandle_t ein_cublas = " + ns_ + "::cublas_handle(s);");
+    if (any_product(running, true))
+      w_.line("const ein::runtime::cublaslt_handle& ein_cublaslt = " + ns_ + "::cublaslt_handle(s);");
+    if (any_call(running, ein::plan::cudnn)) w_.line("const cudnnHandle_t ein_cudnn = " + ns_ + "::cudnn_handle(s);");
+  }
+
+  void call_steps() {
+    for (std::size_t k = 0; k < plan_.steps.size(); ++k) {
+      if (!runs(k)) continue;
+      auto& s = plan_.steps[k];
+      // run() binds the weights on every call, so it runs their transforms every time too.
+      if (which_ == part::whole && k == 0 && s.weight_only)
+        w_.comment("[weight transform]: steps that read weights only (prepare() runs them once)");
+      if (which_ == part::whole && k > 0 && plan_.steps[k - 1].weight_only && !s.weight_only)
+        w_.comment("steps that read the inputs");
+      call_step(k);
+    }
+  }
+
+  // Step k: a library call (a prepared oneDNN state, cuDNN, cuBLASLt, cuBLAS), else a kernel
+  // launch (cuda) or the step's host function.
+  void call_step(std::size_t k) {
+    auto& s = plan_.steps[k];
+    if (which_ == part::rest && prep_.state[k] >= 0)
+      emit_onednn_prepared_call(w_, s, plan_, *calls_[k], prep_.state[k]);
+    else if (cuda_ && calls_[k] && calls_[k]->library == ein::plan::cudnn)
+      emit_cudnn_call(w_, s, plan_, *calls_[k], ns_, "ein_cudnn");
+    else if (cuda_ && calls_[k] && calls_[k]->epilogue)
+      emit_cublaslt_call(w_, s, plan_, *calls_[k], ns_, "ein_cublaslt");
+    else if (cuda_ && calls_[k])
+      emit_cublas_call(w_, s, plan_, *calls_[k], "ein_cublas", tf32_);
+    else if (cuda_)
+      emit_cuda_launch(w_, s, plan_, ns_, k < schedules_.size() ? schedules_[k] : std::nullopt);
+    else
+      w_.line(ns_ + "::" + s.function + "_host(" + arguments_text(s, plan_) + ");");
+  }
+
+  // The oneDNN steps' filters, reordered once into the states run_prepared() reads.
+  void prepare_onednn_states() {
+    for (std::size_t k = 0; k < plan_.steps.size(); ++k)
+      if (prep_.state[k] >= 0) emit_onednn_preparation(w_, plan_.steps[k], plan_, *calls_[k], ns_, prep_.state[k]);
+  }
+
+  writer& w_;
+  const layout& plan_;
+  const preparation& prep_;
+  const part which_;
+  const std::string& ns_;
+  const bool cuda_;
+  const std::vector<std::optional<ein::plan::library_call>>& calls_;
+  const bool tf32_;
+  const std::vector<std::optional<tune::cuda_schedule>>& schedules_;
+  std::vector<bool> used_;  // buffers read or written by a step this body runs
+};
+
 // The body of run()/run_host(), prepare() or run_prepared(): check the bindings, take the bound
 // pointers, point into the storage, take temporaries, call each step of `which`. Library steps
 // call the plan's cuBLAS handle `ein_cublas` (on TF32 tensor cores where `tf32` says so) or cuDNN
@@ -54,130 +251,7 @@ inline void emit_body(writer& w, const layout& plan, const preparation& prep, pa
                       const std::string& ns, bool cuda,
                       const std::vector<std::optional<ein::plan::library_call>>& calls, bool tf32 = false,
                       const std::vector<std::optional<tune::cuda_schedule>>& schedules = {}) {
-  auto runs = [&](std::size_t k) { return which == part::whole || prep.in_prepare[k] == (which == part::weights); };
-  auto bound = [&](const buffer& b) {
-    return b.role != buffer::kind::temporary && (which == part::whole || b.weight == (which == part::weights));
-  };
-  std::vector<bool> used(plan.buffers.size(), false);
-  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
-    if (which == part::weights && prep.state[k] >= 0) used[plan.steps[k].call->filter()] = true;
-    if (!runs(k)) continue;
-    for (auto id : plan.steps[k].reads) used[id] = true;
-    used[plan.steps[k].target] = true;
-  }
-  auto kept = [&](std::size_t id) { return which != part::whole && prep.keeps(id); };
-  auto at = [&](std::size_t id) { return int_text(prep.offset[prep.slot(id)]); };
-
-  std::string mine, others;  // the names this body binds, and the program's other ones
-  for (auto& b : plan.buffers) {
-    if (b.role == buffer::kind::temporary) continue;
-    std::string& list = bound(b) ? mine : others;
-    list += (list.empty() ? "" : ", ") + string_literal(b.name);
-  }
-  if (which == part::whole) w.line("b.expect_only({" + mine + "});");
-  if (which == part::weights) w.line("b.expect_weights_only({" + mine + "}, {" + others + "});");
-  if (which == part::rest) w.line("b.expect_no_weights({" + mine + "}, {" + others + "});");
-  for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
-    const buffer& b = plan.buffers[id];
-    if (!bound(b)) continue;
-    std::string t = element_text(b.type), unused = used[id] || kept(id) ? "" : "[[maybe_unused]] ";
-    if (b.role == buffer::kind::input)
-      w.line(unused + "const " + t + "* " + b.variable + " = b.input<" + t + ">(" +
-             string_literal(b.name) + ", " + shape_list(b.shape) + ");");
-    else
-      w.line(unused + t + "* " + b.variable + " = b.output<" + t + ">(" + string_literal(b.name) +
-             ", " + shape_list(b.shape) + ");");
-  }
-  // An output sharing memory with another bound buffer would be read after it is written.
-  std::string regions;
-  bool writes = false;
-  for (auto& b : plan.buffers) {
-    if (!bound(b)) continue;
-    bool written = b.role == buffer::kind::output;
-    writes = writes || written;
-    regions += (regions.empty() ? "{" : ", {") + string_literal(b.name) + ", " + b.variable + ", " +
-               int_text(b.count() * element_bytes(b.type)) + (written ? ", true}" : ", false}");
-  }
-  if (writes) w.line("b.expect_disjoint({" + regions + "});");
-  if (cuda)
-    for (auto& b : plan.buffers)
-      if (bound(b))
-        w.line("ein::runtime::expect_device_pointer(" + string_literal(b.name) + ", " + b.variable + ");");
-  // The storage: transformed weights written by prepare(), everything kept read by run_prepared().
-  for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
-    const buffer& b = plan.buffers[id];
-    if (!kept(id) || (which == part::weights && b.weight)) continue;
-    std::string t = (which == part::rest ? "const " : "") + element_text(b.type);
-    std::string bytes = which == part::rest ? "static_cast<const std::byte*>(storage)" : "static_cast<std::byte*>(storage)";
-    w.line(t + "* " + b.variable + " = reinterpret_cast<" + t + "*>(" + bytes + " + " + at(id) + ");");
-  }
-  // The temporaries this body writes share one block by lifetime (plan/memory.hpp); its name
-  // never begins a buffer variable (they all begin with `t_`).
-  std::vector<bool> filter_prepared(plan.buffers.size(), false);  // read by prepare()'s oneDNN states
-  if (which == part::weights)
-    for (std::size_t k = 0; k < plan.steps.size(); ++k)
-      if (prep.state[k] >= 0) filter_prepared[plan.steps[k].call->filter()] = true;
-  auto block = ein::plan::place_temporaries(
-      plan.buffers, plan.steps, runs,
-      [&](std::size_t id) { return plan.buffers[id].role == buffer::kind::temporary && !kept(id); },
-      [&](std::size_t id) { return filter_prepared[id]; }, cuda ? 256 : 64);
-  if (block.bytes > 0)
-    w.line(cuda ? "ein::runtime::device_buffer<std::byte> ein_temporaries(" + int_text(block.bytes) + ", s);"
-                : "ein::runtime::host_buffer<std::byte> ein_temporaries(" + int_text(block.bytes) + ");");
-  for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
-    if (block.offset[id] < 0) continue;
-    std::string t = element_text(plan.buffers[id].type);
-    w.line(t + "* " + plan.buffers[id].variable + " = reinterpret_cast<" + t + "*>(ein_temporaries.data() + " +
-           int_text(block.offset[id]) + ");");
-  }
-  if (which == part::weights)
-    for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
-      const buffer& b = plan.buffers[id];
-      if (!b.weight || !kept(id)) continue;
-      std::string to = "static_cast<std::byte*>(storage) + " + at(id);
-      std::string bytes = int_text(b.count() * element_bytes(b.type));
-      w.line(cuda ? "EIN_CUDA_CHECK(cudaMemcpyAsync(" + to + ", " + b.variable + ", " + bytes +
-                        ", cudaMemcpyDefault, s));"
-                  : "std::memcpy(" + to + ", " + b.variable + ", " + bytes + ");");
-    }
-  std::vector<std::optional<ein::plan::library_call>> running(calls.size());
-  for (std::size_t k = 0; k < calls.size(); ++k)
-    if (runs(k)) running[k] = calls[k];
-  // The handles are bound to stream s when made (runtime::cublas_handle, cudnn_handle); cuBLASLt
-  // takes the stream in each call.
-  if (cuda && any_product(running, false))
-    w.line("const cublasHandle_t ein_cublas = " + ns + "::cublas_handle(s);");
-  if (cuda && any_product(running, true))
-    w.line("const ein::runtime::cublaslt_handle& ein_cublaslt = " + ns + "::cublaslt_handle(s);");
-  if (cuda && any_call(running, ein::plan::cudnn))
-    w.line("const cudnnHandle_t ein_cudnn = " + ns + "::cudnn_handle(s);");
-  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
-    if (!runs(k)) continue;
-    auto& s = plan.steps[k];
-    // run() binds the weights on every call, so it runs their transforms every time too.
-    if (which == part::whole && k == 0 && s.weight_only)
-      w.comment("[weight transform]: steps that read weights only (prepare() runs them once)");
-    if (which == part::whole && k > 0 && plan.steps[k - 1].weight_only && !s.weight_only)
-      w.comment("steps that read the inputs");
-    if (which == part::rest && prep.state[k] >= 0)
-      emit_onednn_prepared_call(w, s, plan, *calls[k], prep.state[k]);
-    else if (cuda && calls[k] && calls[k]->library == ein::plan::cudnn)
-      emit_cudnn_call(w, s, plan, *calls[k], ns, "ein_cudnn");
-    else if (cuda && calls[k] && calls[k]->epilogue)
-      emit_cublaslt_call(w, s, plan, *calls[k], ns, "ein_cublaslt");
-    else if (cuda && calls[k])
-      emit_cublas_call(w, s, plan, *calls[k], "ein_cublas", tf32);
-    else if (cuda)
-      emit_cuda_launch(w, s, plan, ns, k < schedules.size() ? schedules[k] : std::nullopt);
-    else
-      w.line(ns + "::" + s.function + "_host(" + arguments_text(s, plan) + ");");
-  }
-  // The oneDNN steps' filters, reordered once into the states run_prepared() reads.
-  if (which == part::weights)
-    for (std::size_t k = 0; k < plan.steps.size(); ++k)
-      if (prep.state[k] >= 0) emit_onednn_preparation(w, plan.steps[k], plan, *calls[k], ns, prep.state[k]);
-  // The storage is then ready for work on any stream.
-  if (cuda && which == part::weights) w.line("EIN_CUDA_CHECK(cudaStreamSynchronize(s));");
+  body_emitter(w, plan, prep, which, ns, cuda, calls, tf32, schedules).emit();
 }
 
 }  // namespace detail

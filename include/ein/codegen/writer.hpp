@@ -51,9 +51,30 @@ class writer {
   int depth() const { return depth_; }
   const std::string& str() const { return out_; }
 
+  class nested;
+
  private:
   std::string out_;
   int depth_ = 0;
+};
+
+/// The blocks opened on a writer after this was made, closed together when it goes out of
+/// scope: for a nest of loops whose depth is known only as it is written, so that no emitter
+/// counts its closes by hand.
+/// Example: `{ writer::nested loops(w); for (auto& v : vars) w.open("for (" + v + ")"); w.line("x += 1;"); }`
+/// closes every loop it opened, innermost first.
+class writer::nested {
+ public:
+  explicit nested(writer& w) : w_(w), depth_(w.depth()) {}
+  nested(const nested&) = delete;
+  nested& operator=(const nested&) = delete;
+  ~nested() {
+    while (w_.depth() > depth_) w_.close();
+  }
+
+ private:
+  writer& w_;
+  int depth_;
 };
 
 }  // namespace ein::codegen

@@ -7,17 +7,13 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
-#include <system_error>
 #include <vector>
 
 #if __has_include(<sys/file.h>) && __has_include(<fcntl.h>) && __has_include(<unistd.h>)
@@ -28,6 +24,7 @@
 #endif
 
 #include "ein/detail/error.hpp"
+#include "ein/detail/file_text.hpp"
 #include "ein/detail/json_input.hpp"
 #include "ein/version.hpp"
 
@@ -203,18 +200,7 @@ class measurement_cache {
       if (theirs.env != ours.env) theirs = {ours.env, {}};
       for (auto& [key, m] : ours.kernels) theirs.kernels[key] = m;
     }
-    auto tmp = detail::temporary_name(path_);
-    {
-      std::ofstream out(tmp, std::ios::binary);
-      out << text(merged);
-      if (!out) throw user_error("cost cache `" + path_ + "`: cannot write " + tmp);
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path_, ec);
-    if (ec) {
-      std::filesystem::remove(tmp, ec);
-      throw user_error("cost cache `" + path_ + "`: cannot replace the file: " + ec.message());
-    }
+    ein::detail::replace_file(path_, detail::temporary_name(path_), text(merged), "cost cache `" + path_ + "`");
   }
 
   /// Writes `ein: warning: <what>` to stderr.
@@ -243,16 +229,12 @@ class measurement_cache {
   // The entries of file `path`, or none with `why` saying why they cannot be used (`why` stays
   // empty for a missing file). Throws user_error where the file exists but cannot be opened.
   static table read(const std::string& path, std::string& why) {
-    if (path.empty() || !std::filesystem::exists(path)) return {};
-    // save() replaces the file by a rename, which would replace a device or a folder too
-    if (!std::filesystem::is_regular_file(path))
-      throw user_error("cost cache `" + path + "` is not a regular file (a folder or a device): name a JSON file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw user_error("cost cache `" + path + "`: cannot open the file");
-    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    ein::detail::json_input file("cost cache `" + path + "`");
+    const std::string what = "cost cache `" + path + "`";
+    auto content = ein::detail::read_file_text(path, what);
+    if (!content) return {};
+    ein::detail::json_input file(what);
     try {
-      return entries(file, file.parse(content));
+      return entries(file, file.parse(*content));
     } catch (const user_error& e) {
       why = e.what();
       return {};

@@ -102,104 +102,131 @@ inline std::optional<ir::expr> in_part(const ir::expr& product, const std::vecto
 // The candidates batching definitions i < j of `source` (read as contractions c1, c2; j does not
 // read i; `before` as ancestors() gives it): batched, and folded where one definition only adds
 // them. The new definitions take j's place (y's, folded), so that the order stays topological
-// unless a definition between i and j reads i.
-inline void batch_pair(const ir::program& source, std::size_t i, std::size_t j, const contraction& c1,
-                       const contraction& c2, const std::vector<std::vector<bool>>& before,
-                       std::vector<program_candidate>& out) {
-  auto& d1 = source.definitions[i];
-  auto& d2 = source.definitions[j];
-  if (d1.type != d2.type || c1.summation.size() + c1.free.size() == 0) return;
-  auto rename = pair_iterators(c1, c2);
-  if (!rename) return;
-  // Over a shared input, shared-operand merging joins the two without stacking a copy.
-  for (auto& t : ir::tensors_read(c1.operand, ir::depth::nested))
-    if (count_reads(c2.operand, t.name) > 0) return;
-  auto& s1 = *d1.value;
-  auto all = s1.traversal;
-  all.insert(all.end(), c1.summation.begin(), c1.summation.end());
-  auto b = fresh_iterator(all, "b");
+// unless a definition between i and j reads i. Each step of building them is a function; what
+// they share (the stacking iterator b, the boxes and reads of the stacked operand and weights,
+// each part of the stacks) is computed once, by stack_parts.
+class pair_batching {
+ public:
+  pair_batching(const ir::program& source, std::size_t i, std::size_t j, const contraction& c1, const contraction& c2,
+                const std::vector<std::vector<bool>>& before)
+      : source_(source), i_(i), j_(j), c1_(c1), c2_(c2), before_(before), d1_(source.definitions[i]),
+        d2_(source.definitions[j]), s1_(*d1_.value) {}
 
-  // Summations moved to start at 0 (definitions are zero-based): r ↦ r' + lo.
-  std::map<std::string, ir::affine> shift;
-  std::vector<ir::iterator> reduce;
-  for (auto& r : c1.summation) {
-    reduce.push_back({r.name, 0, r.extent()});
-    if (r.lo != 0) shift[r.name] = ir::idx(r.name) + ir::affine(r.lo);
+  void candidates(std::vector<program_candidate>& out) {
+    auto rename = lined_up();
+    if (!rename || !stack_parts(*rename)) return;
+    batched(out);
+    if (auto y = sole_sum_reader()) folded(*y, out);
   }
-  auto in_first = [&](const ir::expr& e, bool second) {
-    auto r = second ? substitute_indices(e, *rename) : e;
-    return shift.empty() ? r : substitute_indices(r, shift);
-  };
-  // The stacked operand over (shared traversal, summation) and the stacked weights over
-  // (summation, free traversal), each part in its box of b.
-  std::vector<ir::iterator> xbox = {}, wbox = reduce;
-  for (auto p : c1.shared) xbox.push_back(s1.traversal[p]);
-  xbox.insert(xbox.end(), reduce.begin(), reduce.end());
-  for (auto f : c1.free) wbox.push_back(s1.traversal[f]);
-  auto x1 = in_part(in_first(c1.operand, false), xbox, b, 0), x2 = in_part(in_first(c2.operand, true), xbox, b, 1);
-  auto w1 = in_part(in_first(c1.weights, false), wbox, b, 0), w2 = in_part(in_first(c2.weights, true), wbox, b, 1);
-  if (!x1 || !x2 || !w1 || !w2) return;
-  std::vector<ir::affine> xread, wread;
-  for (auto p : c1.shared) xread.push_back(ir::idx(s1.traversal[p].name));
-  for (auto& r : c1.summation) xread.push_back(ir::idx(r.name) - ir::affine(r.lo)), wread.push_back(xread.back());
-  for (auto f : c1.free) wread.push_back(ir::idx(s1.traversal[f].name));
 
-  auto is_output = [&](const std::string& n) {
-    return std::find(source.outputs.begin(), source.outputs.end(), n) != source.outputs.end();
-  };
+ private:
+  // c2's iterators renamed onto c1's, where the two are of one dtype and one iteration shape
+  // (pair_iterators) and their operands read no tensor in common: over a shared input,
+  // shared-operand merging joins the two without stacking a copy.
+  std::optional<std::map<std::string, ir::affine>> lined_up() const {
+    if (d1_.type != d2_.type || c1_.summation.size() + c1_.free.size() == 0) return std::nullopt;
+    auto rename = pair_iterators(c1_, c2_);
+    if (!rename) return std::nullopt;
+    for (auto& t : ir::tensors_read(c1_.operand, ir::depth::nested))
+      if (count_reads(c2_.operand, t.name) > 0) return std::nullopt;
+    return rename;
+  }
+
+  // The stacking iterator b, the stacked operand's box over (shared traversal, summation) and
+  // the stacked weights' over (summation, free traversal), each part in its box of b, and how the
+  // contraction reads them; false where a part has no access to move along b (in_part).
+  bool stack_parts(const std::map<std::string, ir::affine>& rename) {
+    auto all = s1_.traversal;
+    all.insert(all.end(), c1_.summation.begin(), c1_.summation.end());
+    b_ = fresh_iterator(all, "b");
+    // Summations moved to start at 0 (definitions are zero-based): r ↦ r' + lo.
+    std::map<std::string, ir::affine> shift;
+    for (auto& r : c1_.summation) {
+      reduce_.push_back({r.name, 0, r.extent()});
+      if (r.lo != 0) shift[r.name] = ir::idx(r.name) + ir::affine(r.lo);
+    }
+    auto in_first = [&](const ir::expr& e, bool second) {
+      auto r = second ? substitute_indices(e, rename) : e;
+      return shift.empty() ? r : substitute_indices(r, shift);
+    };
+    wbox_ = reduce_;
+    for (auto p : c1_.shared) xbox_.push_back(s1_.traversal[p]);
+    xbox_.insert(xbox_.end(), reduce_.begin(), reduce_.end());
+    for (auto f : c1_.free) wbox_.push_back(s1_.traversal[f]);
+    x1_ = in_part(in_first(c1_.operand, false), xbox_, b_, 0), x2_ = in_part(in_first(c2_.operand, true), xbox_, b_, 1);
+    w1_ = in_part(in_first(c1_.weights, false), wbox_, b_, 0), w2_ = in_part(in_first(c2_.weights, true), wbox_, b_, 1);
+    if (!x1_ || !x2_ || !w1_ || !w2_) return false;
+    for (auto p : c1_.shared) xread_.push_back(ir::idx(s1_.traversal[p].name));
+    for (auto& r : c1_.summation) xread_.push_back(ir::idx(r.name) - ir::affine(r.lo)), wread_.push_back(xread_.back());
+    for (auto f : c1_.free) wread_.push_back(ir::idx(s1_.traversal[f].name));
+    return true;
+  }
+
+  bool is_output(const std::string& n) const {
+    return std::find(source_.outputs.begin(), source_.outputs.end(), n) != source_.outputs.end();
+  }
+
   // The stacked weights and operand (named apart from `source`'s names), and the contraction's
   // body over them.
-  auto stacked = [&](stack_axis at) {
-    auto names = source;
+  std::tuple<ir::program, std::vector<ir::definition>, ir::expr> stacked(stack_axis at) const {
+    auto names = source_;
     auto add = [&](const std::string& base, ir::scope_ptr value) {
-      names.definitions.push_back({fresh_definition_name(names, base), std::move(value), d1.type});
+      names.definitions.push_back({fresh_definition_name(names, base), std::move(value), d1_.type});
       return as_tensor(names.definitions.back());
     };
-    std::size_t xat = at == stack_axis::batch ? 0 : xbox.size();
-    std::size_t wat = at == stack_axis::batch ? 0 : at == stack_axis::reduction ? reduce.size() : wbox.size();
-    ir::iterator bi{b, 0, 2};
-    auto ws = add(d1.name + "_" + d2.name + "_weights", ir::make_scope(with_b(wbox, bi, wat), {}, *w1 + *w2));
-    auto xs = add(d1.name + "_" + d2.name + "_operands", ir::make_scope(with_b(xbox, bi, xat), {}, *x1 + *x2));
-    auto body = ir::make_access(xs, with_b(xread, ir::idx(b), xat)) * ir::make_access(ws, with_b(wread, ir::idx(b), wat));
+    std::size_t xat = at == stack_axis::batch ? 0 : xbox_.size();
+    std::size_t wat = at == stack_axis::batch ? 0 : at == stack_axis::reduction ? reduce_.size() : wbox_.size();
+    ir::iterator bi{b_, 0, 2};
+    auto ws = add(d1_.name + "_" + d2_.name + "_weights", ir::make_scope(with_b(wbox_, bi, wat), {}, *w1_ + *w2_));
+    auto xs = add(d1_.name + "_" + d2_.name + "_operands", ir::make_scope(with_b(xbox_, bi, xat), {}, *x1_ + *x2_));
+    auto body =
+        ir::make_access(xs, with_b(xread_, ir::idx(b_), xat)) * ir::make_access(ws, with_b(wread_, ir::idx(b_), wat));
     std::vector<ir::definition> added(names.definitions.end() - 2, names.definitions.end());
     return std::tuple{std::move(names), std::move(added), body};
-  };
+  }
+
   // `source` with d1 and d2 left out, `added` in the place of definition `slot`, and each
   // definition that depends on d1 or d2 given by `rewrite`.
-  auto with = [&](std::size_t slot, const std::vector<ir::definition>& added, const auto& rewrite) {
-    auto prog = source;
+  template <class Rewrite>
+  ir::program with(std::size_t slot, const std::vector<ir::definition>& added, const Rewrite& rewrite) const {
+    auto prog = source_;
     prog.definitions.clear();
-    for (std::size_t k = 0; k < source.definitions.size(); ++k) {
+    for (std::size_t k = 0; k < source_.definitions.size(); ++k) {
       if (k == slot) prog.definitions.insert(prog.definitions.end(), added.begin(), added.end());
-      if (k == i || k == j || k == slot) continue;
-      auto d = source.definitions[k];
-      if (before[k][i] || before[k][j]) d = rewrite(d);
+      if (k == i_ || k == j_ || k == slot) continue;
+      auto d = source_.definitions[k];
+      if (before_[k][i_] || before_[k][j_]) d = rewrite(d);
       prog.definitions.push_back(std::move(d));
     }
     return prog;
-  };
-  auto step = [&](const char* form) {
-    return derive::step{"batch_contractions", std::nullopt,
-                        {{"definitions", std::vector<std::string>{d1.name, d2.name}}, {"form", std::string(form)}}};
-  };
+  }
 
-  {  // Batched: B = L_{b, x} Σ_r S[b, s, r] * W[b, r, t]; d1 = B[0, x], d2 = B[1, x] read in place.
+  derive::step step(const char* form) const {
+    return derive::step{"batch_contractions", std::nullopt,
+                        {{"definitions", std::vector<std::string>{d1_.name, d2_.name}}, {"form", std::string(form)}}};
+  }
+
+  // Which part of b definition `name` is: 0 for d1, 1 for d2.
+  std::optional<std::int64_t> part(const std::string& name) const {
+    if (name == d1_.name) return 0;
+    if (name == d2_.name) return 1;
+    return std::nullopt;
+  }
+
+  // Batched: B = L_{b, x} Σ_r S[b, s, r] * W[b, r, t]; d1 = B[0, x], d2 = B[1, x] read in place.
+  void batched(std::vector<program_candidate>& out) const {
     auto [names, added, body] = stacked(stack_axis::batch);
-    added.push_back({fresh_definition_name(names, d1.name + "_" + d2.name),
-                     ir::make_scope(with_b(s1.traversal, ir::iterator{b, 0, 2}, 0), c1.summation, body), d1.type});
+    added.push_back({fresh_definition_name(names, d1_.name + "_" + d2_.name),
+                     ir::make_scope(with_b(s1_.traversal, ir::iterator{b_, 0, 2}, 0), c1_.summation, body), d1_.type});
     auto batched = as_tensor(added.back());
-    auto part = [&](const std::string& name) -> std::optional<std::int64_t> {
-      if (name == d1.name) return 0;
-      if (name == d2.name) return 1;
-      return std::nullopt;
-    };
-    for (auto* d : {&d1, &d2})
+    for (auto* d : {&d1_, &d2_})
       if (is_output(d->name))
-        added.push_back({d->name,
-                         ir::make_scope(d->value->traversal, {},
-                                        ir::make_access(batched, with_b(identity_index(*d->value), ir::affine(*part(d->name)), 0))),
-                         d->type});
-    auto prog = with(j, added, [&](ir::definition d) {
+        added.push_back(
+            {d->name,
+             ir::make_scope(d->value->traversal, {},
+                            ir::make_access(batched, with_b(identity_index(*d->value), ir::affine(*part(d->name)), 0))),
+             d->type});
+    auto prog = with(j_, added, [&](ir::definition d) {
       d.value = rewrite_accesses(d.value, [&](const ir::access& a, const ir::tensor& t) -> std::optional<ir::expr> {
         auto k = part(t.name);
         if (!k) return std::nullopt;
@@ -208,42 +235,71 @@ inline void batch_pair(const ir::program& source, std::size_t i, std::size_t j, 
       return d;
     });
     bool between = false;  // a reader of d1 before d2: then B must move up
-    for (std::size_t k = i + 1; k < j; ++k) between = between || before[k][i];
+    for (std::size_t k = i_ + 1; k < j_; ++k) between = between || before_[k][i_];
     if (between) prog.definitions = topological(prog.definitions);
     if (!prog.definitions.empty()) out.push_back({std::move(prog), step("batched")});
   }
 
-  // Folded, where one definition y = L_x d1[x] + d2[x] over their box is their only reader:
-  // y = L_x Σ_{r, b} S[s, r, b] * W[r, b, t].
-  if (is_output(d1.name) || is_output(d2.name)) return;
-  auto readers_of = [&](std::size_t d) {
+  // The definitions after d that read it.
+  std::vector<std::size_t> readers_of(std::size_t d) const {
     std::vector<std::size_t> r;
-    for (std::size_t k = d + 1; k < source.definitions.size(); ++k)
-      if (before[k][d] && count_reads(source.definitions[k].value->body, source.definitions[d].name) > 0) r.push_back(k);
+    for (std::size_t k = d + 1; k < source_.definitions.size(); ++k)
+      if (before_[k][d] && count_reads(source_.definitions[k].value->body, source_.definitions[d].name) > 0)
+        r.push_back(k);
     return r;
-  };
-  auto r1 = readers_of(i), r2 = readers_of(j);
-  if (r1.size() != 1 || r2 != r1) return;
-  auto& y = source.definitions[r1.front()];
-  auto* sum = std::get_if<ir::binary>(&*y.value->body);
-  if (!sum || sum->op != ir::binary_op::add || !y.value->summation.empty() || !zero_based(*y.value) ||
-      y.value->shape() != s1.shape())
-    return;
-  auto* l = std::get_if<ir::access>(&*sum->lhs);
-  auto* r = std::get_if<ir::access>(&*sum->rhs);
-  auto id = identity_index(*y.value);
-  auto reads = [&](const ir::access* a, const std::string& name) {
-    auto* t = a ? std::get_if<ir::tensor>(&a->source) : nullptr;
-    return t && t->name == name && a->index == id;
-  };
-  if (!(reads(l, d1.name) && reads(r, d2.name)) && !(reads(l, d2.name) && reads(r, d1.name))) return;
-  auto summation = c1.summation;
-  summation.push_back({b, 0, 2});
-  for (auto [at, form] : {std::pair{stack_axis::reduction, "folded"}, std::pair{stack_axis::last, "folded_b_last"}}) {
-    auto [names, added, body] = stacked(at);
-    added.push_back({y.name, ir::make_scope(s1.traversal, summation, body), y.type});
-    out.push_back({with(r1.front(), added, [](ir::definition d) { return d; }), step(form)});
   }
+
+  // The one definition y = L_x d1[x] + d2[x] over their box that reads d1 and d2, neither an
+  // output: where the sum over b may fold into the contraction.
+  std::optional<std::size_t> sole_sum_reader() const {
+    if (is_output(d1_.name) || is_output(d2_.name)) return std::nullopt;
+    auto r1 = readers_of(i_), r2 = readers_of(j_);
+    if (r1.size() != 1 || r2 != r1) return std::nullopt;
+    auto& y = source_.definitions[r1.front()];
+    auto* sum = std::get_if<ir::binary>(&*y.value->body);
+    if (!sum || sum->op != ir::binary_op::add || !y.value->summation.empty() || !zero_based(*y.value) ||
+        y.value->shape() != s1_.shape())
+      return std::nullopt;
+    auto* l = std::get_if<ir::access>(&*sum->lhs);
+    auto* r = std::get_if<ir::access>(&*sum->rhs);
+    auto id = identity_index(*y.value);
+    auto reads = [&](const ir::access* a, const std::string& name) {
+      auto* t = a ? std::get_if<ir::tensor>(&a->source) : nullptr;
+      return t && t->name == name && a->index == id;
+    };
+    if (!(reads(l, d1_.name) && reads(r, d2_.name)) && !(reads(l, d2_.name) && reads(r, d1_.name))) return std::nullopt;
+    return r1.front();
+  }
+
+  // Folded into definition `y` (sole_sum_reader): y = L_x Σ_{r, b} S[s, r, b] * W[r, b, t], and
+  // the same with b last in the weights.
+  void folded(std::size_t y, std::vector<program_candidate>& out) const {
+    auto& sum = source_.definitions[y];
+    auto summation = c1_.summation;
+    summation.push_back({b_, 0, 2});
+    for (auto [at, form] : {std::pair{stack_axis::reduction, "folded"}, std::pair{stack_axis::last, "folded_b_last"}}) {
+      auto [names, added, body] = stacked(at);
+      added.push_back({sum.name, ir::make_scope(s1_.traversal, summation, body), sum.type});
+      out.push_back({with(y, added, [](ir::definition d) { return d; }), step(form)});
+    }
+  }
+
+  const ir::program& source_;
+  const std::size_t i_, j_;
+  const contraction &c1_, &c2_;
+  const std::vector<std::vector<bool>>& before_;
+  const ir::definition &d1_, &d2_;
+  const ir::scope& s1_;
+  std::string b_;                                   // the stacking iterator
+  std::vector<ir::iterator> reduce_, xbox_, wbox_;  // the summations from 0; the stacks' boxes
+  std::vector<ir::affine> xread_, wread_;           // how the contraction reads the stacks
+  std::optional<ir::expr> x1_, x2_, w1_, w2_;       // each part of the stacks, in its box of b
+};
+
+inline void batch_pair(const ir::program& source, std::size_t i, std::size_t j, const contraction& c1,
+                       const contraction& c2, const std::vector<std::vector<bool>>& before,
+                       std::vector<program_candidate>& out) {
+  pair_batching(source, i, j, c1, c2, before).candidates(out);
 }
 
 }  // namespace detail

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ein/cost/cache.hpp"
+#include "ein/detail/file_text.hpp"
 #include "ein/detail/json_input.hpp"
 #include "ein/measure/host_probe.hpp"
 #include "ein/version.hpp"
@@ -90,23 +91,8 @@ inline machine_profile_result machine_profile(const std::string& path, const hos
   }
   auto json = probe_host_profile(machine, toolchain, fallback, what);
   auto profile = cost::read_profile(json, path);
-  auto tmp = cost::detail::temporary_name(path);
-  {
-    std::ofstream out(tmp, std::ios::binary);
-    out << detail::profile_file_text(machine, json);
-    if (!out) {
-      out.close();
-      std::error_code ignored;
-      std::filesystem::remove(tmp, ignored);
-      throw user_error("host profile `" + path + "`: cannot write " + tmp);
-    }
-  }
-  std::error_code ec;
-  std::filesystem::rename(tmp, path, ec);
-  if (ec) {
-    std::filesystem::remove(tmp, ec);
-    throw user_error("host profile `" + path + "`: cannot replace the file: " + ec.message());
-  }
+  ein::detail::replace_file(path, cost::detail::temporary_name(path), detail::profile_file_text(machine, json),
+                            "host profile `" + path + "`");
   return {profile, true};
 }
 

@@ -7,17 +7,14 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
-#include <filesystem>
-#include <fstream>
 #include <functional>
-#include <iterator>
 #include <map>
 #include <string>
-#include <system_error>
 #include <utility>
 #include <vector>
 
 #include "ein/detail/error.hpp"
+#include "ein/detail/file_text.hpp"
 #include "ein/detail/json_input.hpp"
 #include "ein/tune/schedule_json.hpp"
 
@@ -149,18 +146,7 @@ class tuning_database {
   /// reader never sees half of it.
   void save() const {
     if (path_.empty()) throw internal_error("tuning_database::save: the database has no file");
-    const std::string tmp = path_ + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary);
-      out << dump();
-      if (!out) throw user_error("tuning database `" + path_ + "`: cannot write " + tmp);
-    }
-    std::error_code ec;
-    std::filesystem::rename(tmp, path_, ec);
-    if (ec) {
-      std::filesystem::remove(tmp, ec);
-      throw user_error("tuning database `" + path_ + "`: cannot replace the file: " + ec.message());
-    }
+    ein::detail::replace_file(path_, path_ + ".tmp", dump(), "tuning database `" + path_ + "`");
   }
 
   /// Writes `ein: warning: <what>` to stderr.
@@ -185,15 +171,11 @@ class tuning_database {
   }
 
   static table read(const std::string& path) {
-    if (path.empty() || !std::filesystem::exists(path)) return {};
-    // save() replaces the file by a rename, which would replace a folder or a device too
-    if (!std::filesystem::is_regular_file(path))
-      throw user_error("tuning database `" + path + "` is not a regular file (a folder or a device): name a JSON file");
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw user_error("tuning database `" + path + "`: cannot open the file");
-    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    ein::detail::json_input file("tuning database `" + path + "`");
-    return records(file, file.parse(content));
+    const std::string what = "tuning database `" + path + "`";
+    auto content = ein::detail::read_file_text(path, what);
+    if (!content) return {};
+    ein::detail::json_input file(what);
+    return records(file, file.parse(*content));
   }
 
   static table records(const ein::detail::json_input& file, const nlohmann::json& j) {
