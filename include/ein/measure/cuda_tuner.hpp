@@ -4,7 +4,6 @@
 // Needs what gpu_timer.hpp needs (cudart, NVRTC; no libcuda: the driver API through the runtime).
 #pragma once
 
-#include <cuda.h>
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -31,6 +30,7 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/ir/canonical.hpp"
+#include "ein/measure/cuda_launcher.hpp"
 #include "ein/measure/cuda_records.hpp"
 #include "ein/measure/gpu_timer.hpp"
 #include "ein/measure/kernel_body.hpp"
@@ -86,29 +86,9 @@ class cuda_tuner {
  public:
   /// Throws user_error saying that CUDA tuning needs a GPU, and why none is usable, where the
   /// CUDA runtime finds no device (gpu_present): nothing is pretended.
-  explicit cuda_tuner(int device = 0, cuda_tuning_options o = {}) : device_index_(device), options_(o) {
-    std::string why;
-    if (!gpu_present(&why)) throw user_error("CUDA tuning needs a GPU, and none is usable here: " + why);
-    EIN_CUDA_CHECK(cudaSetDevice(device_index_));
+  explicit cuda_tuner(int device = 0, cuda_tuning_options o = {})
+      : device_index_(usable(device)), options_(o), launcher_(device_index_, "cuda_tuner") {
     device_ = cuda_tuning_device(device_index_);
-    cudaDeviceProp p{};
-    EIN_CUDA_CHECK(cudaGetDeviceProperties(&p, device_index_));
-    arch_ = "compute_" + std::to_string(p.major * 10 + p.minor);
-    EIN_CUDA_CHECK(cudaStreamCreate(&stream_));
-    EIN_CUDA_CHECK(cudaEventCreate(&start_));
-    EIN_CUDA_CHECK(cudaEventCreate(&stop_));
-    driver(load_, "cuModuleLoadData");
-    driver(unload_, "cuModuleUnload");
-    driver(function_, "cuModuleGetFunction");
-    driver(launch_, "cuLaunchKernel");
-    driver(occupancy_, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-  }
-  cuda_tuner(const cuda_tuner&) = delete;
-  cuda_tuner& operator=(const cuda_tuner&) = delete;
-  ~cuda_tuner() {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-    cudaStreamDestroy(stream_);
   }
 
   const tune::device_key& device() const { return device_; }
@@ -214,57 +194,31 @@ class cuda_tuner {
     ir::dtype type_;
   };
 
+  // `device`, where the CUDA runtime finds one to tune on.
+  static int usable(int device) {
+    std::string why;
+    if (!gpu_present(&why)) throw user_error("CUDA tuning needs a GPU, and none is usable here: " + why);
+    return device;
+  }
+
   // One schedule's kernel loaded on the device, with its grid.
   struct loaded {
     tune::cuda_schedule point;
-    std::unique_ptr<CUmod_st, CUresult (*)(CUmodule)> module{nullptr, nullptr};
-    CUfunction function = nullptr;
-    unsigned grid = 0;
+    loaded_kernel kernel;
   };
-
-  template <class F>
-  void driver(F& f, const char* symbol) {
-    cudaDriverEntryPointQueryResult found{};
-    void* p = nullptr;
-    EIN_CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &p, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || !p) throw user_error(std::string("cuda_tuner: the CUDA driver has no ") + symbol);
-    f = reinterpret_cast<F>(p);
-  }
 
   // Kernel `k` under `point`, compiled and loaded, its grid as generated launches size it.
   loaded load(const kernel& k, const tune::cuda_schedule& point) {
-    auto compiled = compile_eoperator(*k.flat, arch_, detail::ein_include_dir(), point, options_.accumulate);
-    loaded l;
-    l.point = point;
-    CUmodule module = nullptr;
-    if (load_(&module, compiled.ptx.c_str()) != CUDA_SUCCESS) throw user_error("cuModuleLoadData failed");
-    l.module = {module, unload_};
-    if (function_(&l.function, module, compiled.entry.c_str()) != CUDA_SUCCESS)
-      throw user_error("cuModuleGetFunction failed for " + compiled.entry);
-    int per_multiprocessor = 0;
-    if (occupancy_(&per_multiprocessor, l.function, static_cast<int>(point.threads), 0) != CUDA_SUCCESS)
-      throw user_error("cuOccupancyMaxActiveBlocksPerMultiprocessor failed for " + compiled.entry);
-    const auto schedule = codegen::schedule(k.layout.steps[0], k.layout, point);
-    l.grid = runtime::launch_blocks(schedule.items, schedule.items_per_block,
-                                    static_cast<unsigned>(std::max(1, per_multiprocessor) * runtime::multiprocessors()));
-    return l;
+    auto compiled =
+        compile_eoperator(*k.flat, launcher_.arch(), detail::ein_include_dir(), point, options_.accumulate);
+    return {point, launcher_.load(compiled.ptx, compiled.entry, codegen::schedule(k.layout.steps[0], k.layout, point))};
   }
 
-  void launch(const loaded& l, std::vector<void*>& args) {
-    if (launch_(l.function, l.grid, 1, 1, static_cast<unsigned>(l.point.threads), 1, 1, 0, stream_, args.data(),
-                nullptr) != CUDA_SUCCESS)
-      throw user_error("cuLaunchKernel failed");
-  }
+  void launch(const loaded& l, std::vector<void*>& args) { launcher_.launch(l.kernel, args); }
 
   // Seconds of one launch of `l`, timed with CUDA events on the tuner's stream.
   double timed(const loaded& l, std::vector<void*>& args) {
-    EIN_CUDA_CHECK(cudaEventRecord(start_, stream_));
-    launch(l, args);
-    EIN_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-    EIN_CUDA_CHECK(cudaEventSynchronize(stop_));
-    float ms = 0;
-    EIN_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-    return ms * 1e-3;
+    return launcher_.seconds([&] { launch(l, args); });
   }
 
   static double median(std::vector<double> t) {
@@ -314,7 +268,7 @@ class cuda_tuner {
     const auto agrees = [&](const loaded& l) {
       out.write(unwritten);
       launch(l, args);
-      EIN_CUDA_CHECK(cudaStreamSynchronize(stream_));
+      EIN_CUDA_CHECK(cudaStreamSynchronize(launcher_.stream()));
       const auto got = out.read(outputs);
       return eval::max_rel_error(std::span<const double>(got), expected) <= tolerance;
     };
@@ -399,15 +353,8 @@ class cuda_tuner {
 
   int device_index_;
   cuda_tuning_options options_;
+  cuda_launcher launcher_;
   tune::device_key device_;
-  std::string arch_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
-  decltype(&::cuModuleLoadData) load_ = nullptr;
-  decltype(&::cuModuleUnload) unload_ = nullptr;
-  decltype(&::cuModuleGetFunction) function_ = nullptr;
-  decltype(&::cuLaunchKernel) launch_ = nullptr;
-  decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancy_ = nullptr;
 };
 
 }  // namespace ein::measure

@@ -6,7 +6,6 @@
 #pragma once
 
 #include <cublas_v2.h>
-#include <cuda.h>
 #include <cuda_runtime.h>
 #include <nvrtc.h>
 
@@ -27,6 +26,7 @@
 #include "ein/cost/measured.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/half.hpp"
+#include "ein/measure/cuda_launcher.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/runtime/cublas.hpp"
 #include "ein/runtime/cuda.hpp"
@@ -172,28 +172,10 @@ struct gpu_timer_options {
 /// pool keeps what it frees (runtime::keep_pool_memory), as in the benchmarks.
 class gpu_timer final : public cost::timer {
  public:
-  explicit gpu_timer(int device = 0, gpu_timer_options o = {}) : device_(device), options_(o) {
-    EIN_CUDA_CHECK(cudaSetDevice(device_));
+  explicit gpu_timer(int device = 0, gpu_timer_options o = {})
+      : device_(device), options_(o), launcher_(device, "ein: cost") {
     name_ = gpu_name(device_);
-    cudaDeviceProp p{};
-    EIN_CUDA_CHECK(cudaGetDeviceProperties(&p, device_));
-    arch_ = "compute_" + std::to_string(p.major * 10 + p.minor);
     runtime::keep_pool_memory(device_);
-    EIN_CUDA_CHECK(cudaStreamCreate(&stream_));
-    EIN_CUDA_CHECK(cudaEventCreate(&start_));
-    EIN_CUDA_CHECK(cudaEventCreate(&stop_));
-    driver(load_, "cuModuleLoadData");
-    driver(unload_, "cuModuleUnload");
-    driver(function_, "cuModuleGetFunction");
-    driver(launch_, "cuLaunchKernel");
-    driver(occupancy_, "cuOccupancyMaxActiveBlocksPerMultiprocessor");
-  }
-  gpu_timer(const gpu_timer&) = delete;
-  gpu_timer& operator=(const gpu_timer&) = delete;
-  ~gpu_timer() override {
-    cudaEventDestroy(start_);
-    cudaEventDestroy(stop_);
-    cudaStreamDestroy(stream_);
   }
 
   std::string device() const override { return name_; }
@@ -250,16 +232,6 @@ class gpu_timer final : public cost::timer {
     void* data_ = nullptr;
   };
 
-  template <class F>
-  void driver(F& f, const char* symbol) {
-    cudaDriverEntryPointQueryResult found{};
-    void* p = nullptr;
-    EIN_CUDA_CHECK(cudaGetDriverEntryPointByVersion(symbol, &p, 12000, cudaEnableDefault, &found));
-    if (found != cudaDriverEntryPointSuccess || !p)
-      throw user_error(std::string("ein: cost: the CUDA driver has no ") + symbol);
-    f = reinterpret_cast<F>(p);
-  }
-
   bool fits(double bytes) const {
     std::size_t free = 0, total = 0;
     EIN_CUDA_CHECK(cudaMemGetInfo(&free, &total));
@@ -270,18 +242,10 @@ class gpu_timer final : public cost::timer {
   // of options_.slow_runs for a kernel whose first run takes over options_.slow_seconds.
   template <class Run>
   double median_of(Run&& run) {
-    auto timed = [&] {
-      EIN_CUDA_CHECK(cudaEventRecord(start_, stream_));
-      run();
-      EIN_CUDA_CHECK(cudaEventRecord(stop_, stream_));
-      EIN_CUDA_CHECK(cudaEventSynchronize(stop_));
-      float ms = 0;
-      EIN_CUDA_CHECK(cudaEventElapsedTime(&ms, start_, stop_));
-      return ms * 1e-3;
-    };
+    auto timed = [&] { return launcher_.seconds(run); };
     bool slow = timed() > options_.slow_seconds;
     for (int i = 1; i < options_.warmup && !slow; ++i) run();
-    EIN_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    EIN_CUDA_CHECK(cudaStreamSynchronize(launcher_.stream()));
     last_runs_ = slow ? options_.slow_runs : options_.runs;
     std::vector<double> t;
     for (int i = 0; i < last_runs_; ++i) t.push_back(timed());
@@ -320,7 +284,7 @@ class gpu_timer final : public cost::timer {
   // codegen/library/cublas.hpp's call: row-major C = op(A)·op(B) as column-major Cᵀ = op(B)ᵀ·op(A)ᵀ.
   double time_gemm(const match::instance& op, void* a, void* b, void* c) {
     if (!cublas_) cublas_ = std::make_unique<runtime::cublas_handle>();
-    EIN_CUBLAS_CHECK(cublasSetStream(cublas_->get(), stream_));
+    EIN_CUBLAS_CHECK(cublasSetStream(cublas_->get(), launcher_.stream()));
     auto& g = op.gemm();
     // float scalars and CUBLAS_COMPUTE_32F for float and 16-bit data, as emit_cublas writes them
     bool f32 = op.type != ir::dtype::f64;
@@ -349,7 +313,7 @@ class gpu_timer final : public cost::timer {
   double time_convolution(const match::instance& op, void* in, void* wt, void* out) {
     if (!cudnn_) cudnn_ = std::make_unique<runtime::cudnn_handle>();
     cudnnHandle_t h = cudnn_->get();
-    EIN_CUDNN_CHECK(cudnnSetStream(h, stream_));
+    EIN_CUDNN_CHECK(cudnnSetStream(h, launcher_.stream()));
     auto& a = op.conv();
     bool forward = !a.backward_data;
     runtime::cudnn_convolution c(h, codegen::library::geometry(op, options_.tf32));
@@ -378,13 +342,8 @@ class gpu_timer final : public cost::timer {
     double bytes = 0;
     for (auto& b : plan.buffers) bytes += static_cast<double>(b.count()) * ir::element_bytes(b.type);
     if (!fits(bytes)) return std::nullopt;
-    auto kernel = compile_eoperator(s, arch_);
-    CUmodule module = nullptr;
-    if (load_(&module, kernel.ptx.c_str()) != CUDA_SUCCESS) throw user_error("cuModuleLoadData failed");
-    std::unique_ptr<CUmod_st, CUresult (*)(CUmodule)> owned(module, unload_);
-    CUfunction f = nullptr;
-    if (function_(&f, module, kernel.entry.c_str()) != CUDA_SUCCESS)
-      throw user_error("cuModuleGetFunction failed for " + kernel.entry);
+    auto compiled = compile_eoperator(s, launcher_.arch());
+    const loaded_kernel kernel = launcher_.load(compiled.ptx, compiled.entry, codegen::schedule(step, plan));
     std::vector<std::unique_ptr<device_array>> arrays;
     std::vector<void*> pointers;
     std::uint64_t seed = 31;
@@ -396,34 +355,18 @@ class gpu_timer final : public cost::timer {
     pointers.push_back(arrays.back()->data());
     std::vector<void*> args;
     for (auto& p : pointers) args.push_back(&p);
-    auto schedule = codegen::schedule(step, plan);
-    const int threads = static_cast<int>(schedule.threads);
-    int per_multiprocessor = 0;
-    if (occupancy_(&per_multiprocessor, f, threads, 0) != CUDA_SUCCESS)
-      throw user_error("cuOccupancyMaxActiveBlocksPerMultiprocessor failed for " + kernel.entry);
-    unsigned grid = runtime::launch_blocks(schedule.items, schedule.items_per_block,
-                                           static_cast<unsigned>(std::max(1, per_multiprocessor) * runtime::multiprocessors()));
-    return median_of([&] {
-      if (launch_(f, grid, 1, 1, threads, 1, 1, 0, stream_, args.data(), nullptr) != CUDA_SUCCESS)
-        throw user_error("cuLaunchKernel failed for " + kernel.entry);
-    });
+    return median_of([&] { launcher_.launch(kernel, args); });
   }
 
   int device_;
   gpu_timer_options options_;
   int last_runs_ = 0;
-  std::string name_, arch_;
-  cudaStream_t stream_ = nullptr;
-  cudaEvent_t start_ = nullptr, stop_ = nullptr;
+  cuda_launcher launcher_;
+  std::string name_;
   std::unique_ptr<runtime::cublas_handle> cublas_;
 #if defined(EIN_HAVE_CUDNN)
   std::unique_ptr<runtime::cudnn_handle> cudnn_;
 #endif
-  decltype(&::cuModuleLoadData) load_ = nullptr;
-  decltype(&::cuModuleUnload) unload_ = nullptr;
-  decltype(&::cuModuleGetFunction) function_ = nullptr;
-  decltype(&::cuLaunchKernel) launch_ = nullptr;
-  decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancy_ = nullptr;
 };
 
 }  // namespace ein::measure
