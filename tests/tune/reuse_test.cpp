@@ -209,4 +209,12 @@ TEST_CASE("reuse_rounds: the start's neighbourhood, then the best's while it mov
   CHECK(none.first() == std::vector<int>{8});
 }
 
+TEST_CASE("reuse_rounds: first_after puts the default first, then the first round less it") {
+  const auto around = [](const int& p) { return std::vector<int>{p, p - 1, p + 1}; };
+  reuse_rounds<int> r(8, around, 3);
+  CHECK(r.first_after(7) == std::vector<int>{7, 8, 9});
+  reuse_rounds<int> none(8, around, 0);
+  CHECK(none.first_after(8) == std::vector<int>{8});
+}
+
 }  // namespace reuse_test

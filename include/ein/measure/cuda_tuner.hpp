@@ -32,6 +32,7 @@
 #include "ein/ir/canonical.hpp"
 #include "ein/measure/cuda_launcher.hpp"
 #include "ein/measure/cuda_records.hpp"
+#include "ein/measure/drawn_schedules.hpp"
 #include "ein/measure/gpu_timer.hpp"
 #include "ein/measure/kernel_body.hpp"
 #include "ein/runtime/cuda.hpp"
@@ -129,10 +130,7 @@ class cuda_tuner {
     tune::reuse_rounds<tune::cuda_schedule> rounds(
         tune::cuda_reuse_start(from_shape, std::get<tune::cuda_schedule>(parent->best), k.shape),
         [&](const tune::cuda_schedule& p) { return tune::cuda_neighbourhood(k.shape, p); }, options_.reuse_rounds);
-    std::vector<tune::cuda_schedule> candidates{tune::cuda_default(k.shape)};
-    for (auto& p : rounds.first())
-      if (p != candidates[0]) candidates.push_back(p);
-    return measured(k, std::move(candidates), from_key, &db,
+    return measured(k, rounds.first_after(tune::cuda_default(k.shape)), from_key, &db,
                     [&](const tune::cuda_schedule& best, const std::vector<tune::cuda_schedule>& tried) {
                       return rounds.next(best, tried);
                     });
@@ -335,17 +333,7 @@ class cuda_tuner {
 
   // The default point of `shape`'s space, then up to trials - 1 other points in a random order.
   std::vector<tune::cuda_schedule> drawn(const tune::kernel_shape& shape) const {
-    const auto fixed = tune::cuda_default(shape);
-    std::vector<tune::cuda_schedule> others;
-    for (auto& p : tune::cuda_space(shape))
-      if (p != fixed) others.push_back(p);
-    eval::random_stream rng(options_.seed);
-    for (std::size_t i = others.size(); i > 1; --i)
-      std::swap(others[i - 1], others[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(i) - 1))]);
-    std::vector<tune::cuda_schedule> r{fixed};
-    for (auto& p : others)
-      if (static_cast<std::int64_t>(r.size()) < options_.trials) r.push_back(p);
-    return r;
+    return drawn_schedules(tune::cuda_default(shape), tune::cuda_space(shape), options_.seed, options_.trials);
   }
 
   // The seed of the inputs every schedule reads.

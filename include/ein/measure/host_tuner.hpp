@@ -24,6 +24,7 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/ir/canonical.hpp"
+#include "ein/measure/drawn_schedules.hpp"
 #include "ein/measure/host_batch.hpp"
 #include "ein/measure/host_machine.hpp"
 #include "ein/measure/host_timer.hpp"
@@ -133,10 +134,7 @@ class host_tuner {
     tune::reuse_rounds<tune::host_schedule> rounds(
         tune::host_reuse_start(from.shape, std::get<tune::host_schedule>(parent->best), k.shape),
         [&](const tune::host_schedule& p) { return tune::host_neighbourhood(k.shape, p); }, options_.reuse_rounds);
-    std::vector<tune::host_schedule> candidates{tune::host_default(k.shape)};
-    for (auto& p : rounds.first())
-      if (p != candidates[0]) candidates.push_back(p);
-    return measured(k, std::move(candidates), from.key, &db,
+    return measured(k, rounds.first_after(tune::host_default(k.shape)), from.key, &db,
                     [&](const tune::host_schedule& best, const std::vector<tune::host_schedule>& tried) {
                       return rounds.next(best, tried);
                     });
@@ -268,17 +266,7 @@ class host_tuner {
 
   // The default point of `shape`'s space, then up to trials - 1 other points in a random order.
   std::vector<tune::host_schedule> drawn(const tune::kernel_shape& shape) const {
-    const auto fixed = tune::host_default(shape);
-    std::vector<tune::host_schedule> others;
-    for (auto& p : tune::host_space(shape))
-      if (p != fixed) others.push_back(p);
-    eval::random_stream rng(options_.seed);
-    for (std::size_t i = others.size(); i > 1; --i)
-      std::swap(others[i - 1], others[static_cast<std::size_t>(rng.integer(0, static_cast<std::int64_t>(i) - 1))]);
-    std::vector<tune::host_schedule> r{fixed};
-    for (auto& p : others)
-      if (static_cast<std::int64_t>(r.size()) < options_.trials) r.push_back(p);
-    return r;
+    return drawn_schedules(tune::host_default(shape), tune::host_space(shape), options_.seed, options_.trials);
   }
 
   // The interpreter's output of `program` on the inputs case `c` binds.

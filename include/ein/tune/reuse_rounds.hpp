@@ -33,6 +33,15 @@ class reuse_rounds {
     return neighbourhood_(centre_);
   }
 
+  /// `fixed` (the space's default point), then the first round's points other than it: what a
+  /// search by reuse measures first.
+  std::vector<Schedule> first_after(const Schedule& fixed) {
+    std::vector<Schedule> r{fixed};
+    for (auto& p : first())
+      if (p != fixed) r.push_back(p);
+    return r;
+  }
+
   /// The next round's points, given the best point found so far and every point `tried` (the
   /// rounds' and any other the search timed): none where `best` is the last centre or the rounds
   /// are spent.
