@@ -210,15 +210,25 @@ inline std::optional<channel_strides> group_strides(const merged& gc, const merg
   return r;
 }
 
+/// The dimensions of `v` other than the real ones of `sp` (true: the rest), where each of them
+/// stays in bounds over `it`; none where one does not.
+inline std::optional<std::vector<bool>> spatial_rest(const view& v, const std::array<spatial_dim, 2>& sp,
+                                                     const loops& it) {
+  std::vector<bool> rest(v.index.size(), true);
+  for (auto& s : sp)
+    if (s.real) rest[s.dim] = false;
+  for (std::size_t d = 0; d < rest.size(); ++d)
+    if (rest[d] && !v.dim_in_bounds(d, it)) return std::nullopt;
+  return rest;
+}
+
 /// Conv attributes for one choice of spatial dimensions.
 inline std::optional<instance> conv_for(const binding& bd, const std::array<spatial_dim, 2>& sp) {
   const view &x = bd.in[0], &wt = bd.in[1], &y = bd.out;
   auto& it = bd.iters;
-  std::vector<bool> rest(x.index.size(), true);
-  for (auto& s : sp)
-    if (s.real) rest[s.dim] = false;
-  for (std::size_t d = 0; d < rest.size(); ++d)
-    if (rest[d] && !x.dim_in_bounds(d, it)) return std::nullopt;
+  const auto in_bounds = spatial_rest(x, sp, it);
+  if (!in_bounds) return std::nullopt;
+  const std::vector<bool>& rest = *in_bounds;
   auto gn = merge(without(bd.column_of("n"), sp, false), {&x, &y}, it, {rest, {}});
   auto gc = merge(without(bd.column_of("c"), sp, true), {&x, &wt}, it, {rest, {}});
   auto gf = merge(bd.column_of("f"), {&wt, &y}, it);
@@ -276,6 +286,14 @@ inline std::int64_t at(const std::array<std::int64_t, 4>& s, std::int64_t i0, st
   return i0 * s[0] + i1 * s[1] + i2 * s[2] + i3 * s[3];
 }
 
+/// Sets to 0 each element of the 4-d tensor at `t` of extents `e` laid out with `s`.
+inline void zero(double* t, const std::array<std::int64_t, 4>& s, const std::array<std::int64_t, 4>& e) {
+  for (std::int64_t i0 = 0; i0 < e[0]; ++i0)
+    for (std::int64_t i1 = 0; i1 < e[1]; ++i1)
+      for (std::int64_t i2 = 0; i2 < e[2]; ++i2)
+        for (std::int64_t i3 = 0; i3 < e[3]; ++i3) t[at(s, i0, i1, i2, i3)] = 0;
+}
+
 /// Calls f(n, k, p, q, c, r, s, h, w) for every in-range pair of the convolution `a`: input row
 /// h = p·stride + r·dilation − pad inside [0, h), likewise for columns; c is the filter's channel
 /// (a.input_channel(k, c) the channel of x it reads).
@@ -297,10 +315,7 @@ void conv_pairs(const conv_attrs& a, F f) {
 /// cuDNN's forward convolution: y[n,k,p,q] = alpha Σ x[n,g·c/G + c',h,w] · w[k,c',r,s] (g: k's group).
 inline void conv2d_execute(const instance& op, const double* x, const double* w, double* y) {
   auto& a = op.conv();
-  for (std::int64_t n = 0; n < a.n; ++n)
-    for (std::int64_t k = 0; k < a.k; ++k)
-      for (std::int64_t p = 0; p < a.p; ++p)
-        for (std::int64_t q = 0; q < a.q; ++q) y[at(a.y_strides, n, k, p, q)] = 0;
+  zero(y, a.y_strides, {a.n, a.k, a.p, a.q});
   conv_pairs(a, [&](auto n, auto k, auto p, auto q, auto c, auto r, auto s, auto h, auto v) {
     y[at(a.y_strides, n, k, p, q)] +=
         a.alpha * w[at(a.w_strides, k, c, r, s)] * x[at(a.x_strides, n, a.input_channel(k, c), h, v)];

@@ -28,11 +28,9 @@ inline std::optional<instance> conv_transpose_for(const binding& bd,
                                                   const std::array<spatial_dim, 2>& sp) {
   const view &dy = bd.in[0], &wt = bd.in[1], &dx = bd.out;
   auto& it = bd.iters;
-  std::vector<bool> rest(wt.index.size(), true);
-  for (auto& s : sp)
-    if (s.real) rest[s.dim] = false;
-  for (std::size_t d = 0; d < rest.size(); ++d)
-    if (rest[d] && !wt.dim_in_bounds(d, it)) return std::nullopt;
+  const auto in_bounds = spatial_rest(wt, sp, it);
+  if (!in_bounds) return std::nullopt;
+  const std::vector<bool>& rest = *in_bounds;
   auto gn = merge(bd.column_of("n"), {&dy, &dx}, it);
   auto gc = merge(without(bd.column_of("c"), sp, true), {&dy, &wt}, it, {{}, rest});
   auto gf = merge(without(bd.column_of("f"), sp, false), {&wt, &dx}, it, {rest, {}});
@@ -84,10 +82,7 @@ inline std::optional<instance> conv_transpose_for(const binding& bd,
 /// forward convolution.
 inline void conv_transpose2d_execute(const instance& op, const double* dy, const double* w, double* dx) {
   auto& a = op.conv();
-  for (std::int64_t n = 0; n < a.n; ++n)
-    for (std::int64_t c = 0; c < a.c; ++c)
-      for (std::int64_t h = 0; h < a.h; ++h)
-        for (std::int64_t v = 0; v < a.w; ++v) dx[at(a.x_strides, n, c, h, v)] = 0;
+  zero(dx, a.x_strides, {a.n, a.c, a.h, a.w});
   conv_pairs(a, [&](auto n, auto k, auto p, auto q, auto c, auto r, auto s, auto h, auto v) {
     dx[at(a.x_strides, n, c, h, v)] += a.alpha * w[at(a.w_strides, k, c, r, s)] * dy[at(a.y_strides, n, k, p, q)];
   });
