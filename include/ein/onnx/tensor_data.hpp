@@ -77,33 +77,25 @@ inline std::size_t element_size(int type) {
   }
 }
 
+// `v` holding the `n` values of its element type that `bytes` spell (little-endian).
+template <class T>
+void copy_bytes(std::vector<T>& v, const char* bytes, std::size_t n) {
+  v.resize(n);
+  std::memcpy(v.data(), bytes, n * sizeof(T));
+}
+
 // Fills `d` from `bytes` little-endian values of d.type.
 inline void from_bytes(tensor_data& d, const char* bytes, std::size_t n) {
   if (n == 0) return;  // memcpy takes no null pointer, even for no bytes
   switch (d.type) {
-    case ::onnx::TensorProto_DataType_FLOAT:
-      d.f32.resize(n);
-      std::memcpy(d.f32.data(), bytes, n * 4);
-      break;
-    case ::onnx::TensorProto_DataType_DOUBLE:
-      d.f64.resize(n);
-      std::memcpy(d.f64.data(), bytes, n * 8);
-      break;
-    case ::onnx::TensorProto_DataType_FLOAT16:
-      d.f16.resize(n);
-      std::memcpy(d.f16.data(), bytes, n * 2);
-      break;
-    case ::onnx::TensorProto_DataType_BFLOAT16:
-      d.bf16.resize(n);
-      std::memcpy(d.bf16.data(), bytes, n * 2);
-      break;
-    case ::onnx::TensorProto_DataType_INT64:
-      d.i64.resize(n);
-      std::memcpy(d.i64.data(), bytes, n * 8);
-      break;
+    case ::onnx::TensorProto_DataType_FLOAT: copy_bytes(d.f32, bytes, n); break;
+    case ::onnx::TensorProto_DataType_DOUBLE: copy_bytes(d.f64, bytes, n); break;
+    case ::onnx::TensorProto_DataType_FLOAT16: copy_bytes(d.f16, bytes, n); break;
+    case ::onnx::TensorProto_DataType_BFLOAT16: copy_bytes(d.bf16, bytes, n); break;
+    case ::onnx::TensorProto_DataType_INT64: copy_bytes(d.i64, bytes, n); break;
     default: {
-      std::vector<std::int32_t> v(n);
-      std::memcpy(v.data(), bytes, n * 4);
+      std::vector<std::int32_t> v;
+      copy_bytes(v, bytes, n);
       d.i64.assign(v.begin(), v.end());
     }
   }

@@ -5,6 +5,8 @@
 // a second step, as ops::conv2d then ops::bias_add write it.
 #pragma once
 
+#include <utility>
+
 #include "ein/onnx/operators/window.hpp"
 
 namespace ein::onnx::operators {
@@ -24,12 +26,19 @@ inline void define_convolution(node_context& n, const ir::scope_ptr& conv, const
            x.type);
 }
 
-inline void convert_conv(node_context& n) {
+/// X (input 0) and W (input 1) of a convolution, checked: one element type, X of rank 3 or more
+/// (N, C and a spatial dimension), W of X's rank.
+inline std::pair<operand, operand> convolution_operands(node_context& n) {
   operand x = n.tensor(0, "X"), w = n.tensor(1, "W");
   same_type(n, x, w);
   expect_rank(n, x, 3, "X");
   if (w.rank() != x.rank())
     n.fail("W of shape " + shape_text(w.shape) + " and X of shape " + shape_text(x.shape) + " differ in rank");
+  return {x, w};
+}
+
+inline void convert_conv(node_context& n) {
+  auto [x, w] = convolution_operands(n);
   const std::int64_t group = n.attr_int("group", 1), c = x.shape[1], m = w.shape[0];
   if (group < 1 || c % group != 0 || m % group != 0)
     n.fail("attribute `group` is " + std::to_string(group) + ", which divides neither X's " + std::to_string(c) +

@@ -56,11 +56,7 @@ inline std::vector<window_axis> transposed_window(const node_context& n, const s
 }  // namespace detail
 
 inline void convert_conv_transpose(node_context& n) {
-  operand x = n.tensor(0, "X"), w = n.tensor(1, "W");
-  same_type(n, x, w);
-  expect_rank(n, x, 3, "X");
-  if (w.rank() != x.rank())
-    n.fail("W of shape " + shape_text(w.shape) + " and X of shape " + shape_text(x.shape) + " differ in rank");
+  auto [x, w] = convolution_operands(n);
   const std::int64_t group = n.attr_int("group", 1), c = x.shape[1];
   if (group < 1 || c % group != 0) n.fail("attribute `group` is " + std::to_string(group) + ", which does not divide X's " + std::to_string(c) + " channels");
   if (w.shape[0] != c) n.fail("W has " + std::to_string(w.shape[0]) + " input channels but X has " + std::to_string(c));
