@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "ein/cost/measured.hpp"
@@ -521,10 +522,11 @@ inline int driver_main(int argc, char** argv) {
     if (tune && o.target == backend::cuda)
       o.cuda_schedules = detail::tune_cuda_plan(chosen, tuning.database_path, tuning.budget_seconds, tuning.reuse,
                                                o.accumulate);
-    detail::write_file(header, emit_header(chosen, o));
-    if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(chosen, o));
-    detail::write_file(report_path, report(chosen, o).dump(2) + "\n");
-    std::printf("%s", describe(chosen, o).c_str());
+    const emission e = make_emission(std::move(chosen), o);
+    detail::write_file(header, emit_header(e, o));
+    if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(e, o));
+    detail::write_file(report_path, report(e, o).dump(2) + "\n");
+    std::printf("%s", e.description.c_str());
     return 0;
   } catch (const user_error& e) {
     std::fprintf(stderr, "ein_generate(%s): %s\n", (o.object.empty() ? model : o.object).c_str(), e.what());

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ein/codegen/cuda_kernel.hpp"
+#include "ein/codegen/emission.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/layout.hpp"
 #include "ein/codegen/library_step.hpp"
@@ -88,8 +89,9 @@ inline void emit_graph_entries(writer& w, const layout& plan, const options& o) 
 /// make_state_cuda_<key>(s), which prepare() calls for its stream and a capture for the graph's
 /// own stream, so that nothing is created under stream capture. It includes runtime headers only.
 /// @pre o.target == backend::cuda
-inline std::string emit_cuda_source(const ein::plan::program_plan& p, const options& o) {
-  layout plan = make_layout(p);
+/// `e` is make_emission(p, o).
+inline std::string emit_cuda_source(const emission& e, const options& o) {
+  const layout& plan = e.steps;
   auto calls = emitted_calls(plan, o.target);
   const bool cublas = any_product(calls, false), cublaslt = any_product(calls, true);
   const bool cudnn = any_call(calls, ein::plan::cudnn);
@@ -169,7 +171,7 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
     emit_resident_blocks(w, s, plan, point);
   }
   detail::emit_make_state(w, plan, calls, cuda_entry(o, "make_state"));
-  const preparation prep = make_preparation(plan);
+  const preparation& prep = e.prep;
   const std::string unused = prep.bytes ? "" : "[[maybe_unused]] ";
   w.line();
   w.open("void " + cuda_entry(o) + "(const ein::runtime::bindings& b, ein::runtime::stream s)");
@@ -194,6 +196,11 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
   detail::emit_graph_entries(w, plan, o);
   w.close_namespace(ns);
   return w.str();
+}
+
+/// emit_cuda_source of the emission of `p` under `o`.
+inline std::string emit_cuda_source(const ein::plan::program_plan& p, const options& o) {
+  return emit_cuda_source(make_emission(p, o), o);
 }
 
 }  // namespace ein::codegen
