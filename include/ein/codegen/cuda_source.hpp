@@ -92,6 +92,7 @@ inline void emit_graph_entries(writer& w, const layout& plan, const options& o) 
 /// `e` is make_emission(p, o).
 inline std::string emit_cuda_source(const emission& e, const options& o) {
   const layout& plan = e.steps;
+  const bool tf32 = e.plan.tf32;
   auto calls = emitted_calls(plan, o.target);
   const bool cublas = any_product(calls, false), cublaslt = any_product(calls, true);
   const bool cudnn = any_call(calls, ein::plan::cudnn);
@@ -138,7 +139,7 @@ inline std::string emit_cuda_source(const emission& e, const options& o) {
       w.line();
       w.comment(plan.buffers[s.target].name + " = " + calls[k]->str(plan.buffers) +
                 ": cuBLASLt's descriptors, made by make_state.");
-      emit_cublaslt_state(w, s, plan, *calls[k], o.tf32);
+      emit_cublaslt_state(w, s, plan, *calls[k], tf32);
     }
   }
   if (cudnn) {
@@ -157,7 +158,7 @@ inline std::string emit_cuda_source(const emission& e, const options& o) {
       w.line();
       w.comment(plan.buffers[s.target].name + " = " + calls[k]->str(plan.buffers) +
                 ": descriptors, algorithm and workspace, chosen by make_state.");
-      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle(s)", o.tf32,
+      library::emit_cudnn_state(w, calls[k]->op, cudnn_state_function(s), "cudnn_handle(s)", tf32,
                                 epilogue_form_of(s, plan));
     }
   }
@@ -167,7 +168,7 @@ inline std::string emit_cuda_source(const emission& e, const options& o) {
     w.line();
     w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value));
     const auto point = k < o.cuda_schedules.size() ? o.cuda_schedules[k] : std::nullopt;
-    emit_cuda_kernel(w, s, plan, o.accumulate, point);
+    emit_cuda_kernel(w, s, plan, e.plan.accumulate, point);
     emit_resident_blocks(w, s, plan, point);
   }
   detail::emit_make_state(w, plan, calls, cuda_entry(o, "make_state"));
@@ -175,17 +176,17 @@ inline std::string emit_cuda_source(const emission& e, const options& o) {
   const std::string unused = prep.bytes ? "" : "[[maybe_unused]] ";
   w.line();
   w.open("void " + cuda_entry(o) + "(const ein::runtime::bindings& b, ein::runtime::stream s)");
-  detail::emit_body(w, plan, prep, detail::part::whole, ns, true, calls, o.tf32, o.cuda_schedules);
+  detail::emit_body(w, plan, prep, detail::part::whole, ns, true, calls, tf32, o.cuda_schedules);
   w.close();
   w.line();
   w.comment("A prepared plan: the weight transforms once, into the storage; then the other steps.");
   w.comment("It makes the plan's library state for stream s too (make_state), ahead of any capture.");
   w.open(detail::prepare_signature(o, unused));
-  detail::emit_body(w, plan, prep, detail::part::weights, ns, true, calls, o.tf32, o.cuda_schedules);
+  detail::emit_body(w, plan, prep, detail::part::weights, ns, true, calls, tf32, o.cuda_schedules);
   w.line(cuda_entry(o, "make_state") + "(s);");
   w.close();
   w.open(detail::run_prepared_signature(o, unused));
-  detail::emit_body(w, plan, prep, detail::part::rest, ns, true, calls, o.tf32, o.cuda_schedules);
+  detail::emit_body(w, plan, prep, detail::part::rest, ns, true, calls, tf32, o.cuda_schedules);
   w.close();
   w.open("void* " + cuda_entry(o, "allocate_prepared") + "()");
   w.line("return ein::runtime::allocate_device_storage(" + int_text(prep.bytes) + ");");

@@ -23,17 +23,17 @@
 namespace ein::codegen {
 
 /// The error a check of the plan's run() should allow against the interpreter (codegen::tolerance
-/// of its steps as `o.target`'s run() computes them: library calls as bound, on TF32 where
-/// `o.tf32` says so on cuda, eOperators as `o.accumulate` asks).
-inline double tolerance(const layout& plan, const options& o) {
-  auto calls = emitted_calls(plan, o.target);
+/// of its steps as `target`'s run() computes them: library calls as bound, on TF32 where `tf32`
+/// says so on cuda, eOperators as `accumulate` asks).
+inline double tolerance(const layout& plan, backend target, accumulation accumulate, bool tf32) {
+  auto calls = emitted_calls(plan, target);
   std::vector<ir::dtype> types;
   std::vector<bool> library;
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
-    types.push_back(calls[k] ? calls[k]->op.type : compute_type(plan.steps[k], plan, o.accumulate));
+    types.push_back(calls[k] ? calls[k]->op.type : compute_type(plan.steps[k], plan, accumulate));
     library.push_back(calls[k].has_value());
   }
-  return tolerance(plan, types, library, o.tf32 && o.target == backend::cuda);
+  return tolerance(plan, types, library, tf32 && target == backend::cuda);
 }
 
 /// The name of a CUDA entry point of a plan, `<what>_cuda_<key>` (`what`: run, prepare,
@@ -241,7 +241,7 @@ inline std::string emit_header(const emission& e, const options& o) {
   }
   w.open_namespace(ns);
   if (defined_here) detail::emit_program_object(w, plan, p.outputs, o);
-  emit_step_functions(w, plan, calls, o.accumulate, gemm, o.host_schedules);
+  emit_step_functions(w, plan, calls, p.accumulate, gemm, o.host_schedules);
   if (cuda) {
     w.line();
     w.comment("Defined in " + o.name + ".cu: check the bindings and launch the kernels; the\n"
@@ -266,7 +266,7 @@ inline std::string emit_header(const emission& e, const options& o) {
   w.line("static constexpr std::string_view description =");
   w.line("    " + detail::string_literal(e.description) + ";");
   w.comment("The largest max_rel_err against the interpreter that a check of run() should allow.");
-  w.line("static constexpr double tolerance = " + double_text(tolerance(plan, o)) + ";");
+  w.line("static constexpr double tolerance = " + double_text(tolerance(plan, o.target, p.accumulate, p.tf32)) + ";");
   w.line();
   if (cuda) {
     w.comment("Device pointers; asynchronous on stream s.");

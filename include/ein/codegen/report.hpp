@@ -86,7 +86,7 @@ inline nlohmann::ordered_json report(const emission& e, const options& o) {
   r["program_key"] = ir::program_key_text(o.key);
   r["backend"] = name(o.target);
   r["search"] = o.search;
-  if (auto& st = o.statistics)
+  if (auto& st = p.statistics)
     r["statistics"] = {{"states_visited", st->states_visited}, {"pruned_by_fingerprint", st->pruned_by_fingerprint},
                        {"max_depth", st->max_depth}, {"time_s", st->time_s}, {"stop_reason", st->stop_reason},
                        {"cut", st->cut}, {"cost_model", st->cost_model}, {"report", st->report}};
