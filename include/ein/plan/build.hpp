@@ -189,8 +189,7 @@ inline program_plan make_plan(const ir::program& p, const capabilities& caps, pr
   }
   auto& kernels = b.out.kernels;
   for (auto& k : kernels) {
-    k.weight_only = ir::computed_from_weights(k.reads, [&](std::size_t r) { return weights.count(r) > 0; },
-                                              ir::reads_nothing::run_time);
+    k.weight_only = ir::computed_from_weights(k.reads, [&](std::size_t r) { return weights.count(r) > 0; });
     if (k.weight_only) weights.insert(k.target);
   }
   std::stable_partition(kernels.begin(), kernels.end(), [](const kernel& k) { return k.weight_only; });
