@@ -292,7 +292,8 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const search_re
   if (written_kept) o.search += "; the plan as written kept: the searched plan did not run faster whole here";
   // The calls bind the instances the search priced (for `q.plan_for`; a target build that does
   // not run one binds what its libraries run).
-  auto chosen = written_kept ? ein::plan::make_plan(p, target_caps) : search::make_plan(r, target_caps);
+  // (the search verified `p` as it entered)
+  auto chosen = written_kept ? ein::plan::make_verified_plan(p, target_caps) : search::make_plan(r, target_caps);
   chosen.statistics = ein::plan::search_summary{r.states(), r.pruned(), r.depth(), r.seconds, search::name(r.reason()),
                                                 r.model, r.report(), r.cut()};
   // Library calls run as the profile priced them: on TF32 tensor cores where it says so.
@@ -514,8 +515,12 @@ inline int driver_main(int argc, char** argv) {
       keep.build = detail::build_capabilities(search ? q.plan_for : o.target, onednn);
       p = gradient_of(p, gradient, keep, o);
     }
-    auto chosen = search ? detail::search_plan(p, q, o)
-                         : ein::plan::make_plan(p, detail::build_capabilities(o.target, onednn));
+    // the model file's program verified as it was read (ir::from_json); a gradient is checked
+    // where its plan is made
+    const auto written_caps = detail::build_capabilities(o.target, onednn);
+    auto chosen = search              ? detail::search_plan(p, q, o)
+                  : gradient.empty() ? ein::plan::make_verified_plan(p, written_caps)
+                                     : ein::plan::make_plan(p, written_caps);
     chosen.accumulate = q.accumulate;
     if (tune && o.target == backend::host) {
       o.tuning = detail::tune_host_plan(chosen, tuning, chosen.accumulate);
