@@ -522,14 +522,13 @@ inline int driver_main(int argc, char** argv) {
                   : gradient.empty() ? ein::plan::make_verified_plan(p, written_caps)
                                      : ein::plan::make_plan(p, written_caps);
     chosen.accumulate = q.accumulate;
+    const emission e = make_emission(std::move(chosen), o);
     if (tune && o.target == backend::host) {
-      o.tuning = detail::tune_host_plan(chosen, tuning, chosen.accumulate);
+      o.tuning = detail::tune_host_plan(e, tuning);
       o.host_schedules = detail::schedules_of(o.tuning);
     }
     if (tune && o.target == backend::cuda)
-      o.cuda_schedules = detail::tune_cuda_plan(chosen, tuning.database_path, tuning.budget_seconds, tuning.reuse,
-                                               chosen.accumulate);
-    const emission e = make_emission(std::move(chosen), o);
+      o.cuda_schedules = detail::tune_cuda_plan(e, tuning.database_path, tuning.budget_seconds, tuning.reuse);
     detail::write_file(header, emit_header(e, o));
     if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(e, o));
     detail::write_file(report_path, report(e, o).dump(2) + "\n");
