@@ -16,6 +16,7 @@
 #include <variant>
 #include <vector>
 
+#include "ein/codegen/emission.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/cost/cache.hpp"
 #include "ein/measure/cuda_records.hpp"
@@ -60,8 +61,8 @@ inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_
 }
 #endif
 
-// The schedules of `plan`'s eOperator kernels on cuda (by step of make_layout; none: the
-// default), computing as `accumulate` asks. With a GPU (and a search program built with the
+// The schedules of the eOperator kernels of `e`'s plan on cuda (by step of its layout; none: the
+// default), computing as the plan's accumulation asks. With a GPU (and a search program built with the
 // CUDA timer): each kernel's record in the database where it holds one of this GPU; the others
 // tuned (measure::cuda_tuner, tune_on_gpu: from scratch without `reuse`) while `budget_seconds`
 // last; else the default. The weight transforms prepare() runs once keep the default. Without
@@ -70,15 +71,14 @@ inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_
 // point of the step's own space (the tuned kernel stands alone, its reads starting at 0) stays
 // the default. Holds the database's file lock throughout, saves the database when a tuning added
 // to it, and prints what it did.
-inline std::vector<std::optional<tune::cuda_schedule>> tune_cuda_plan(const ein::plan::program_plan& plan,
+inline std::vector<std::optional<tune::cuda_schedule>> tune_cuda_plan(const emission& e,
                                                                        const std::string& database_path,
-                                                                       double budget_seconds, bool reuse,
-                                                                       accumulation accumulate) {
+                                                                       double budget_seconds, bool reuse) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  const layout l = make_layout(plan);
+  const layout& l = e.steps;
   const auto calls = emitted_calls(l, backend::cuda);
-  const auto once = make_preparation(l).in_prepare;
+  const auto& once = e.prep.in_prepare;
   // generators running in parallel tune one at a time (their timings would disturb each other)
   // and each reads the records the one before saved
   cost::detail::file_lock one_at_a_time(database_path);
@@ -111,7 +111,7 @@ inline std::vector<std::optional<tune::cuda_schedule>> tune_cuda_plan(const ein:
       untuned_shapes.push_back(shapes[k]);
     }
     std::pair<std::size_t, std::size_t> tuned;
-    std::tie(device, tuned) = tune_on_gpu(l, untuned, untuned_shapes, db, budget_seconds, reuse, accumulate);
+    std::tie(device, tuned) = tune_on_gpu(l, untuned, untuned_shapes, db, budget_seconds, reuse, e.plan.accumulate);
     std::tie(scratch, by_reuse) = tuned;
   }
 #endif

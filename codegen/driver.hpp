@@ -18,6 +18,7 @@
 #include <string>
 #include <string_view>
 #include <system_error>
+#include <utility>
 #include <vector>
 
 #include "ein/cost/measured.hpp"
@@ -57,6 +58,7 @@ struct search_request {
   std::string cost = "auto", profile_path, cache_path, toolchain_path, machine_profile_path;
   std::string tuning_database_path;  // --tune on: the host timer runs eOperators under its records
   backend plan_for = backend::host;
+  accumulation accumulate = accumulation::element;  // how the plan's eOperators compute (--accumulate)
   bool onednn = false;
   search::program_search relax;
   host_measuring measuring;
@@ -211,7 +213,8 @@ inline ein::plan::capabilities build_capabilities(backend target, bool onednn) {
 
 // Searches `p` under the model `--cost` chooses (progress on stderr for searches over a second),
 // pricing kernels as plans for `q.plan_for` run them, records the model and why in `o`, prints
-// them and the search report, and returns the plan for `o.target`'s build. Kernels the measured
+// them and the search report, and returns the plan for `o.target`'s build, with the search's
+// statistics and whether its float library calls run on TF32 (as the profile priced them). Kernels the measured
 // model timed are saved to its cache, even when the search fails.
 inline ein::plan::program_plan search_plan(const ir::program& p, const search_request& q, options& o) {
   const bool sixteen_bit = std::any_of(p.tensors.begin(), p.tensors.end(),
@@ -246,7 +249,7 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const search_re
     opts.program = q.relax;
     if (choice.host) {
       const host_measurement m{*choice.roofline, *choice.cache,   *choice.host, choice.toolchain,
-                               q.measuring,      o.accumulate,    "ein_generate(" + o.object + ")"};
+                               q.measuring,      q.accumulate,    "ein_generate(" + o.object + ")"};
       r = search_host_measured(p, caps, opts, progress, m, measured_here);
       choice.measured = std::move(measured_here.model);
     } else
@@ -273,8 +276,6 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const search_re
               measured_here.stats.str();
     if (measured_here.whole) r.model += "; " + measured_here.whole->str();
   }
-  // Library calls run as the profile priced them: on TF32 tensor cores where it says so.
-  o.tf32 = choice.roofline->profile().use_tf32;
   // The header names the model without its counts or the reason for it, so that the same choice
   // writes the same header (a second generation finds in the cache what the first timed).
   std::string model_name = choice.measured ? "measured " + choice.measured->device() + " (" + file_name(q.cache_path) + ")"
@@ -284,18 +285,20 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const search_re
     model_name += ", explored by roofline " + choice.roofline->profile().name + " (" + file_name(choice.profile_file) + ")";
   o.search = "optimize_program, " + model_name + "; " + r.summary();
   if (q.plan_for != o.target) o.search += std::string("; planned for the ") + name(q.plan_for) + " backend";
-  o.statistics = search_summary{r.states(), r.pruned(), r.depth(), r.seconds, search::name(r.reason()),
-                                r.model, r.report(), r.cut()};
   std::printf("%s", r.report().c_str());
   const auto target_caps = build_capabilities(o.target, q.onednn);
-  if (measured_here.whole && measured_here.whole->written_kept) {
-    // the header says so without the times, so that a rebuild writes the same header
-    o.search += "; the plan as written kept: the searched plan did not run faster whole here";
-    return ein::plan::make_plan(p, target_caps);
-  }
+  const bool written_kept = measured_here.whole && measured_here.whole->written_kept;
+  // the header says so without the times, so that a rebuild writes the same header
+  if (written_kept) o.search += "; the plan as written kept: the searched plan did not run faster whole here";
   // The calls bind the instances the search priced (for `q.plan_for`; a target build that does
   // not run one binds what its libraries run).
-  return search::make_plan(r, target_caps);
+  // (the search verified `p` as it entered)
+  auto chosen = written_kept ? ein::plan::make_verified_plan(p, target_caps) : search::make_plan(r, target_caps);
+  chosen.statistics = ein::plan::search_summary{r.states(), r.pruned(), r.depth(), r.seconds, search::name(r.reason()),
+                                                r.model, r.report(), r.cut()};
+  // Library calls run as the profile priced them: on TF32 tensor cores where it says so.
+  chosen.tf32 = choice.roofline->profile().use_tf32;
+  return chosen;
 }
 
 }  // namespace detail
@@ -417,7 +420,6 @@ inline int driver_main(int argc, char** argv) {
   options o;
   o.name = arg("--name");
   o.target = arg("--backend", "host") == "host" ? backend::host : backend::cuda;
-  o.accumulate = arg("--accumulate", "element") == "element" ? accumulation::element : accumulation::f64;
   std::string model = arg("--model"), header = arg("--header"), report_path = arg("--report"), source = arg("--source"),
               profile = arg("--profile"), cost = arg("--cost", "auto"), cost_cache = arg("--cost-cache");
   bool search = arg("--search", "on") == "on", onednn = arg("--onednn", "off") == "on";
@@ -444,6 +446,7 @@ inline int driver_main(int argc, char** argv) {
   q.machine_profile_path = arg("--machine-profile");
   q.plan_for = plan_for.value_or(o.target);
   q.onednn = onednn;
+  q.accumulate = arg("--accumulate", "element") == "element" ? accumulation::element : accumulation::f64;
   for (auto wrong : {detail::program_search_of(arg("--alpha"), arg("--program-states"), q.relax),
                      detail::host_measuring_of(arg("--measure-budget"), arg("--finalists"), q.measuring)})
     if (!wrong.empty()) {
@@ -512,19 +515,24 @@ inline int driver_main(int argc, char** argv) {
       keep.build = detail::build_capabilities(search ? q.plan_for : o.target, onednn);
       p = gradient_of(p, gradient, keep, o);
     }
-    auto chosen = search ? detail::search_plan(p, q, o)
-                         : ein::plan::make_plan(p, detail::build_capabilities(o.target, onednn));
+    // the model file's program verified as it was read (ir::from_json); a gradient is checked
+    // where its plan is made
+    const auto written_caps = detail::build_capabilities(o.target, onednn);
+    auto chosen = search              ? detail::search_plan(p, q, o)
+                  : gradient.empty() ? ein::plan::make_verified_plan(p, written_caps)
+                                     : ein::plan::make_plan(p, written_caps);
+    chosen.accumulate = q.accumulate;
+    const emission e = make_emission(std::move(chosen), o);
     if (tune && o.target == backend::host) {
-      o.tuning = detail::tune_host_plan(chosen, tuning, o.accumulate);
+      o.tuning = detail::tune_host_plan(e, tuning);
       o.host_schedules = detail::schedules_of(o.tuning);
     }
     if (tune && o.target == backend::cuda)
-      o.cuda_schedules = detail::tune_cuda_plan(chosen, tuning.database_path, tuning.budget_seconds, tuning.reuse,
-                                               o.accumulate);
-    detail::write_file(header, emit_header(chosen, o));
-    if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(chosen, o));
-    detail::write_file(report_path, report(chosen, o).dump(2) + "\n");
-    std::printf("%s", describe(chosen, o).c_str());
+      o.cuda_schedules = detail::tune_cuda_plan(e, tuning.database_path, tuning.budget_seconds, tuning.reuse);
+    detail::write_file(header, emit_header(e, o));
+    if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(e, o));
+    detail::write_file(report_path, report(e, o).dump(2) + "\n");
+    std::printf("%s", e.description.c_str());
     return 0;
   } catch (const user_error& e) {
     std::fprintf(stderr, "ein_generate(%s): %s\n", (o.object.empty() ? model : o.object).c_str(), e.what());

@@ -15,6 +15,7 @@
 #include <variant>
 #include <vector>
 
+#include "ein/codegen/emission.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/cost/cache.hpp"
 #include "ein/measure/host_tuner.hpp"
@@ -84,8 +85,8 @@ inline std::string tuning_line(const std::string& definition, std::size_t step, 
   return r + ", " + tune::schedule_json(*t.schedule).dump() + times;
 }
 
-// The tuning of `plan`'s eOperator steps (by step of make_layout; none: a library call), computing
-// as `accumulate` asks: each step's record in the database where it holds one of this machine;
+// The tuning of the eOperator steps of `e`'s plan (by step of its layout; none: a library call),
+// computing as the plan's accumulation asks: each step's record in the database where it holds one of this machine;
 // the kernels without one tuned (measure::host_tuner) while the budget lasts in the order of
 // their reuse plan (tune::plan_reuse, decision 0029): a root from scratch, each other kernel from
 // its source's record (every one from scratch without `r.reuse`); else the default. The weight
@@ -94,19 +95,18 @@ inline std::string tuning_line(const std::string& definition, std::size_t step, 
 // step's own space (the tuned kernel stands alone, its reads starting at 0) stays the default. Holds the database's file
 // lock throughout, saves the database when a tuning added to it, and prints what it did: the
 // counts (tuning_counts), then a line a step (tuning_line).
-inline std::vector<std::optional<step_tuning>> tune_host_plan(const ein::plan::program_plan& plan,
-                                                                       const tuning_request& r, accumulation accumulate) {
+inline std::vector<std::optional<step_tuning>> tune_host_plan(const emission& e, const tuning_request& r) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  const layout l = make_layout(plan);
+  const layout& l = e.steps;
   const auto calls = emitted_calls(l, backend::host);
-  const auto once = make_preparation(l).in_prepare;
+  const auto& once = e.prep.in_prepare;
   // generators running in parallel tune one at a time (their timings would disturb each other)
   // and each reads the records the one before saved
   cost::detail::file_lock one_at_a_time(r.database_path);
   tune::tuning_database db(r.database_path);
   measure::host_tuning_options o;
-  o.accumulate = accumulate;
+  o.accumulate = e.plan.accumulate;
   o.progress = "ein_generate: tuning";
   o.batch.work_directory = std::filesystem::path(r.database_path).parent_path().string();
   if (o.batch.work_directory.empty()) o.batch.work_directory = ".";

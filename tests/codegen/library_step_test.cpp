@@ -93,12 +93,12 @@ TEST_CASE("library steps: the CUDA source calls cuBLAS on one handle, the header
   CHECK(between(cu, "static void make_state_cuda_", "\n}\n").find("\n  cublas_handle(s);") != std::string::npos);
   CHECK(cu.find("ein_cublas, CUBLAS_OP_T, CUBLAS_OP_T, 48, 40, 36, &ein_alpha,") != std::string::npos);
   CHECK(cu.find("__global__") == std::string::npos);
-  // full float, unless the options choose TF32: in run() and run_prepared() alike
+  // full float, unless the plan chooses TF32: in run() and run_prepared() alike
   CHECK(count(cu, "CUBLAS_COMPUTE_32F,") == count(cu, "cublasGemmStridedBatchedEx("));
   CHECK(cu.find("FAST_TF32") == std::string::npos);
-  auto tf32 = o;
+  auto tf32 = p;
   tf32.tf32 = true;
-  std::string fast = codegen::emit_cuda_source(p, tf32);
+  std::string fast = codegen::emit_cuda_source(tf32, o);
   CHECK(count(fast, "CUBLAS_COMPUTE_32F_FAST_TF32,") == count(fast, "cublasGemmStridedBatchedEx("));
   CHECK(count(fast, "CUBLAS_COMPUTE_32F_FAST_TF32,") > 0);
   std::string h = codegen::emit_header(p, o);
@@ -158,10 +158,10 @@ TEST_CASE("library steps: a cuda conv2d is a cuDNN call whose state is set up on
   CHECK(cu.find("Algorithm") == std::string::npos);  // chosen by runtime::cudnn_convolution, once
   CHECK(cu.find("cudaMalloc") == std::string::npos);
   CHECK(cu.find("cudnnCreate") == std::string::npos);
-  // TF32 where the options allow it
-  auto tf32 = o;
+  // TF32 where the plan allows it
+  auto tf32 = p;
   tf32.tf32 = true;
-  CHECK(codegen::emit_cuda_source(p, tf32).find(".tf32 = true});") != std::string::npos);
+  CHECK(codegen::emit_cuda_source(tf32, o).find(".tf32 = true});") != std::string::npos);
   // made ahead of the runs, by make_state, which prepare() calls for its stream
   std::string make = between(cu, "static void make_state_cuda_", "\n}\n");
   CHECK(make.find("  cudnn_handle(s);\n  eop_out_cudnn(s);") != std::string::npos);
@@ -247,11 +247,11 @@ TEST_CASE("library steps: 16-bit calls ending in bias, residual and ReLU are cuB
     CHECK(cu.find("cublasGemmStridedBatchedEx") == std::string::npos);
     // the call rounds once where the program rounds h and then y, cuDNN's plain calls after each
     // term: a unit of t for the product and one for each of its two terms
-    CHECK(codegen::tolerance(codegen::make_layout(p), o) == doctest::Approx(3 * codegen::sixteen_bit_error(t, 96)));
-    // TF32 is float's: a 16-bit product accumulates in full float whatever the options say
-    auto tf32 = o;
+    CHECK(codegen::tolerance(codegen::make_layout(p), o.target, p.accumulate, p.tf32) == doctest::Approx(3 * codegen::sixteen_bit_error(t, 96)));
+    // TF32 is float's: a 16-bit product accumulates in full float whatever the plan says
+    auto tf32 = p;
     tf32.tf32 = true;
-    CHECK(codegen::emit_cuda_source(p, tf32).find(".tf32 = false, .type = " + cuda_type + "}") != std::string::npos);
+    CHECK(codegen::emit_cuda_source(tf32, o).find(".tf32 = false, .type = " + cuda_type + "}") != std::string::npos);
     // run_host(): the call's loops, then the epilogue in float, rounded once as it is stored
     std::string header = codegen::emit_header(p, o);
     CHECK(header.find("t_y[f] = " + element + "(ein::runtime::fn::relu(t_y[f] + t_b[f % 48] + t_r[f]));") !=

@@ -63,12 +63,11 @@ TEST_CASE("tensor_names_read and accesses_read: names in tensors_read's order; e
   CHECK(accesses_read(make_constant(1)).empty());
 }
 
-TEST_CASE("computed_from_weights: every read known; reading nothing as asked") {
+TEST_CASE("computed_from_weights: every read known, and something read") {
   auto known = [](int r) { return r > 0; };
-  CHECK(computed_from_weights(std::vector<int>{1, 2}, known, reads_nothing::run_time));
-  CHECK_FALSE(computed_from_weights(std::vector<int>{1, 0}, known, reads_nothing::free));
-  CHECK_FALSE(computed_from_weights(std::vector<int>{}, known, reads_nothing::run_time));
-  CHECK(computed_from_weights(std::vector<int>{}, known, reads_nothing::free));
+  CHECK(computed_from_weights(std::vector<int>{1, 2}, known));
+  CHECK_FALSE(computed_from_weights(std::vector<int>{1, 0}, known));
+  CHECK_FALSE(computed_from_weights(std::vector<int>{}, known));  // a fill runs at run time
 }
 
 TEST_CASE("reads_memo: what tensors_read gives, read once per value") {

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "ein/codegen/cuda_kernel.hpp"
+#include "ein/codegen/emission.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/layout.hpp"
 #include "ein/codegen/library_step.hpp"
@@ -161,38 +162,38 @@ inline void emit_cudnn_states(writer& w, const layout& plan,
 
 // One kernel and its resident-block count per step that is no library call.
 inline void emit_kernels(writer& w, const layout& plan,
-                         const std::vector<std::optional<ein::plan::library_call>>& calls, const options& o) {
+                         const std::vector<std::optional<ein::plan::library_call>>& calls, const options& o,
+                         accumulation accumulate) {
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
     auto& s = plan.steps[k];
     if (calls[k]) continue;  // a library call: no kernel
     w.line();
     w.comment(plan.buffers[s.target].name + " = " + ir::to_string(*s.value));
     const auto point = k < o.cuda_schedules.size() ? o.cuda_schedules[k] : std::nullopt;
-    emit_cuda_kernel(w, s, plan, o.accumulate, point);
+    emit_cuda_kernel(w, s, plan, accumulate, point);
     emit_resident_blocks(w, s, plan, point);
   }
 }
 
 // The entry points the header's plan calls: run, prepare and run_prepared, and the prepared
 // storage's allocation and release.
-inline void emit_cuda_entries(writer& w, const layout& plan,
+inline void emit_cuda_entries(writer& w, const layout& plan, const preparation& prep,
                               const std::vector<std::optional<ein::plan::library_call>>& calls, const options& o,
-                              const std::string& ns) {
-  const preparation prep = make_preparation(plan);
+                              const std::string& ns, bool tf32) {
   const std::string unused = prep.bytes ? "" : "[[maybe_unused]] ";
   w.line();
   w.open("void " + cuda_entry(o) + "(const ein::runtime::bindings& b, ein::runtime::stream s)");
-  emit_body(w, plan, prep, part::whole, ns, true, calls, o.tf32, o.cuda_schedules);
+  emit_body(w, plan, prep, part::whole, ns, true, calls, tf32, o.cuda_schedules);
   w.close();
   w.line();
   w.comment("A prepared plan: the weight transforms once, into the storage; then the other steps.");
   w.comment("It makes the plan's library state for stream s too (make_state), ahead of any capture.");
   w.open(prepare_signature(o, unused));
-  emit_body(w, plan, prep, part::weights, ns, true, calls, o.tf32, o.cuda_schedules);
+  emit_body(w, plan, prep, part::weights, ns, true, calls, tf32, o.cuda_schedules);
   w.line(cuda_entry(o, "make_state") + "(s);");
   w.close();
   w.open(run_prepared_signature(o, unused));
-  emit_body(w, plan, prep, part::rest, ns, true, calls, o.tf32, o.cuda_schedules);
+  emit_body(w, plan, prep, part::rest, ns, true, calls, tf32, o.cuda_schedules);
   w.close();
   w.open("void* " + cuda_entry(o, "allocate_prepared") + "()");
   w.line("return ein::runtime::allocate_device_storage(" + int_text(prep.bytes) + ");");
@@ -211,8 +212,10 @@ inline void emit_cuda_entries(writer& w, const layout& plan,
 /// make_state_cuda_<key>(s), which prepare() calls for its stream and a capture for the graph's
 /// own stream, so that nothing is created under stream capture. It includes runtime headers only.
 /// @pre o.target == backend::cuda
-inline std::string emit_cuda_source(const ein::plan::program_plan& p, const options& o) {
-  layout plan = make_layout(p);
+/// `e` is make_emission(p, o).
+inline std::string emit_cuda_source(const emission& e, const options& o) {
+  const layout& plan = e.steps;
+  const bool tf32 = e.plan.tf32;
   auto calls = emitted_calls(plan, o.target);
   const bool cublas = any_product(calls, false), cublaslt = any_product(calls, true);
   const bool cudnn = any_call(calls, ein::plan::cudnn);
@@ -221,14 +224,19 @@ inline std::string emit_cuda_source(const ein::plan::program_plan& p, const opti
   detail::emit_cuda_prologue(w, o, cublas, cublaslt, cudnn);
   w.open_namespace(ns);
   if (cublas) detail::emit_cublas_handle(w);
-  if (cublaslt) detail::emit_cublaslt_states(w, plan, calls, o.tf32);
-  if (cudnn) detail::emit_cudnn_states(w, plan, calls, o.tf32);
-  detail::emit_kernels(w, plan, calls, o);
+  if (cublaslt) detail::emit_cublaslt_states(w, plan, calls, tf32);
+  if (cudnn) detail::emit_cudnn_states(w, plan, calls, tf32);
+  detail::emit_kernels(w, plan, calls, o, e.plan.accumulate);
   detail::emit_make_state(w, plan, calls, cuda_entry(o, "make_state"));
-  detail::emit_cuda_entries(w, plan, calls, o, ns);
+  detail::emit_cuda_entries(w, plan, e.prep, calls, o, ns, tf32);
   detail::emit_graph_entries(w, plan, o);
   w.close_namespace(ns);
   return w.str();
+}
+
+/// emit_cuda_source of the emission of `p` under `o`.
+inline std::string emit_cuda_source(const ein::plan::program_plan& p, const options& o) {
+  return emit_cuda_source(make_emission(p, o), o);
 }
 
 }  // namespace ein::codegen

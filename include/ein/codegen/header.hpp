@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "ein/codegen/backend.hpp"
+#include "ein/codegen/emission.hpp"
 #include "ein/codegen/host.hpp"
 #include "ein/codegen/layout.hpp"
 #include "ein/codegen/library_step.hpp"
@@ -21,39 +22,18 @@
 
 namespace ein::codegen {
 
-/// The plan in words, one line per step, e.g.
-/// `conv = eOperator L_{n:[0,1), ...} Σ_{...} A[n, h + r - 1, w + s - 1, c] * K[r, s, f, c]` or
-/// `xw = library matmul(A=x+0, B=W+0) batch=1 m=64 n=128 k=256 ...`. Weight transforms (steps
-/// that read weights only; run() computes them first, prepare() once) are marked
-/// `[weight transform]`, and a step storing another type than float names it (`[bfloat16]`).
-inline std::string describe(const ein::plan::program_plan& p, const options& o) {
-  layout plan = make_layout(p);
-  auto calls = emitted_calls(plan, o.target);
-  std::string r = "plan " + o.name + " of " + o.object + " (backend " + name(o.target) +
-                  ", search: " + o.search + ")\n";
-  for (std::size_t k = 0; k < plan.steps.size(); ++k) {
-    auto& s = plan.steps[k];
-    const buffer& b = plan.buffers[s.target];
-    r += "  " + b.name + " = " + (calls[k] ? calls[k]->str(plan.buffers) : "eOperator " + ir::to_string(*s.value)) +
-         (b.role == buffer::kind::output ? "  [output]" : "  [temporary]") +
-         (s.weight_only ? " [weight transform]" : "") +
-         (b.type != ir::dtype::f32 ? " [" + std::string(ir::name(b.type)) + "]" : std::string()) + "\n";
-  }
-  return r;
-}
-
 /// The error a check of the plan's run() should allow against the interpreter (codegen::tolerance
-/// of its steps as `o.target`'s run() computes them: library calls as bound, on TF32 where
-/// `o.tf32` says so on cuda, eOperators as `o.accumulate` asks).
-inline double tolerance(const layout& plan, const options& o) {
-  auto calls = emitted_calls(plan, o.target);
+/// of its steps as `target`'s run() computes them: library calls as bound, on TF32 where `tf32`
+/// says so on cuda, eOperators as `accumulate` asks).
+inline double tolerance(const layout& plan, backend target, accumulation accumulate, bool tf32) {
+  auto calls = emitted_calls(plan, target);
   std::vector<ir::dtype> types;
   std::vector<bool> library;
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
-    types.push_back(calls[k] ? calls[k]->op.type : compute_type(plan.steps[k], plan, o.accumulate));
+    types.push_back(calls[k] ? calls[k]->op.type : compute_type(plan.steps[k], plan, accumulate));
     library.push_back(calls[k].has_value());
   }
-  return tolerance(plan, types, library, o.tf32 && o.target == backend::cuda);
+  return tolerance(plan, types, library, tf32 && target == backend::cuda);
 }
 
 /// The name of a CUDA entry point of a plan, `<what>_cuda_<key>` (`what`: run, prepare,
@@ -209,9 +189,11 @@ inline void emit_program_object(writer& w, const layout& plan, const std::vector
 /// run_prepared(); for cuda also capture(), replay(), free_graph()). For the cuda backend run() and the prepared
 /// members call the entry points defined in the CUDA source (emit_cuda_source), so the model and
 /// the front end never go through nvcc. The same program and options give the same bytes.
-inline std::string emit_header(const ein::plan::program_plan& p, const options& o) {
-  layout plan = make_layout(p);
-  const preparation prep = make_preparation(plan);
+/// `e` is make_emission(p, o).
+inline std::string emit_header(const emission& e, const options& o) {
+  const ein::plan::program_plan& p = e.plan;
+  const layout& plan = e.steps;
+  const preparation& prep = e.prep;
   const bool cuda = o.target == backend::cuda;
   // The cuda backend's run_host() keeps the loops: its consumers need no CBLAS.
   auto calls = emitted_calls(plan, o.target, cuda);
@@ -225,7 +207,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
             (imported ? o.onnx : o.model_header) + (o.gradient.empty() ? "" : ", the gradient of " + o.gradient) +
             ".\nDo not edit: it is rewritten when the model changes." +
             (cuda ? "\nIts CUDA kernels are in " + o.name + ".cu." : ""));
-  w.comment("\n" + describe(p, o));
+  w.comment("\n" + e.description);
   w.line("#pragma once");
   w.line();
   w.line("#include \"ein/runtime/host_only.hpp\"");
@@ -259,7 +241,7 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   }
   w.open_namespace(ns);
   if (defined_here) detail::emit_program_object(w, plan, p.outputs, o);
-  emit_step_functions(w, plan, calls, o.accumulate, gemm, o.host_schedules);
+  emit_step_functions(w, plan, calls, p.accumulate, gemm, o.host_schedules);
   if (cuda) {
     w.line();
     w.comment("Defined in " + o.name + ".cu: check the bindings and launch the kernels; the\n"
@@ -282,9 +264,9 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   w.line(std::string("static constexpr backend target = backend::") + name(o.target) + ";");
   w.line("static constexpr std::string_view name = " + detail::string_literal(o.name) + ";");
   w.line("static constexpr std::string_view description =");
-  w.line("    " + detail::string_literal(describe(p, o)) + ";");
+  w.line("    " + detail::string_literal(e.description) + ";");
   w.comment("The largest max_rel_err against the interpreter that a check of run() should allow.");
-  w.line("static constexpr double tolerance = " + double_text(tolerance(plan, o)) + ";");
+  w.line("static constexpr double tolerance = " + double_text(tolerance(plan, o.target, p.accumulate, p.tf32)) + ";");
   w.line();
   if (cuda) {
     w.comment("Device pointers; asynchronous on stream s.");
@@ -309,6 +291,11 @@ inline std::string emit_header(const ein::plan::program_plan& p, const options& 
   w.close(";");
   w.close_namespace("ein::runtime");
   return w.str();
+}
+
+/// emit_header of the emission of `p` under `o`.
+inline std::string emit_header(const ein::plan::program_plan& p, const options& o) {
+  return emit_header(make_emission(p, o), o);
 }
 
 }  // namespace ein::codegen

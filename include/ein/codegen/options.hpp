@@ -15,18 +15,6 @@
 
 namespace ein::codegen {
 
-/// The statistics of the search that chose a plan, for the JSON report.
-struct search_summary {
-  std::uint64_t states_visited = 0;
-  std::uint64_t pruned_by_fingerprint = 0;
-  int max_depth = 0;
-  double time_s = 0;
-  std::string stop_reason;
-  std::string cost_model;  // the cost model's description
-  std::string report;      // the search's report, one subprogram after another
-  bool cut = false;        // the search ran out of budget: the plan is the best found within it
-};
-
 /// How tuning (ein_generate TUNE ON, decision 0029) found the schedule an eOperator step runs
 /// under: measured now from scratch or by reuse of a similar kernel's schedule, read from the
 /// tuning database, or none found (the default schedule: the kernel left untuned when the budget
@@ -69,13 +57,6 @@ struct options {
   std::uint64_t key = 0;     // ein::program_key(object) when the header was generated
   backend target = backend::host;
   std::string search = "none (instantiate as written)";  // how the plan was chosen
-  std::optional<search_summary> statistics;  // of the search, where one chose the plan
-  /// How eOperators compute (precision.hpp): in their element type, or in double.
-  accumulation accumulate = accumulation::element;
-  /// The cuda backend's float library calls may round their operands to TF32 (cuBLAS and cuDNN
-  /// on tensor cores), as the profile that priced them says; otherwise they run in full float
-  /// (cuDNN with CUDNN_FMA_MATH).
-  bool tf32 = false;
   /// The schedules of a host plan's eOperator steps, by step of make_layout (none, or a step
   /// past the end: its default), as tuning chose them (ein_generate TUNE ON).
   std::vector<std::optional<tune::host_schedule>> host_schedules;

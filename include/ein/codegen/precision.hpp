@@ -18,10 +18,8 @@
 
 namespace ein::codegen {
 
-/// How eOperators compute: in the element type of their tensors (`element`, the default: float
-/// for float tensors, with blocked summation), or in double, rounding once at the store (`f64`).
-enum class accumulation : std::uint8_t { element, f64 };
-inline const char* name(accumulation a) { return a == accumulation::element ? "element" : "double"; }
+/// How eOperators compute (the plan says: ein::plan::program_plan::accumulate).
+using ein::plan::accumulation;
 
 /// The type step `s` computes and sums in: double where `a` asks for it, where its output is
 /// double or where its body reads a double tensor; float otherwise, for 16-bit outputs too.

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ein/codegen/backend.hpp"
+#include "ein/codegen/emission.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/layout.hpp"
 #include "ein/codegen/options.hpp"
@@ -68,10 +69,12 @@ inline nlohmann::ordered_json tuning_report(const step_tuning& t) {
 /// of temporaries (plan/memory.hpp); a gradient plan's `gradient` is gradient_report's. A tuned
 /// plan's steps (options::tuning) say how each eOperator's schedule was found (`tuning`,
 /// tuning_report; null for a library call); an untuned plan's have no `tuning`.
-inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const options& o) {
-  layout plan = make_layout(p);
+/// `e` is make_emission(p, o).
+inline nlohmann::ordered_json report(const emission& e, const options& o) {
+  const ein::plan::program_plan& p = e.plan;
+  const layout& plan = e.steps;
   auto calls = emitted_calls(plan, o.target);
-  auto prepared = make_preparation(plan);
+  const preparation& prepared = e.prep;
   nlohmann::ordered_json r;
   r["name"] = o.name;
   r["object"] = o.object;
@@ -83,7 +86,7 @@ inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const opt
   r["program_key"] = ir::program_key_text(o.key);
   r["backend"] = name(o.target);
   r["search"] = o.search;
-  if (auto& st = o.statistics)
+  if (auto& st = p.statistics)
     r["statistics"] = {{"states_visited", st->states_visited}, {"pruned_by_fingerprint", st->pruned_by_fingerprint},
                        {"max_depth", st->max_depth}, {"time_s", st->time_s}, {"stop_reason", st->stop_reason},
                        {"cut", st->cut}, {"cost_model", st->cost_model}, {"report", st->report}};
@@ -132,6 +135,11 @@ inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const opt
   auto& program_steps = r["program_steps"] = nlohmann::ordered_json::array();
   for (auto& s : p.program_steps) program_steps.push_back(nlohmann::ordered_json(ein::plan::to_json(s)));
   return r;
+}
+
+/// report of the emission of `p` under `o`.
+inline nlohmann::ordered_json report(const ein::plan::program_plan& p, const options& o) {
+  return report(make_emission(p, o), o);
 }
 
 }  // namespace ein::codegen

@@ -53,7 +53,6 @@ inline std::string emit_timing_source(const std::vector<timing_case>& cases, acc
   w.line("#include \"ein/runtime/plan.hpp\"");
   options o;
   o.target = backend::host;
-  o.accumulate = accumulate;
   for (std::size_t i = 0; i < cases.size(); ++i) {
     const std::string& symbol = cases[i].symbol;
     const std::string ns = "ein_timing::" + symbol;

@@ -67,23 +67,16 @@ inline std::set<std::string> iterators_read(const expr& e) {
   return out;
 }
 
-/// What a computation that reads nothing (a fill with constants, `L_i 0.5`) counts as. Two
-/// meanings of "weight-only" differ only here, and both are kept because each drives its stage:
-/// - `run_time`: a weight transform is computed from weights, so it reads one at least; a fill
-///   stays in the program and its plan kernel runs (weight_only_definitions, plan/build.hpp).
-/// - `free`: the search prices a kernel that reads no run-time tensor at 0 seconds, a fill
-///   included (search/instantiate.hpp); pricing it as the plan runs it would change the prices,
-///   and so the plans, of every search that meets a fill.
-enum class reads_nothing : std::uint8_t { run_time, free };
-
-/// Whether a computation whose reads are `reads` is computed from the weights alone: `known(r)`
-/// holds for every read `r` (a weight, or something itself computed from weights alone), and
-/// where there is no read, as `none` says.
-/// Example: reads {W, T} with W a weight and T weight-only give true; reads {} give `none == free`.
+/// Whether a computation whose reads are `reads` is computed from the weights alone (is
+/// "weight-only", a weight transform): it reads at least one thing, and `known(r)` holds for every
+/// read `r` (a weight, or something itself computed from weights alone). This is the one meaning
+/// of weight-only, for program definitions, the search's kernels and the plan's alike: a fill with
+/// constants (`L_i 0.5`) reads nothing, so it is no weight transform; its kernel runs at run time
+/// and the search prices it at its run time (docs/decisions/0032).
+/// Example: reads {W, T} with W a weight and T weight-only give true; reads {} give false.
 template <class Reads, class Known>
-bool computed_from_weights(const Reads& reads, Known&& known, reads_nothing none) {
-  if (std::begin(reads) == std::end(reads)) return none == reads_nothing::free;
-  return std::all_of(std::begin(reads), std::end(reads), known);
+bool computed_from_weights(const Reads& reads, Known&& known) {
+  return std::begin(reads) != std::end(reads) && std::all_of(std::begin(reads), std::end(reads), known);
 }
 
 /// tensors_read of scope values, each computed once and kept by value (the keys hold the values,
@@ -109,7 +102,7 @@ class reads_memo {
 };
 
 /// The definitions computable from the weights alone (before run time, as weight transforms):
-/// each reads at least one tensor (reads_nothing::run_time), and every tensor it reads, nested
+/// each reads at least one tensor (computed_from_weights), and every tensor it reads, nested
 /// scopes included, is a weight of `tensors` or such a definition. Definitions may be listed in
 /// any order; what each reads comes from `memo`.
 /// Example: with weight W and input X, `T = L_i W[i] * 2`, `U = L_i T[i] + W[i]` are weight-only;
@@ -124,7 +117,7 @@ inline std::set<std::string> weight_only_definitions(const std::vector<tensor>& 
   while (grew) {
     grew = false;
     for (auto& d : definitions)
-      if (!out.count(d.name) && computed_from_weights(memo.nested(d.value), known, reads_nothing::run_time))
+      if (!out.count(d.name) && computed_from_weights(memo.nested(d.value), known))
         out.insert(d.name), grew = true;
   }
   return out;

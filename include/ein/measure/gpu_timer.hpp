@@ -147,7 +147,7 @@ inline compiled_eoperator compile_eoperator(const ir::scope& s, const std::strin
 /// each timed with CUDA events; a kernel whose first run takes over `slow_seconds` (a naive
 /// eOperator of a large convolution, say) gets no more warm-up and `slow_runs` runs. Kernels
 /// whose operands need more than `memory_fraction` of the free device memory are not timed.
-/// Library calls run as plans generated with codegen::options::tf32 = `tf32` make them.
+/// Library calls run as plans generated with ein::plan::program_plan::tf32 = `tf32` make them.
 struct gpu_timer_options {
   int warmup = 3;
   int runs = 15;

@@ -178,10 +178,7 @@ class host_tuner {
     const ir::program& program = k.program;
     const ein::plan::program_plan& plan = k.plan;
     const codegen::layout& layout = k.layout;
-    codegen::options o;
-    o.target = codegen::backend::host;
-    o.accumulate = options_.accumulate;
-    const double tolerance = codegen::tolerance(layout, o);
+    const double tolerance = codegen::tolerance(layout, codegen::backend::host, options_.accumulate, false);
     const auto start = std::chrono::steady_clock::now();
     const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     eval::dense expected;                   // the interpreter's output on the inputs every case binds

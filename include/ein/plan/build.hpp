@@ -145,12 +145,9 @@ inline std::optional<library_call> bind_priced(const kernel& k, const std::strin
 /// operators matched here), else an eOperator. A call whose result only a bias, residual or ReLU
 /// eOperator reads then ends in that as its epilogue where its library takes it (fuse_epilogues). `how` (a search's) gives the derivations and
 /// each definition's origin; a program taken as written has none.
-/// @throws user_error where `p` breaks the IR's invariants (ir::verify): no kernel is made of a
-/// program that does not verify.
-/// Example: `y = L_{i,j} Σ_k A[i,k]·W[k,j]` (compute-bound) for a build calling BLAS is one
-/// kernel, `library matmul(A=A+0, B=W+0) ...`; for a build calling nothing, one eOperator.
-inline program_plan make_plan(const ir::program& p, const capabilities& caps, provenance how = {}) {
-  ir::verify(p);
+/// @pre `p` verifies (ir::verify): make_plan checks it; a caller that has just checked it (the
+///      search, on its result) calls this.
+inline program_plan make_verified_plan(const ir::program& p, const capabilities& caps, provenance how = {}) {
   detail::plan_builder b;
   b.out.program = p.name;
   b.out.outputs = p.outputs;
@@ -189,8 +186,7 @@ inline program_plan make_plan(const ir::program& p, const capabilities& caps, pr
   }
   auto& kernels = b.out.kernels;
   for (auto& k : kernels) {
-    k.weight_only = ir::computed_from_weights(k.reads, [&](std::size_t r) { return weights.count(r) > 0; },
-                                              ir::reads_nothing::run_time);
+    k.weight_only = ir::computed_from_weights(k.reads, [&](std::size_t r) { return weights.count(r) > 0; });
     if (k.weight_only) weights.insert(k.target);
   }
   std::stable_partition(kernels.begin(), kernels.end(), [](const kernel& k) { return k.weight_only; });
@@ -204,6 +200,16 @@ inline program_plan make_plan(const ir::program& p, const capabilities& caps, pr
     }
   fuse_epilogues(b.out);
   return b.out;
+}
+
+/// make_verified_plan of `p`, checked first.
+/// @throws user_error where `p` breaks the IR's invariants (ir::verify): no kernel is made of a
+/// program that does not verify.
+/// Example: `y = L_{i,j} Σ_k A[i,k]·W[k,j]` (compute-bound) for a build calling BLAS is one
+/// kernel, `library matmul(A=A+0, B=W+0) ...`; for a build calling nothing, one eOperator.
+inline program_plan make_plan(const ir::program& p, const capabilities& caps, provenance how = {}) {
+  ir::verify(p);
+  return make_verified_plan(p, caps, std::move(how));
 }
 
 }  // namespace ein::plan

@@ -90,6 +90,24 @@ struct derivation {
   double baseline_seconds = 0;  // the plan as written, priced the same way (never below `seconds`)
 };
 
+/// How a plan's eOperators compute (codegen/precision.hpp): in the element type of their tensors
+/// (`element`, the default: float for float tensors, with blocked summation), or in double,
+/// rounding once at the store (`f64`).
+enum class accumulation : std::uint8_t { element, f64 };
+inline const char* name(accumulation a) { return a == accumulation::element ? "element" : "double"; }
+
+/// The statistics of the search that chose a plan, for the JSON report.
+struct search_summary {
+  std::uint64_t states_visited = 0;
+  std::uint64_t pruned_by_fingerprint = 0;
+  int max_depth = 0;
+  double time_s = 0;
+  std::string stop_reason;
+  std::string cost_model;  // the cost model's description
+  std::string report;      // the search's report, one subprogram after another
+  bool cut = false;        // the search ran out of budget: the plan is the best found within it
+};
+
 /// Which buffer each name and each materialized nested scope of a plan is.
 struct buffer_index {
   std::map<std::string, std::size_t> by_name;       // inputs, weights and definitions
@@ -120,6 +138,12 @@ struct program_plan : buffer_index {
   capabilities bound_for;                   // the build the calls are bound for
   std::vector<derivation> derivations;      // per searched or instantiated subprogram
   std::vector<derive::step> program_steps;  // program-level post-optimization, in order
+  /// How its eOperators compute, as the generation asked (ein_generate ACCUMULATE).
+  accumulation accumulate = accumulation::element;
+  /// Its float library calls on cuda may round their operands to TF32 (cuBLAS and cuDNN on
+  /// tensor cores), as the profile that priced them says; otherwise they run in full float.
+  bool tf32 = false;
+  std::optional<search_summary> statistics;  // of the search, where one chose the plan
 };
 
 }  // namespace ein::plan

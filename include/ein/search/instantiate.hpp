@@ -229,7 +229,8 @@ struct instantiator {
     k.name = "k" + std::to_string(kernels.size() + 1);
     k.value = s;
     k.flat = flatten_kernel(*s, kernels, by_node);
-    k.weight_only = ir::computed_from_weights(from_weights, [](bool b) { return b; }, ir::reads_nothing::free);
+    // a kernel that reads nothing (a fill) runs at run time and is priced so, as the plan runs it
+    k.weight_only = ir::computed_from_weights(from_weights, [](bool b) { return b; });
     auto& known = memo.of(s);
     // A scope a library operator computes runs as the cheapest such operator (EinNet §5), even
     // where a small size makes the eOperator look cheaper: the derivation aimed at the operator,

@@ -222,7 +222,8 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
   return for_backend(std::move(out), model, caps);
 }
 
-/// The plan of `r`'s program for a build with capabilities `caps` (plan::make_plan), with how
+/// The plan of `r`'s program for a build with capabilities `caps` (plan::make_verified_plan,
+/// once the program is checked here), with how
 /// it was reached: each subprogram's derivation (its chosen candidate's target and steps), the
 /// program-level steps (the joins, then post-optimization), each definition's origin, and the
 /// instance the search priced each definition as, which the plan binds (for `r.priced_for`,
@@ -249,7 +250,7 @@ inline ein::plan::program_plan make_plan(const optimized_program& r, const ein::
   how.origin = r.origin;
   how.priced = r.priced;
   how.priced_for = r.priced_for;
-  return ein::plan::make_plan(r.program, caps, std::move(how));
+  return ein::plan::make_verified_plan(r.program, caps, std::move(how));
 }
 
 }  // namespace ein::search

@@ -191,7 +191,7 @@ class fuser {
     defs_.erase(defs_.begin() + static_cast<std::ptrdiff_t>(a));
     if (b > a) --b;
     auto known = [&](const ir::tensor& t) { return weights_.count(t.name) > 0 || only_.count(t.name) > 0; };
-    bool only = ir::computed_from_weights(memo_.reads.nested(fused), known, ir::reads_nothing::run_time);
+    bool only = ir::computed_from_weights(memo_.reads.nested(fused), known);
     if (only != (only_.count(defs_[b].def.name) > 0)) {
       weight_only();
       from_ = 0;

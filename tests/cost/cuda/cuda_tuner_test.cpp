@@ -84,7 +84,7 @@ TEST_CASE("cuda tuning without a GPU: the database's records of its one GPU, and
     db.store({"host: a test machine", {{"compiler", "g++"}}}, key, {tune::host_schedule{}, 1e-6, 1e-6, 1, ""});
     db.save();
   }
-  const auto schedules = codegen::detail::tune_cuda_plan(plan, path, 10, true, codegen::accumulation::element);
+  const auto schedules = codegen::detail::tune_cuda_plan(codegen::make_emission(plan, {}), path, 10, true);
   REQUIRE(schedules.size() == 1);
   REQUIRE(schedules[0]);
   CHECK(*schedules[0] == point);
