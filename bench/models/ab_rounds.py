@@ -23,12 +23,17 @@ def load_average():
         return float(f.read().split()[0])
 
 
-def run(program, work):
-    """ms per model of one run of ein's benchmark program `program` writing into `work`."""
+def manifest(program, work):
+    """The manifest of one run of ein's benchmark program `program` writing into `work`."""
     os.makedirs(work, exist_ok=True)
     subprocess.run([program, work], check=True, stdout=subprocess.DEVNULL)
     with open(os.path.join(work, "manifest.json")) as f:
-        return {e["name"]: e["ein_ms"] for e in json.load(f)["models"]}
+        return json.load(f)
+
+
+def run(program, work):
+    """ms per model of one run of `program` writing into `work`."""
+    return {e["name"]: e["ein_ms"] for e in manifest(program, work)["models"]}
 
 
 def interleaved(programs, rounds, work):

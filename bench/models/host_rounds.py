@@ -16,7 +16,6 @@ import argparse
 import json
 import os
 import platform
-import subprocess
 import sys
 import time
 
@@ -24,19 +23,7 @@ import numpy as np
 import torch
 
 import peers
-
-
-def load_average():
-    with open("/proc/loadavg") as f:
-        return float(f.read().split()[0])
-
-
-def run_ein(program, work):
-    """Runs one of ein's benchmark programs into `work`; its manifest."""
-    os.makedirs(work, exist_ok=True)
-    subprocess.run([program, work], check=True, stdout=subprocess.DEVNULL)
-    with open(os.path.join(work, "manifest.json")) as f:
-        return json.load(f)
+from ab_rounds import load_average, manifest
 
 
 def main():
@@ -57,8 +44,8 @@ def main():
     times = {}  # model -> peer -> [ms per round]
     errors, peer_functions = {}, {}
     for r in range(args.rounds):
-        searched = run_ein(searched_program, os.path.join(args.work, "searched"))
-        written = run_ein(written_program, os.path.join(args.work, "written"))
+        searched = manifest(searched_program, os.path.join(args.work, "searched"))
+        written = manifest(written_program, os.path.join(args.work, "written"))
         written_by_name = {e["name"]: e for e in written["models"]}
         for entry in searched["models"]:
             name = entry["name"]
