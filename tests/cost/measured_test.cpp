@@ -185,7 +185,7 @@ TEST_CASE("measured: the cache file round-trips, deterministically, and merges w
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text == other.dump());
-  CHECK(text.find("\"format\": 3") != std::string::npos);
+  CHECK(text.find("\"format\": 4") != std::string::npos);
   CHECK(text.find(std::string("\"ein\": \"") + ein::version + "\"") != std::string::npos);
   // saving merges what another process wrote to the file meanwhile
   cost::measurement_cache mine(path), theirs(path);
@@ -251,19 +251,20 @@ TEST_CASE("measured: a cache of another setup, ein version or format, or a corru
   std::vector<bad_file> bad = {
       {"{not json", "at byte"},
       {"[1, 2]", "at /: expected an object"},
-      {"{\"format\": 2, \"devices\": {}}", "at /format: a cache of format 2, not 3"},
-      {"{\"format\": 3, \"ein\": \"0.0.1\", \"devices\": {}}", "at /ein: written by ein 0.0.1"},
-      {"{\"format\": 3, " + current + ", \"devices\": {\"G\": {\"kernels\": {}}}}",
+      {"{\"format\": 2, \"devices\": {}}", "at /format: a cache of format 2, not 4"},
+      {"{\"format\": 3, \"devices\": {}}", "at /format: a cache of format 3, not 4"},  // 8-lane default times
+      {"{\"format\": 4, \"ein\": \"0.0.1\", \"devices\": {}}", "at /ein: written by ein 0.0.1"},
+      {"{\"format\": 4, " + current + ", \"devices\": {\"G\": {\"kernels\": {}}}}",
        "at /devices/G: missing field `environment`"},
-      {"{\"format\": 3, " + current + ", \"devices\": {\"G\": {\"environment\": {\"cpu\": 1}, \"kernels\": {}}}}",
+      {"{\"format\": 4, " + current + ", \"devices\": {\"G\": {\"environment\": {\"cpu\": 1}, \"kernels\": {}}}}",
        "at /devices/G/environment/cpu"},
-      {"{\"format\": 3, " + current + ", \"devices\": {\"G\": {\"environment\": {\"compute_capability\": \"\", "
+      {"{\"format\": 4, " + current + ", \"devices\": {\"G\": {\"environment\": {\"compute_capability\": \"\", "
        "\"cublas\": \"\", \"cudnn\": \"\", \"driver\": \"\", \"runtime\": \"\"}, \"kernels\": {\"a/k\": "
        "{\"seconds\": -1, \"runs\": 1}}}}}",
        "at /devices/G/kernels/a~1k/seconds"},
-      {"{\"format\": 3, " + current + ", \"devices\": {}, \"extra\": 1}", "at /extra: unknown field"},
-      {"{\"format\": 3, " + current + ", \"devices\": {}", "at byte"},
-      {"{\"format\": 3, " + current + ", \"devices\": {\"G\": 1e999}}", "not valid JSON"},
+      {"{\"format\": 4, " + current + ", \"devices\": {}, \"extra\": 1}", "at /extra: unknown field"},
+      {"{\"format\": 4, " + current + ", \"devices\": {}", "at byte"},
+      {"{\"format\": 4, " + current + ", \"devices\": {\"G\": 1e999}}", "not valid JSON"},
   };
   for (auto& [text, field] : bad) {
     CAPTURE(text);
