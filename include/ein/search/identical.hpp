@@ -87,14 +87,17 @@ struct tensor_renamer {
       o.source = scope(*s);
     }
   }
+  void instance(match::instance& i) {
+    for (auto& o : i.inputs) operand(o);
+    operand(i.output);
+  }
   plan whole(plan p) {
     p.expr = scope(p.expr);
     for (auto& k : p.kernels) {
       k.value = scope(k.value);
       k.flat = scope(k.flat);
-      if (!k.op) continue;
-      for (auto& o : k.op->inputs) operand(o);
-      operand(k.op->output);
+      if (k.op) instance(*k.op);
+      for (auto& o : k.operators) instance(o.op);  // a build may call another (called_operator)
     }
     return p;
   }
