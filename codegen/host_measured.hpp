@@ -109,7 +109,8 @@ inline std::vector<std::pair<double, double>> time_plan_pairs(std::vector<std::p
 }
 
 /// The plan of program `p` for a build with capabilities `caps`, bound to the instances `model`
-/// prices (search::priced_instances), as search::make_plan binds a searched program's.
+/// prices (search::priced_instances: the program as written, each definition matched once here),
+/// as search::make_plan binds a searched program's (whose instances the search carried).
 inline ein::plan::program_plan priced_plan(const ir::program& p, const cost::model& model,
                                            const ein::plan::capabilities& caps) {
   ein::plan::provenance how;

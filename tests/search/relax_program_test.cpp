@@ -4,7 +4,12 @@
 // apart.
 #include "rediscover_support.hpp"
 
+#include <map>
+#include <optional>
+#include <string>
+
 #include "ein/derive/all.hpp"
+#include "ein/plan/json.hpp"
 #include "ein/search/program.hpp"
 #include "program_family.hpp"
 
@@ -62,6 +67,13 @@ std::size_t merges(const search::optimized_program& r) {
 }
 
 bool merged(const search::optimized_program& r) { return merges(r) > 0; }
+
+// Each definition's priced instance, one line each (`eOperator` for none).
+std::string priced_text(const std::map<std::string, std::optional<match::instance>>& priced) {
+  std::string r;
+  for (auto& [name, op] : priced) r += name + ": " + (op ? plan::to_json(*op).dump() : "eOperator") + "\n";
+  return r;
+}
 
 // The search of `src` for a cuda build with the program-level search at `alpha` and `states`.
 search::optimized_program searched(const program& src, double alpha, std::uint64_t states,
@@ -249,6 +261,10 @@ TEST_CASE("a choice assembled from what other choices left is the one assembled 
       CHECK(to_string(reused.program) == to_string(afresh.program));
       CHECK(reused.origin == afresh.origin);
       CHECK(reused.seconds == afresh.seconds);
+      // each definition carries the instance it is priced as, matched afresh or not
+      const auto fresh = search::priced_instances(afresh.program, h100(), cuda_build());
+      CHECK(priced_text(reused.priced) == priced_text(fresh));
+      CHECK(priced_text(afresh.priced) == priced_text(fresh));
       REQUIRE(reused.steps.size() == afresh.steps.size());
       for (std::size_t i = 0; i < reused.steps.size(); ++i) {
         CHECK(derive::to_string(reused.steps[i]) == derive::to_string(afresh.steps[i]));

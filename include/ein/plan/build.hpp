@@ -27,7 +27,9 @@ struct provenance {
   std::vector<derive::step> program_steps;
   std::map<std::string, std::size_t> origin;
   /// The library instance the search priced a definition's kernel as, or nothing where it
-  /// priced an eOperator. make_plan binds it and matches no operator for the definition.
+  /// priced an eOperator: the search carries it from the plan it chose to the definition the
+  /// kernel became, so nothing is matched twice. make_plan binds it and matches no operator for
+  /// the definition.
   std::map<std::string, std::optional<match::instance>> priced;
   capabilities priced_for;  // the build the search priced the definitions for
 };

@@ -13,6 +13,7 @@
 #include "ein/cost/model.hpp"
 #include "ein/detail/error.hpp"
 #include "ein/ir/reads.hpp"
+#include "ein/ir/visit.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/search/instantiate.hpp"
 #include "ein/search/optimize.hpp"
@@ -45,21 +46,54 @@ inline double seconds_as_run(const plan& p, const cost::model& model, const ein:
   return t;
 }
 
-/// The instance each definition of `p` is priced as for a build with capabilities `caps`, as
-/// program_seconds prices it: the library operator of its kernel (search::instantiate: the
+/// The instance definition `d` is priced as for a build with capabilities `caps`, as
+/// program_seconds prices it: the library operator of its kernel (search::instantiate_stored: the
 /// cheapest under `model`) where the build calls it (runs_as_library), else nothing (an
-/// eOperator). Weight transforms are priced at nothing at run time but bound alike.
+/// eOperator). A weight transform is priced at nothing at run time but bound alike.
+inline std::optional<match::instance> priced_instance_of(const ir::definition& d, const cost::model& model,
+                                                         const ein::plan::capabilities& caps) {
+  auto k = instantiate_stored(d.value, d.type, model).kernels.back();
+  return runs_as_library(k, caps) ? std::optional{called_operator(k, caps)->op} : std::nullopt;
+}
+
+/// The instance each definition of `p` is priced as (priced_instance_of), matched again from the
+/// program as written: for a program priced as it stands (codegen/host_measured.hpp). The
+/// program-level search does not call it: its assembly carries the instance each definition's
+/// kernel was priced as (written_instance).
 /// Example: ResNet-50's 1×1 stride 2 for a host build with CBLAS and oneDNN under the host
 /// profile is the conv2d instance oneDNN calls, not the batch of products CBLAS would run.
 inline std::map<std::string, std::optional<match::instance>> priced_instances(const ir::program& p,
                                                                               const cost::model& model,
                                                                               const ein::plan::capabilities& caps) {
   std::map<std::string, std::optional<match::instance>> r;
-  for (auto& d : p.definitions) {
-    auto k = instantiate_stored(d.value, d.type, model).kernels.back();
-    r[d.name] = runs_as_library(k, caps) ? std::optional{called_operator(k, caps)->op} : std::nullopt;
-  }
+  for (auto& d : p.definitions) r[d.name] = priced_instance_of(d, model, caps);
   return r;
+}
+
+/// The instance kernel `k` of a plan is priced as for a build with capabilities `caps`, read over
+/// the definitions the plan is written as (plan_definitions): the operator the build calls
+/// (called_operator) where it runs as a library call (runs_as_library), else nothing; each nested
+/// scope it reads becomes the tensor `written` gives for the kernel computing it (by kernel
+/// name, `k<i>`: its flat form reads that name where the scope reads the nested scope). So the
+/// search's price is bound as it was found, with no second instantiation.
+inline std::optional<match::instance> written_instance(const kernel& k, const ein::plan::capabilities& caps,
+                                                       const std::map<std::string, ir::tensor>& written) {
+  if (!runs_as_library(k, caps)) return std::nullopt;
+  match::instance op = called_operator(k, caps)->op;
+  // k.flat is k.value with each nested scope read as its kernel's tensor, access for access.
+  std::vector<const ir::scope*> nested;
+  ir::for_each_access(k.value->body, [&](const ir::access& a) {
+    auto* s = std::get_if<ir::scope_ptr>(&a.source);
+    nested.push_back(s ? s->get() : nullptr);
+  });
+  std::map<const ir::scope*, ir::tensor> as_tensor;
+  std::size_t at = 0;
+  ir::for_each_access(k.flat->body, [&](const ir::access& a) {
+    if (auto* s = nested.at(at++)) as_tensor.emplace(s, written.at(std::get<ir::tensor>(a.source).name));
+  });
+  for (auto& o : op.inputs)
+    if (auto* s = std::get_if<ir::scope_ptr>(&o.source)) o.source = as_tensor.at(s->get());
+  return op;
 }
 
 /// True when every kernel of `p` that runs is a library call of the build or a memory-bound

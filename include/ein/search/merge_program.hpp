@@ -5,6 +5,7 @@
 
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -55,6 +56,22 @@ struct program_timer {
   }
 };
 
+// `priced` (the instance each definition of `before` is priced as) for `after`, which the merges
+// made of it: a definition they kept (its value and type) keeps its instance; one they made or
+// rewrote is priced as itself (priced_instance_of), as the merge's candidates were timed.
+inline void priced_after_merges(std::map<std::string, std::optional<match::instance>>& priced,
+                                const ir::program& before, const ir::program& after, const cost::model& model,
+                                const ein::plan::capabilities& caps) {
+  std::map<std::string, std::optional<match::instance>> out;
+  for (auto& d : after.definitions) {
+    auto* was = before.find_definition(d.name);
+    auto it = priced.find(d.name);
+    bool kept = was && was->value == d.value && was->type == d.type && it != priced.end();
+    out[d.name] = kept ? std::move(it->second) : priced_instance_of(d, model, caps);
+  }
+  priced = std::move(out);
+}
+
 }  // namespace detail
 
 /// Predicted run time of a program as a build with capabilities `caps` runs it: each definition
@@ -76,7 +93,8 @@ inline double program_seconds(const ir::program& p, const cost::model& model,
 /// program_search::batch_contractions). Each step taken is appended to `steps` when given. Every step
 /// keeps the program's values (each rule candidate is exact), tensors and outputs. `timer`, when
 /// given, prices the programs (its memo then serves several calls with one model and
-/// capabilities).
+/// capabilities). `priced`, when given, holds the instance each definition of `p` is priced as,
+/// and is kept so for the result (detail::priced_after_merges).
 /// Example: Conv3x3 as Matmul + OffsetReduce and Conv1x1 as Matmul over one input become one
 /// Matmul over the concatenated weights, read by the OffsetReduce and the 1×1 output's slice;
 /// GCN's second convolutions (1×k over one branch, k×1 over the other), only added, become one
@@ -84,10 +102,12 @@ inline double program_seconds(const ir::program& p, const cost::model& model,
 inline ir::program merge_contractions(ir::program p, const cost::model& model,
                                       std::vector<derive::step>* steps = nullptr,
                                       const ein::plan::capabilities& caps = ein::plan::every_operator(),
-                                      detail::program_timer* timer = nullptr, bool batch = true) {
+                                      detail::program_timer* timer = nullptr, bool batch = true,
+                                      std::map<std::string, std::optional<match::instance>>* priced = nullptr) {
   detail::program_timer own{model, caps, {}};
   auto& seconds = timer ? *timer : own;
   double now = seconds(p);
+  std::optional<ir::program> written;  // `p` as given, once a merge changes it
   for (;;) {
     auto candidates = derive::apply(derive::program_rule_named("merge_shared_operand"), p);
     if (batch)
@@ -98,7 +118,11 @@ inline ir::program merge_contractions(ir::program p, const cost::model& model,
       double s = seconds(candidates[i].result);
       if (s < best_seconds) best = i, best_seconds = s;
     }
-    if (best == candidates.size()) return p;
+    if (best == candidates.size()) {
+      if (priced && written) detail::priced_after_merges(*priced, *written, p, model, caps);
+      return p;
+    }
+    if (priced && !written) written = p;
     if (steps) steps->push_back(candidates[best].how);
     p = std::move(candidates[best].result);
     now = best_seconds;

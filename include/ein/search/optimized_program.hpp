@@ -34,7 +34,8 @@ struct optimized_program {
   /// none.
   std::map<std::string, std::size_t> origin;
   /// Per definition of `program`: the library instance the search priced it as for the build
-  /// `priced_for` (priced_instances), or nothing for an eOperator; the plan binds these.
+  /// `priced_for` (its kernel's in the chosen plan, carried through post-optimization and
+  /// merging: written_instance), or nothing for an eOperator; the plan binds these.
   std::map<std::string, std::optional<match::instance>> priced;
   ein::plan::capabilities priced_for;
   program_search relax;                 // the search across subprograms (relax_program)

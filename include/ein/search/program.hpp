@@ -47,7 +47,8 @@ namespace detail {
 
 // `r` takes choice `choice` (a candidate per subprogram) and the program `a` it assembles: each
 // subprogram's chosen plan and its prices as a build with capabilities `caps` runs it, the
-// program, its post-optimization steps, weight transforms, origins and priced instances.
+// program, its post-optimization steps, weight transforms, origins, and the instances its
+// definitions are priced as, which the assembly carried (nothing is matched again here).
 inline void adopt(optimized_program& r, const std::vector<std::size_t>& choice, assembled a, const cost::model& model,
                   const ein::plan::capabilities& caps) {
   for (std::size_t i = 0; i < r.subprograms.size(); ++i) {
@@ -68,7 +69,7 @@ inline void adopt(optimized_program& r, const std::vector<std::size_t>& choice, 
     if (only.count(d.name)) r.weight_transforms.push_back(d.name);
     if (auto it = a.origin.find(d.name); it != a.origin.end()) r.origin[d.name] = it->second;
   }
-  r.priced = priced_instances(r.program, model, caps);
+  r.priced = std::move(a.priced);
   r.priced_for = caps;
 }
 
@@ -79,7 +80,9 @@ inline void adopt(optimized_program& r, const std::vector<std::size_t>& choice, 
 /// the subprogram's type (choose_for_backend, stored_as), then the program-level search
 /// (relax_program, under `r.relax`) chooses again across subprograms, and the program is rebuilt,
 /// post-optimized and merged; each of its definitions records the instance it is priced as
-/// (`priced`, for `priced_for` = `caps`). One search serves several builds this way.
+/// (`priced`, for `priced_for` = `caps`): the one its kernel was priced as in the chosen plan,
+/// carried through post-optimization and merging (a definition a merge makes is priced as
+/// itself). One search serves several builds this way.
 inline optimized_program for_backend(optimized_program r, const cost::model& model, const ein::plan::capabilities& caps) {
   auto start = std::chrono::steady_clock::now();
   for (auto& s : r.subprograms) {
@@ -129,7 +132,8 @@ inline unsigned explore_threads(unsigned threads, std::size_t searches, std::siz
 ///     never one priced above the plan as written (choose_for_backend); the others are
 ///     instantiated as written;
 ///  3. writes each chosen plan as definitions, one per kernel (`d_k1`, `d_k2`, ..., the last
-///     named `d`, on d's box);
+///     named `d`, on d's box), each with the library instance its kernel was priced as for the
+///     build (nothing for an eOperator), which the next steps keep and the plan binds;
 ///  4. post-optimizes across the program: removes identity copies, and fuses an eOperator into
 ///     the eOperator that alone reads it where traversal merging is exact and the model says it
 ///     is cheaper (a weight transform only into a weight transform);
@@ -226,8 +230,9 @@ inline optimized_program optimize_program(const ir::program& source, std::span<c
 /// once the program is checked here), with how
 /// it was reached: each subprogram's derivation (its chosen candidate's target and steps), the
 /// program-level steps (the joins, then post-optimization), each definition's origin, and the
-/// instance the search priced each definition as, which the plan binds (for `r.priced_for`,
-/// exactly; for another build, where it runs it).
+/// instance the search priced each definition as (`r.priced`, carried from the kernels of the
+/// chosen plans, not matched again), which the plan binds (for `r.priced_for`, exactly; for
+/// another build, where it runs it).
 /// Example: the plan of Figure 5's Conv3x3 for a cuda build has a `library matmul(...)` kernel
 /// and an OffsetReduce eOperator, both from subprogram `conv`, whose derivation reads
 /// `split_summation(...)`, `substitute_variable(...)`, ..., `match(at /0: operator matmul)`.

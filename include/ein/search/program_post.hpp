@@ -26,9 +26,21 @@ namespace ein::search::detail {
 // A definition of the optimized program and what post-optimization needs to know of it.
 struct entry {
   ir::definition def;
-  bool library = false;  // a library operator other than elementwise computes it
+  // The library operator other than elementwise its kernel was priced as (written_instance),
+  // reading the program's tensors; nothing for an eOperator.
+  std::optional<match::instance> priced;
   std::optional<std::size_t> origin;  // the subprogram whose plan wrote it
+
+  bool library() const { return priced.has_value(); }
 };
+
+// `i` with each input that reads a tensor named in `to` reading the tensor it maps to, as
+// rename_reads rewrites a value.
+inline void rename_operands(match::instance& i, const std::map<std::string, ir::tensor>& to) {
+  for (auto& o : i.inputs)
+    if (auto* t = std::get_if<ir::tensor>(&o.source))
+      if (auto it = to.find(t->name); it != to.end()) o.source = it->second;
+}
 
 // `reader` with every read of definition `a` replaced by a's body (traversal merging), or
 // nothing where a read cannot be inlined exactly (a sum under a non-linear function, a read
@@ -79,7 +91,11 @@ inline bool remove_identity(const ir::program& p, std::vector<entry>& defs, std:
     if (!outputs.count(d.name)) {
       ir::tensor to = t;
       to.type = type;
-      for (auto& e : defs) e.def.value = rename_reads(e.def.value, {{d.name, to}});
+      const std::map<std::string, ir::tensor> renamed{{d.name, to}};
+      for (auto& e : defs) {
+        e.def.value = rename_reads(e.def.value, renamed);
+        if (e.priced) rename_operands(*e.priced, renamed);
+      }
       log.push_back({"remove_identity", std::nullopt, {{"definition", d.name}, {"copy of", t.name}}});
       defs.erase(defs.begin() + static_cast<std::ptrdiff_t>(i));
       return true;
@@ -150,12 +166,12 @@ class fuser {
   // One fusion, the first the scan finds; false where none is left.
   bool fuse_one(std::vector<derive::step>& log) {
     for (std::size_t b = from_; b < defs_.size(); ++b) {
-      if (defs_[b].library) continue;
+      if (defs_[b].library()) continue;
       for (auto& name : memo_.reads.top_level_names(defs_[b].def.value)) {
         auto found = at_.find(name);
         if (found == at_.end()) continue;
         auto a = found->second;
-        if (defs_[a].library || outputs_.count(name) || readers_[name] != 1 ||
+        if (defs_[a].library() || outputs_.count(name) || readers_[name] != 1 ||
             only_.count(name) != only_.count(defs_[b].def.name) || defs_[a].def.type != defs_[b].def.type)
           continue;
         auto& fused = memo_.fusion(defs_[a].def, defs_[b].def.value, model_);

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstddef>
 #include <map>
+#include <optional>
 #include <queue>
 #include <set>
 #include <string>
@@ -27,11 +28,13 @@ namespace ein::search {
 namespace detail {
 
 // The program that one choice of candidates (an index per subprogram) writes, post-optimized
-// and merged, with its steps, each definition's subprogram, and its predicted time as run.
+// and merged, with its steps, each definition's subprogram, the instance each definition is
+// priced as (nothing: an eOperator), and its predicted time as run.
 struct assembled {
   ir::program program;
   std::vector<derive::step> steps;
   std::map<std::string, std::size_t> origin;
+  std::map<std::string, std::optional<match::instance>> priced;
   double seconds = 0;
 };
 
@@ -54,18 +57,30 @@ inline std::set<std::string> program_names(const optimized_program& r) {
   return taken;
 }
 
+// The definitions plan `p` of subprogram `i` writes (plan_definitions, fresh names from `taken`),
+// each with the instance its kernel was priced as for `caps` (written_instance).
+inline std::vector<entry> written_entries(const optimized_program& r, std::size_t i, const plan& p,
+                                          std::set<std::string>& taken, const ein::plan::capabilities& caps) {
+  auto written = plan_definitions(r.subprograms[i], taken, &p);
+  std::map<std::string, ir::tensor> tensors;  // kernel name → its definition's tensor
+  std::vector<entry> out;
+  for (std::size_t k = 0; k < written.size(); ++k) {
+    auto priced = written_instance(p.kernels[k], caps, tensors);
+    tensors[p.kernels[k].name] = definition_tensor(written[k].name, *written[k].value, written[k].type);
+    out.push_back({std::move(written[k]), std::move(priced), i});
+  }
+  return out;
+}
+
 // The definitions of `choice` before post-optimization, each subprogram's plan written in
 // program order, its fresh names taken from `taken` as it grows.
 inline std::vector<entry> written_afresh(const optimized_program& r, const std::vector<std::size_t>& choice,
                                          const ein::plan::capabilities& caps) {
   auto taken = program_names(r);
   std::vector<entry> defs;
-  for (std::size_t i = 0; i < r.subprograms.size(); ++i) {
-    auto& s = r.subprograms[i];
-    auto& p = s.result.candidates.at(choice[i]).p;
-    auto written = plan_definitions(s, taken, &p);
-    for (std::size_t k = 0; k < written.size(); ++k) defs.push_back({std::move(written[k]), runs_as_library(p.kernels[k], caps), i});
-  }
+  for (std::size_t i = 0; i < r.subprograms.size(); ++i)
+    for (auto& e : written_entries(r, i, r.subprograms[i].result.candidates.at(choice[i]).p, taken, caps))
+      defs.push_back(std::move(e));
   return defs;
 }
 
@@ -79,12 +94,8 @@ inline std::vector<entry> written_from(assembly_memo& memo, const optimized_prog
   for (std::size_t i = 0; i < r.subprograms.size(); ++i) {
     auto [at, made] = memo.written.try_emplace({i, choice[i]});
     if (made) {
-      auto& s = r.subprograms[i];
-      auto& p = s.result.candidates.at(choice[i]).p;
       auto taken = program_names(r);
-      auto written = plan_definitions(s, taken, &p);
-      for (std::size_t k = 0; k < written.size(); ++k)
-        at->second.push_back({std::move(written[k]), runs_as_library(p.kernels[k], caps), i});
+      at->second = written_entries(r, i, r.subprograms[i].result.candidates.at(choice[i]).p, taken, caps);
     }
     for (auto& e : at->second) {
       if (e.def.name != r.subprograms[i].name && !fresh.insert(e.def.name).second) return written_afresh(r, choice, caps);
@@ -109,9 +120,10 @@ inline assembled assemble(const optimized_program& r, const std::vector<std::siz
   a.program.outputs = r.program.outputs;
   for (auto& e : defs) {
     if (e.origin) a.origin[e.def.name] = *e.origin;
+    a.priced[e.def.name] = std::move(e.priced);
     a.program.definitions.push_back(std::move(e.def));
   }
-  a.program = merge_contractions(std::move(a.program), model, &a.steps, caps, &timer, batch);
+  a.program = merge_contractions(std::move(a.program), model, &a.steps, caps, &timer, batch, &a.priced);
   a.seconds = timer(a.program);
   return a;
 }
