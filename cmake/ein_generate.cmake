@@ -21,10 +21,10 @@ include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/ein_find_cudnn.cmake)
 include(${CMAKE_CURRENT_LIST_DIR}/ein_generate_arguments.cmake)
 
-if(NOT EIN_CODEGEN_DIR)
-  message(FATAL_ERROR "ein_generate: EIN_CODEGEN_DIR (the folder of ein's stage-1 programs) is not set")
+if(NOT EIN_GENERATOR_DIR)
+  message(FATAL_ERROR "ein_generate: EIN_GENERATOR_DIR (the folder of ein's stage-1 programs) is not set")
 endif()
-set_property(GLOBAL PROPERTY EIN_CODEGEN_DIR "${EIN_CODEGEN_DIR}")
+set_property(GLOBAL PROPERTY EIN_GENERATOR_DIR "${EIN_GENERATOR_DIR}")
 
 # C++20 for the CUDA sources of `target`: the compile feature where this CMake knows nvcc's flag
 # for it (CMake 3.25 does not for nvcc 13), else the flag itself.
@@ -133,17 +133,17 @@ function(ein_host_toolchain_file var)
        CONTENT "{\"compiler\": \"${CMAKE_CXX_COMPILER}\", \"flags\": [${flags}], \"include_directories\": [\"${includes}\"]}\n")
 endfunction()
 
-# ein's search program (codegen/search.cpp), made by the first ein_generate call of a build tree
+# ein's search program (generator/search.cpp), made by the first ein_generate call of a build tree
 # and run by all of them: it includes the whole search, so it is compiled once, not per model. It
 # calls CBLAS, cuDNN and the GPU timer where the first call found them (cblas, cudnn, cuda_timer),
 # and times CBLAS and oneDNN calls for the host's measured cost model (oneDNN where found and
 # EIN_ENABLE_ONEDNN, the cache option, is not OFF); each call tells it whether its plan may call
 # oneDNN (--onednn).
-function(ein_search_program codegen_dir cblas cudnn cuda_timer)
+function(ein_search_program generator_dir cblas cudnn cuda_timer)
   if(TARGET ein_search)
     return()
   endif()
-  add_executable(ein_search ${codegen_dir}/search.cpp)
+  add_executable(ein_search ${generator_dir}/search.cpp)
   # The search runs its subprograms on all cores.
   find_package(Threads REQUIRED)
   target_link_libraries(ein_search PRIVATE ein::ein Threads::Threads ${CMAKE_DL_LIBS})
@@ -198,13 +198,13 @@ function(ein_find_onnx var)
   set(${var} TRUE PARENT_SCOPE)
 endfunction()
 
-# ein's ONNX import program (codegen/import.cpp), made by the first ein_generate call that names an
+# ein's ONNX import program (generator/import.cpp), made by the first ein_generate call that names an
 # ONNX file and run by all of them.
-function(ein_import_program codegen_dir)
+function(ein_import_program generator_dir)
   if(TARGET ein_import)
     return()
   endif()
-  add_executable(ein_import ${codegen_dir}/import.cpp)
+  add_executable(ein_import ${generator_dir}/import.cpp)
   target_link_libraries(ein_import PRIVATE ein::onnx)
   set_target_properties(ein_import PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${CMAKE_BINARY_DIR}/ein_generate)
 endfunction()
@@ -215,11 +215,11 @@ function(ein_generate target)
   if("CUDA" IN_LIST languages)
     set(cuda_enabled ON)
   endif()
-  get_property(codegen_dir GLOBAL PROPERTY EIN_CODEGEN_DIR)
+  get_property(generator_dir GLOBAL PROPERTY EIN_GENERATOR_DIR)
   # ein_generate_arguments(arg <target> <cuda enabled> <codegen dir> <the arguments after target>),
   # each forwarded exactly: ${ARGN} would drop the empty ones and split those holding ';'.
   ein_bracket_argument(quoted_target "${target}")
-  ein_bracket_argument(quoted_dir "${codegen_dir}")
+  ein_bracket_argument(quoted_dir "${generator_dir}")
   set(call "ein_generate_arguments(arg ${quoted_target} ${cuda_enabled} ${quoted_dir}")
   if(ARGC GREATER 1)
     math(EXPR last "${ARGC} - 1")
@@ -282,7 +282,7 @@ function(ein_generate target)
       message(FATAL_ERROR "ein_generate(${target}): ONNX needs protobuf and ONNX's library (Debian: libprotobuf-dev "
                           "libonnx-dev); neither find_package(Protobuf) nor find_package(ONNX) found them")
     endif()
-    ein_import_program("${codegen_dir}")
+    ein_import_program("${generator_dir}")
     set(model ${arg_onnx})
   endif()
   string(MD5 model_key "${model}|${arg_object}")
@@ -292,15 +292,15 @@ function(ein_generate target)
     set(work ${CMAKE_CURRENT_BINARY_DIR}/ein_generate/${target})
     set(EIN_MODEL ${model})
     set(EIN_OBJECT ${arg_object})
-    set(EIN_MODEL_PROGRAM_HEADER ${codegen_dir}/model.hpp)
-    configure_file(${codegen_dir}/model.cpp.in ${work}/model.cpp @ONLY)
+    set(EIN_MODEL_PROGRAM_HEADER ${generator_dir}/model.hpp)
+    configure_file(${generator_dir}/model.cpp.in ${work}/model.cpp @ONLY)
     add_executable(${model_program} ${work}/model.cpp)
     target_link_libraries(${model_program} PRIVATE ein::ein)
     set_target_properties(${model_program} PROPERTIES RUNTIME_OUTPUT_DIRECTORY ${work})
     set_property(GLOBAL PROPERTY EIN_MODEL_PROGRAM_${model_key} ${model_program})
   endif()
   # Second step: ein's search program, built once per build tree.
-  ein_search_program("${codegen_dir}" "${cblas}" "${cudnn}" "${cuda_timer}")
+  ein_search_program("${generator_dir}" "${cblas}" "${cudnn}" "${cuda_timer}")
 
   set(out_dir ${CMAKE_CURRENT_BINARY_DIR}/ein_generated)
   # One model file per call: calls that share a model's program may run at once.

@@ -70,7 +70,7 @@ function(ein_generate_path_problem out option path)
   endif()
 endfunction()
 
-function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
+function(ein_generate_arguments prefix target cuda_enabled generator_dir)
   # Here, not in the file's scope: a project that takes ein in with add_subdirectory calls this
   # from its own directory, which sees none of the variables ein's directory sets.
   set(keywords MODEL OBJECT ONNX SHAPE BACKEND NAME SEARCH PROFILE COST COST_CACHE PLAN_FOR ACCUMULATE ALPHA
@@ -210,7 +210,7 @@ function(ein_generate_arguments prefix target cuda_enabled codegen_dir)
         # build folder; host.json is what the roofline alone prices with.
         set(machine_profile --machine-profile ${CMAKE_BINARY_DIR}/ein_host_profile.json)
       endif()
-      ein_generate_absolute(profile "${codegen_dir}/../cost/profiles/${default_profile}" /)
+      ein_generate_absolute(profile "${generator_dir}/../profiles/${default_profile}" /)
     endif()
     if(wrong STREQUAL "")
       ein_generate_path_problem(wrong ${profile_option} "${profile}")

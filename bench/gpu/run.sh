@@ -193,7 +193,7 @@ measured() {
   "$build/ein_generate/ein_search" --model "$build/examples/02_conv3x3/ein_generate/conv3x3_cuda_plan/model.json" \
     --name conv3x3_measured --backend cuda --header "$results/conv3x3_measured.hpp" \
     --report "$results/conv3x3_measured.json" --source "$results/conv3x3_measured.cu" \
-    --profile "$repo/cost/profiles/h100_sxm5.json" --cost measured --cost-cache "$results/ein_cost_cache.json"
+    --profile "$repo/profiles/h100_sxm5.json" --cost measured --cost-cache "$results/ein_cost_cache.json"
 }
 export build
 export -f measured

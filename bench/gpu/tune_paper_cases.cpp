@@ -28,7 +28,7 @@
 #include "ein/derive/all.hpp"
 #include "ein/front/reify.hpp"
 #include "ein/measure/cuda_tuner.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 #include "ein/tune/reuse_plan.hpp"
 #include "paper_cases.hpp"
 

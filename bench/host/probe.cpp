@@ -1,4 +1,4 @@
-// The host probe: this machine's device profile (cost/profiles/*.json) for `ein_generate BACKEND
+// The host probe: this machine's device profile (profiles/*.json) for `ein_generate BACKEND
 // host`, as stage 1 measures it for its own build tree (measure::probe_host_profile), printed.
 //
 //   ein_host_probe [host toolchain JSON]   (default: this build's)

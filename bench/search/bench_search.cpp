@@ -41,7 +41,7 @@
 #include "common/machine.hpp"
 #include "common/statistics.hpp"
 #include "ein/derive/all.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 
 namespace {
 

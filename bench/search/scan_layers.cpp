@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "ein/derive/all.hpp"
-#include "ein/search/backend.hpp"
+#include "ein/search/program/backend.hpp"
 #include "ein/search/optimize.hpp"
 #include "search/rediscover_support.hpp"
 

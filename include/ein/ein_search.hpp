@@ -16,4 +16,4 @@
 #include "ein/ir/expr.hpp"
 #include "ein/ir/print.hpp"
 #include "ein/plan/build.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"

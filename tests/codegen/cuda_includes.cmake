@@ -1,5 +1,5 @@
 # What nvcc reads of ein in a generated CUDA source: the headers of include/ein/runtime/,
-# detail/error.hpp and half.hpp (the 16-bit element types), never the front end, the IR, the interpreter or ein::run's dispatch. Lists the
+# error.hpp and half.hpp (the 16-bit element types), never the front end, the IR, the interpreter or ein::run's dispatch. Lists the
 # headers every BUILD_DIR/**/ein_generated/*.cu includes, directly or not (nvcc -M), and fails
 # naming the first source that reaches another header of include/ein/.
 #
@@ -21,7 +21,7 @@ if(CUDNN_INCLUDE)
   list(APPEND includes -I${CUDNN_INCLUDE})
 endif()
 file(REAL_PATH ${INCLUDE}/ein ein_dir)
-set(allowed "^${ein_dir}/(runtime/[a-z_]+\\.hpp|detail/error\\.hpp|half\\.hpp)$")
+set(allowed "^${ein_dir}/(runtime/[a-z_]+\\.hpp|error\\.hpp|half\\.hpp)$")
 foreach(source ${sources})
   execute_process(COMMAND ${NVCC} -std=c++20 -x cu -M ${source} ${includes} RESULT_VARIABLE rc
                   OUTPUT_VARIABLE rule ERROR_VARIABLE errors)
@@ -38,7 +38,7 @@ foreach(source ${sources})
     endif()
     if(NOT header MATCHES "${allowed}")
       message(FATAL_ERROR "${source} includes ${header}: a generated CUDA source may include only "
-                          "include/ein/runtime/, ein/detail/error.hpp and ein/half.hpp, which nvcc reads")
+                          "include/ein/runtime/, ein/error.hpp and ein/half.hpp, which nvcc reads")
     endif()
     math(EXPR runtime_headers "${runtime_headers} + 1")
   endforeach()

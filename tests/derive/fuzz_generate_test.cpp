@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/ir/print.hpp"
 #include "ein/ir/verify.hpp"

@@ -11,7 +11,7 @@
 #include "ein/derive/all.hpp"
 #include "ein/derive/program_rules.hpp"
 #include "ein/eval/compare.hpp"
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/ir/canonical.hpp"
 #include "ein/ir/fingerprint.hpp"

@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/reads.hpp"
 

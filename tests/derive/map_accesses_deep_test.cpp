@@ -2,7 +2,7 @@
 // does not change.
 #include "rules_support.hpp"
 
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 
 namespace map_accesses_deep_test {
 

@@ -1,4 +1,4 @@
-// ein's search program (codegen/driver.hpp's driver_main) run in the fuzzer's own process, with
+// ein's search program (generator/driver.hpp's driver_main) run in the fuzzer's own process, with
 // its output captured, and the small file helpers and list mutations the argument fuzzers share.
 #pragma once
 
@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "driver.hpp"
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 
 namespace ein_fuzz {
 
@@ -41,7 +41,7 @@ inline void write_text(const fs::path& p, const std::string& text) {
 inline nlohmann::json small_model_file() {
   ein::eval::generate_options small;
   small.max_work = 4000;
-  return {{"format", ein::codegen::model_file_format},
+  return {{"format", ein::generator::model_file_format},
           {"object", "fuzz::net"},
           {"model", "fuzz.hpp"},
           {"key", "0x00000000deadbeef"},
@@ -70,7 +70,7 @@ inline run_result run_driver(std::vector<std::string> line, const fs::path& erro
   ::dup2(err, 2);
   run_result r;
   try {
-    r.status = ein::codegen::driver_main(static_cast<int>(line.size()), argv.data());
+    r.status = ein::generator::driver_main(static_cast<int>(line.size()), argv.data());
   } catch (const std::exception& e) {
     r.exception = e.what();
   } catch (...) {

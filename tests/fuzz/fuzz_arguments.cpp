@@ -1,4 +1,4 @@
-// The argument fuzzer of ein's search program (codegen/driver.hpp's driver_main, what
+// The argument fuzzer of ein's search program (generator/driver.hpp's driver_main, what
 // ein_generate runs in stage 1): mutants of valid command lines, each of which must end with
 // status 0 and the files it was asked for, or status 1 or 2 and a message on stderr; never an
 // escaping exception, a crash or a header that names what C++ cannot.
@@ -81,7 +81,7 @@ std::vector<std::string> mutate(std::vector<std::string> line, std::uint64_t see
     if (ein_fuzz::mutate_pairs(line, kind, at, below, steps)) continue;
     switch (kind) {
       case 4: {
-        auto& flags = codegen::detail::driver_flags();
+        auto& flags = generator::detail::driver_flags();
         line[pair] = below(5) == 0 ? "--unknown" : std::string(flags[below(flags.size())].name);
         steps.push_back("flag " + line[pair]);
         break;

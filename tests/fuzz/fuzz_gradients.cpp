@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/grad/check.hpp"
 #include "ein/grad/gradient.hpp"
 #include "ein/ir/print.hpp"

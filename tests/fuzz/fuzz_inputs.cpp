@@ -5,7 +5,7 @@
 //
 // Kinds and their readers: `program`, IR programs (ir::from_json_text<program>, generated
 // programs); `model`, the model files that a model's stage-1 program hands to the search program
-// (codegen/model_file.hpp); `scope`, the IR of the steps of ein's JSON reports (ir::from_json_text<scope>, as
+// (generator/model_file.hpp); `scope`, the IR of the steps of ein's JSON reports (ir::from_json_text<scope>, as
 // the report is read back); `profile`, device profiles (cost::read_profile_text, the shipped
 // profiles); `cache`, the measured model's cost cache file (cost::measurement_cache, which warns
 // and ignores instead of refusing); `onnx`, ONNX files (onnx::import_file, mutants of ONNX's node
@@ -40,7 +40,7 @@
 #include "ein/cost/measured.hpp"
 #include "ein/cost/profile.hpp"
 #include "ein/cost/roofline.hpp"
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/plan/build.hpp"
 #include "ein/eval/random.hpp"
@@ -171,7 +171,7 @@ corpus make_corpus() {
     small.max_work = 4000;
     auto p = eval::generate_program(seed, small);
     c.programs.push_back(ir::to_json(p));
-    c.models.push_back({{"format", codegen::model_file_format},
+    c.models.push_back({{"format", generator::model_file_format},
                         {"object", "fuzz::net" + std::to_string(seed)},
                         {"model", "models/fuzz.hpp"},
                         {"key", "0x00000000deadbeef"},
@@ -324,8 +324,8 @@ int main(int argc, char** argv) {
         out << m.text;
       }
       return classify(model_file, [&]() -> outcome {
-        auto read = codegen::read_model_file(model_file);
-        if (!codegen::is_qualified_name(read.object) || read.model.find('"') != std::string::npos)
+        auto read = generator::read_model_file(model_file);
+        if (!generator::is_qualified_name(read.object) || read.model.find('"') != std::string::npos)
           return fails("accepted a name the generated header cannot write");
         return check_program(read.program);
       });

@@ -307,7 +307,7 @@ inline std::string check_accepted(const call& c, const verdict& v, const fs::pat
     first(expect("--plan-for", plan_for));
     first(expect("--cost", value("COST", "auto")));
     const fs::path profile = given.count("PROFILE") ? dir / value("PROFILE")
-                                                    : fs::path(EIN_SOURCE_DIR) / "cost/profiles" /
+                                                    : fs::path(EIN_SOURCE_DIR) / "profiles" /
                                                           (plan_for == "host" ? "host.json" : "h100_sxm5.json");
     if (!same_file(flag("--profile"), profile)) first("--profile is '" + flag("--profile") + "', not " + profile.string());
     const fs::path cache = given.count("COST_CACHE") ? dir / value("COST_CACHE") : dir / "ein_cost_cache.json";
@@ -383,7 +383,7 @@ inline int run(std::uint64_t count, std::uint64_t seed) {
   for (const char* header : {"model.hpp", "model x.hpp", "model;odd.hpp", "quote\"d.hpp"})
     write_text(dir / header, "// a model\n");
   for (const char* onnx : {"net.onnx", "net x.onnx"}) write_text(dir / onnx, "not read: ein_generate's arguments only name it\n");
-  const std::string profile = read_text(std::string(EIN_SOURCE_DIR) + "/cost/profiles/h100_sxm5.json");
+  const std::string profile = read_text(std::string(EIN_SOURCE_DIR) + "/profiles/h100_sxm5.json");
   write_text(dir / "profile.json", profile);
   write_text(dir / "profile;odd.json", profile);
   write_text(dir / "model.json", small_model_file().dump(1));

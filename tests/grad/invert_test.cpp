@@ -7,7 +7,7 @@
 #include <functional>
 #include <map>
 
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/grad/invert.hpp"
 
 namespace invert_test {

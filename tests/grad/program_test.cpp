@@ -3,7 +3,7 @@
 // programs against finite differences.
 #include "grad/grad_support.hpp"
 
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 
 namespace program_test {
 

@@ -6,7 +6,7 @@
 #include "ein/cost/profile.hpp"
 #include "ein/cost/roofline.hpp"
 #include "ein/eval/compare.hpp"
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/grad/recompute.hpp"
 #include "ein/grad/store_or_recompute.hpp"
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ein/eval/compare.hpp"
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/ir/print.hpp"

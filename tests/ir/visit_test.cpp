@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ein/eval/compare.hpp"
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/ir/print.hpp"
 #include "ein/ir/reads.hpp"

@@ -2,7 +2,7 @@
 // body, and an eOperator is priced as the sum over the same body.
 #include <doctest/doctest.h>
 
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/match/eop.hpp"
 #include "ein/ir/print.hpp"
 #include "ein/match/match.hpp"

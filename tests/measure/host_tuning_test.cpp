@@ -1,4 +1,4 @@
-// How TUNE ON says each eOperator step came by its schedule (codegen/host_tuning.hpp): measured now
+// How TUNE ON says each eOperator step came by its schedule (generator/host_tuning.hpp): measured now
 // from scratch or by reuse, read from the database, or the default; a step whose record is no
 // point of its own space runs at the default and is counted there only, so the counts add up to
 // the steps.
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "codegen/host_tuning.hpp"
+#include "generator/host_tuning.hpp"
 #include "ein/codegen/report.hpp"
 
 namespace host_tuning_test {
@@ -20,9 +20,9 @@ TEST_CASE("host_tuning: each eOperator step is counted once, by how its schedule
   const tune::host_schedule blocked{0, 0, 8, 16, 32};
   const tune::tuning_record scratch{blocked, 1e-5, 2e-5, 6, ""}, reused{blocked, 1e-5, 2e-5, 6, "eoperator k"};
   std::vector<std::optional<step_tuning>> steps{
-      codegen::detail::tuning_of(&scratch, true, true),  codegen::detail::tuning_of(&reused, true, true),
-      codegen::detail::tuning_of(&scratch, true, false), codegen::detail::tuning_of(&scratch, false, true),
-      codegen::detail::tuning_of(nullptr, false, false), std::nullopt};  // the last a library call
+      generator::detail::tuning_of(&scratch, true, true),  generator::detail::tuning_of(&reused, true, true),
+      generator::detail::tuning_of(&scratch, true, false), generator::detail::tuning_of(&scratch, false, true),
+      generator::detail::tuning_of(nullptr, false, false), std::nullopt};  // the last a library call
   CHECK(steps[0]->how == step_tuning::source::scratch);
   CHECK(steps[1]->how == step_tuning::source::reuse);
   CHECK(steps[1]->reused_from == "eoperator k");
@@ -35,11 +35,11 @@ TEST_CASE("host_tuning: each eOperator step is counted once, by how its schedule
   CHECK(steps[3]->unfit);
   CHECK_FALSE(steps[3]->schedule);
   CHECK_FALSE(steps[4]->unfit);
-  CHECK(codegen::detail::tuning_counts(steps) ==
+  CHECK(generator::detail::tuning_counts(steps) ==
         "tuning: 1 eOperators tuned from scratch, 1 by reuse, 1 from the tuning database, 2 at the default schedule");
-  CHECK(codegen::detail::tuning_line("y", 3, *steps[3]).find("y (step 3) default (its record is no point") !=
+  CHECK(generator::detail::tuning_line("y", 3, *steps[3]).find("y (step 3) default (its record is no point") !=
         std::string::npos);
-  CHECK(codegen::detail::tuning_line("z", 0, *steps[2]).find("z (step 0) from the database, {") != std::string::npos);
+  CHECK(generator::detail::tuning_line("z", 0, *steps[2]).find("z (step 0) from the database, {") != std::string::npos);
 
   // the report lists them: how, the schedule and both times where a record is used
   const auto r = codegen::tuning_report(*steps[1]);

@@ -1,4 +1,4 @@
-# The whole-plan check of a measured host search (codegen/host_measured.hpp, check_whole_plan):
+# The whole-plan check of a measured host search (generator/host_measured.hpp, check_whole_plan):
 # cmake -DSEARCH=<ein_search> -DMODEL=<model file> -DTOOLCHAIN=<file> -DPROFILE=<shipped host profile>
 #       -DWORK=<folder> -P whole_plan.cmake
 # A generation whose search changed the program runs the searched plan whole against the plan as

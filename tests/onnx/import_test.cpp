@@ -161,10 +161,10 @@ TEST_CASE("dims of 0, -1 and past 2^40 are refused; symbolic dims take the shape
   o.shapes = {{"w", {1}}};
   CHECK(refusal(relu(), o) == "ONNX file m.onnx: a shape is given for `w`, which is no graph input");
   std::map<std::string, std::vector<std::int64_t>> shapes;
-  CHECK(ein::codegen::parse_shapes("x=1,3,224,224 mask=1,7", shapes).empty());
+  CHECK(ein::generator::parse_shapes("x=1,3,224,224 mask=1,7", shapes).empty());
   CHECK(shapes["x"] == std::vector<std::int64_t>{1, 3, 224, 224});
-  CHECK(ein::codegen::parse_shapes("x=1,0", shapes).find("from 1 to 2^40") != std::string::npos);
-  CHECK(ein::codegen::parse_shapes("x", shapes).find("is not name=d0,d1") != std::string::npos);
+  CHECK(ein::generator::parse_shapes("x=1,0", shapes).find("from 1 to 2^40") != std::string::npos);
+  CHECK(ein::generator::parse_shapes("x", shapes).find("is not name=d0,d1") != std::string::npos);
 }
 
 TEST_CASE("element types other than float and double, and data of the wrong size, are refused") {

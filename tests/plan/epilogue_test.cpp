@@ -14,7 +14,7 @@
 #include "ein/eval/random.hpp"
 #include "ein/ir/print.hpp"
 #include "ein/plan/build.hpp"
-#include "ein/plan/evaluate.hpp"
+#include "support/evaluate.hpp"
 #include "ein/plan/json.hpp"
 
 namespace epilogue_test {

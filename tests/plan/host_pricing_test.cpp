@@ -15,8 +15,8 @@
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
-#include "ein/plan/evaluate.hpp"
-#include "ein/search/program.hpp"
+#include "support/evaluate.hpp"
+#include "ein/search/program/optimize_program.hpp"
 #include "plan/conv_programs.hpp"
 
 namespace host_pricing_test {

@@ -11,7 +11,7 @@
 #include "ein/codegen/report.hpp"
 #include "ein/derive/all.hpp"
 #include "ein/plan/json.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 #include "plan/conv_programs.hpp"
 #include "search/rediscover_support.hpp"
 

@@ -19,8 +19,8 @@
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/match/reference.hpp"
-#include "ein/plan/evaluate.hpp"
-#include "ein/search/program.hpp"
+#include "support/evaluate.hpp"
+#include "ein/search/program/optimize_program.hpp"
 #include "plan/conv_programs.hpp"
 
 namespace priced_binding_test {

@@ -11,9 +11,9 @@
 #include "ein/codegen/backend.hpp"
 #include "ein/derive/all.hpp"
 #include "ein/match/reference.hpp"
-#include "ein/plan/evaluate.hpp"
+#include "support/evaluate.hpp"
 #include "ein/plan/json.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 #include "search/rediscover_support.hpp"
 
 namespace search_family_test {

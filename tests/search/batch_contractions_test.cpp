@@ -5,7 +5,7 @@
 #include "ein/derive/all.hpp"
 #include "ein/derive/batch_contractions.hpp"
 #include "ein/ir/verify.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 #include "program_family.hpp"
 
 namespace batch_contractions_test {

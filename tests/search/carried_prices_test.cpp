@@ -15,7 +15,7 @@
 #include "codegen/e2e/searched_family.hpp"
 #include "ein/derive/all.hpp"
 #include "ein/plan/json.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 #include "program_family.hpp"
 
 namespace carried_prices_test {

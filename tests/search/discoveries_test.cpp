@@ -8,9 +8,9 @@
 #include <limits>
 
 #include "ein/derive/all.hpp"
-#include "ein/search/backend.hpp"
+#include "ein/search/program/backend.hpp"
 #include "ein/search/optimize.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 
 namespace discoveries_test {
 

@@ -10,10 +10,10 @@
 #include <vector>
 
 #include "ein/derive/all.hpp"
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/search/explore.hpp"
 #include "ein/search/optimize.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 #include "search/rediscover_support.hpp"
 
 namespace explore_threads_test {

@@ -6,7 +6,7 @@
 #include "ein/codegen/backend.hpp"
 #include "ein/codegen/header.hpp"
 #include "ein/derive/all.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 
 namespace identical_test {
 

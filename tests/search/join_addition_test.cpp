@@ -3,7 +3,7 @@
 // and a join that saves no multiply-adds stay boundaries.
 #include "rediscover_support.hpp"
 
-#include "ein/search/join_addition.hpp"
+#include "ein/search/program/join_addition.hpp"
 
 namespace join_addition_test {
 

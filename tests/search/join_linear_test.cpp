@@ -5,7 +5,7 @@
 #include "rediscover_support.hpp"
 
 #include "ein/derive/all.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 
 #include <set>
 #include <utility>

@@ -7,8 +7,8 @@
 #include "ein/codegen/backend.hpp"
 #include "ein/cost/measured.hpp"
 #include "ein/derive/all.hpp"
-#include "ein/search/finalists.hpp"
-#include "ein/search/never_worse.hpp"
+#include "ein/search/program/finalists.hpp"
+#include "ein/search/program/never_worse.hpp"
 
 namespace measured_choice_test {
 

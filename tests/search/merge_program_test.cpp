@@ -12,7 +12,7 @@
 #include "ein/derive/all.hpp"
 #include "ein/derive/program_edit.hpp"
 #include "ein/ir/verify.hpp"
-#include "ein/search/merge_program.hpp"
+#include "ein/search/program/merge_program.hpp"
 #include "ein/search/optimize.hpp"
 
 namespace merge_program_test {

@@ -11,7 +11,7 @@
 #include "ein/codegen/backend.hpp"
 #include "ein/derive/all.hpp"
 #include "ein/front.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 
 namespace never_worse_test {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ein/eval/random.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 
 namespace pack_weights_fuzz_test {
 

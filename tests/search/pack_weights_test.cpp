@@ -6,7 +6,7 @@
 #include <numeric>
 
 #include "ein/derive/all.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 
 namespace pack_weights_test {
 

@@ -4,7 +4,7 @@
 
 #include "ein/codegen/header.hpp"
 #include "ein/derive/all.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 
 namespace program_test {
 

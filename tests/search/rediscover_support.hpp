@@ -60,7 +60,7 @@ inline void check_same_outputs(const ir::program& source, const ir::program& opt
   }
 }
 
-/// The host profile (cost/profiles/host_assumed.json: no launch cost, BLAS at half of peak at
+/// The host profile (profiles/host_assumed.json: no launch cost, BLAS at half of peak at
 /// every size, generated loops at 5%): there a derived plan's library call is cheaper than a
 /// compute-bound expression as written run as one eOperator, at sizes the interpreter checks
 /// quickly. (The H100 profile prices small kernels by their launch and its loops at 30% of peak:

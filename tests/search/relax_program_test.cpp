@@ -10,7 +10,7 @@
 
 #include "ein/derive/all.hpp"
 #include "ein/plan/json.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/optimize_program.hpp"
 #include "program_family.hpp"
 
 namespace relax_program_test {

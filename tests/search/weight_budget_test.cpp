@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "ein/derive/all.hpp"
-#include "ein/search/backend.hpp"
+#include "ein/search/program/backend.hpp"
 #include "ein/search/optimize.hpp"
 
 namespace weight_budget_test {

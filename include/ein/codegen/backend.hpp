@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ein/codegen/layout.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/runtime/plan.hpp"
 

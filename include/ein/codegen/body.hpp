@@ -13,7 +13,7 @@
 
 #include "ein/codegen/index.hpp"
 #include "ein/codegen/layout.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/reads.hpp"
 

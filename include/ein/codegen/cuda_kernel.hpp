@@ -8,7 +8,7 @@
 #include "ein/codegen/eoperator.hpp"
 #include "ein/codegen/kernel_schedule.hpp"
 #include "ein/codegen/kernel_shape.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/tune/cuda_schedule.hpp"
 
 namespace ein::codegen {

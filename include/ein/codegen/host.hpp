@@ -13,7 +13,7 @@
 #include "ein/codegen/eoperator.hpp"
 #include "ein/codegen/kernel_schedule.hpp"
 #include "ein/codegen/kernel_shape.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/tune/host_schedule.hpp"
 
 namespace ein::codegen {

@@ -7,7 +7,7 @@
 #include <map>
 #include <string>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/bounds.hpp"
 #include "ein/ir/expr.hpp"
 

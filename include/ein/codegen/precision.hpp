@@ -12,7 +12,7 @@
 
 #include "ein/codegen/body.hpp"
 #include "ein/codegen/layout.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/reads.hpp"
 

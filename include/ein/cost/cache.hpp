@@ -23,7 +23,7 @@
 #define EIN_COST_FILE_LOCK 1
 #endif
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/detail/file_text.hpp"
 #include "ein/detail/json_input.hpp"
 #include "ein/version.hpp"

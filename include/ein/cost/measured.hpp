@@ -18,7 +18,7 @@
 
 #include "ein/cost/cache.hpp"
 #include "ein/cost/model.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/canonical.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/reads.hpp"

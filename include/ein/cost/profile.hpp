@@ -14,7 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/detail/json_input.hpp"
 #include "ein/match/instance.hpp"
 
@@ -186,7 +186,7 @@ class profile_reader {
 
 }  // namespace detail
 
-/// Reads a profile from the JSON object `j` (its fields: cost/profiles/*.json). `what` names it
+/// Reads a profile from the JSON object `j` (its fields: profiles/*.json). `what` names it
 /// in errors. Throws ein::user_error naming the profile and the field on a missing, mistyped,
 /// unknown or out-of-range field: peak rates must be positive (at most 1e9 TFLOP/s, GB/s),
 /// fractions in (0, 1], curves' FLOPs ascending, and every library operator needs a curve or
@@ -204,7 +204,7 @@ inline device_profile read_profile_text(std::string_view text, const std::string
 
 inline void from_json(const nlohmann::json& j, device_profile& p) { p = read_profile(j); }
 
-/// Reads a profile from a JSON file (cost/profiles/*.json ship with ein); see read_profile.
+/// Reads a profile from a JSON file (profiles/*.json ship with ein); see read_profile.
 inline device_profile load_profile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw user_error("cannot open device profile `" + path + "`");

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ein/derive/positions.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/bounds.hpp"
 #include "ein/ir/expr.hpp"
 

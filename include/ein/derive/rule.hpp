@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "ein/derive/positions.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/print.hpp"
 #include "ein/ir/verify.hpp"

@@ -9,7 +9,7 @@
 #include <string>
 #include <system_error>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 
 namespace ein::detail {
 

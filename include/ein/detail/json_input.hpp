@@ -10,7 +10,7 @@
 #include <string_view>
 #include <utility>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 
 namespace ein::detail {
 

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/runtime/bindings.hpp"
 #include "ein/runtime/plan.hpp"
 

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/runtime/bindings.hpp"
 #include "ein/dispatch/capture.hpp"

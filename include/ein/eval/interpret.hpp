@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/half.hpp"
 #include "ein/ir/expr.hpp"
 

@@ -10,7 +10,7 @@
 #include <string>
 #include <string_view>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/front/traits.hpp"
 #include "ein/half.hpp"
 #include "ein/ir/expr.hpp"

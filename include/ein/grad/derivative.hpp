@@ -8,7 +8,7 @@
 #include <variant>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/grad/arithmetic.hpp"
 #include "ein/ir/expr.hpp"
 

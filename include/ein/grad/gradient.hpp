@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "ein/derive/ranges.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/grad/adjoint.hpp"
 #include "ein/grad/extremum.hpp"
 #include "ein/grad/names.hpp"

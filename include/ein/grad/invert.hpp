@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ein/derive/ranges.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 
 namespace ein::grad {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ein/cost/model.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/grad/gradient.hpp"
 #include "ein/grad/keeping.hpp"
 #include "ein/grad/recompute.hpp"

@@ -7,7 +7,7 @@
 #include <utility>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 
 namespace ein::ir {

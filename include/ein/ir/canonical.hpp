@@ -12,7 +12,7 @@
 #include <variant>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/print.hpp"
 

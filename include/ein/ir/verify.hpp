@@ -6,7 +6,7 @@
 #include <string>
 #include <variant>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/print.hpp"
 

@@ -4,7 +4,7 @@
 
 #include <span>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/match/all.hpp"
 #include "ein/match/instance.hpp"
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/match/flatten.hpp"
 #include "ein/match/instance.hpp"

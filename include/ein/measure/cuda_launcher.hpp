@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ein/codegen/kernel_schedule.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/runtime/cuda.hpp"
 #include "ein/runtime/cuda_check.hpp"
 #include "ein/runtime/eoperator.hpp"

@@ -10,7 +10,7 @@
 #include "ein/codegen/kernel_shape.hpp"
 #include "ein/codegen/layout.hpp"
 #include "ein/cost/measured.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/canonical.hpp"
 #include "ein/measure/kernel_body.hpp"
 #include "ein/tune/cuda_schedule.hpp"

@@ -25,7 +25,7 @@
 #include "ein/codegen/precision.hpp"
 #include "ein/cost/gpu_environment.hpp"
 #include "ein/cost/measured.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"

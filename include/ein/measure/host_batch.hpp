@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "ein/codegen/timing_source.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/half.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/measure/host_toolchain.hpp"

@@ -1,7 +1,7 @@
 // The host's own profile: its FP32 rate and CBLAS's efficiency by size, oneDNN's for convolutions
 // and its bfloat16 rate where it runs bfloat16,
 // the bandwidth and compute rate of eOperators as the host emitter writes them, measured here and
-// written as a device profile (cost/profiles/*.json) for the roofline model to explore with.
+// written as a device profile (profiles/*.json) for the roofline model to explore with.
 #pragma once
 
 #include <nlohmann/json.hpp>

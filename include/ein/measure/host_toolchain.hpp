@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/detail/json_input.hpp"
 
 extern char** environ;

@@ -19,7 +19,7 @@
 #include "ein/codegen/header.hpp"
 #include "ein/codegen/kernel_shape.hpp"
 #include "ein/cost/measured.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"

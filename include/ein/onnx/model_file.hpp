@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 
 namespace ein::onnx {
 

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "ein/derive/rule.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/json.hpp"
 #include "ein/match/all.hpp"
 #include "ein/match/instance.hpp"

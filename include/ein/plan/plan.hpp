@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ein/derive/rule.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/match/instance.hpp"
 #include "ein/plan/capabilities.hpp"

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/runtime/element_type.hpp"
 
 namespace ein::runtime {

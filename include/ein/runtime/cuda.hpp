@@ -11,7 +11,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/runtime/cuda_check.hpp"
 #include "ein/runtime/eoperator.hpp"
 

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/runtime/call_error.hpp"
 
 namespace ein::runtime {

@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 
 namespace ein::search {
 
@@ -24,7 +24,7 @@ struct budget {
   std::chrono::milliseconds time{600'000};  // wall clock
 };
 
-/// The program-level search over each subprogram's plan (relax_program.hpp): relaxation `alpha`
+/// The program-level search over each subprogram's plan (choose_subprogram_plans.hpp): relaxation `alpha`
 /// (a program priced at most alpha × the best found so far is kept to expand; 1: only programs
 /// no dearer than the best), and its budget: `max_expanded` programs expanded, `time` wall clock.
 /// The expanded count, not the time, bounds it by default, so that the plan does not depend on
@@ -65,7 +65,7 @@ inline const char* name(stop_reason r) {
   return n[static_cast<int>(r)];
 }
 
-/// Counters of a program-level search (relax_program.hpp): programs expanded, kept to expand
+/// Counters of a program-level search (choose_subprogram_plans.hpp): programs expanded, kept to expand
 /// (priced within alpha of the best), pruned (priced above it), under relaxation `alpha`; the
 /// predicted time of the program with each subprogram's plan chosen alone (`start_seconds`) and
 /// of the one chosen (`best_seconds`).

@@ -38,7 +38,7 @@ struct options {
   /// exploring on the threads the others leave (decision 0017). 0: search_threads() decides.
   /// The result does not depend on it.
   unsigned threads = 0;
-  program_search program;  // optimize_program's search across subprograms (relax_program)
+  program_search program;  // optimize_program's search across subprograms (choose_subprogram_plans)
 };
 
 /// One plan the search can choose, with how it was reached.

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 
 namespace ein::tune {
 

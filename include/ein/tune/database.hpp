@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/detail/file_text.hpp"
 #include "ein/detail/json_input.hpp"
 #include "ein/tune/schedule_json.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/tune/arborescence.hpp"
 #include "ein/tune/kernel_shape.hpp"
 #include "ein/tune/reuse.hpp"

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/runtime/bindings.hpp"
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/runtime/bindings.hpp"
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/ir/expr.hpp"
 
 namespace ein_test {

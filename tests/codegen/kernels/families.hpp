@@ -13,7 +13,7 @@
 
 #include "codegen/e2e/programs.hpp"
 #include "ein/codegen/precision.hpp"
-#include "ein/eval/generate.hpp"
+#include "support/generate.hpp"
 #include "ein/eval/random.hpp"
 
 namespace ein_test {

@@ -13,7 +13,7 @@
 #include <variant>
 #include <vector>
 
-#include "codegen/cuda_tuning.hpp"
+#include "generator/cuda_tuning.hpp"
 #include "ein/codegen/cuda_source.hpp"
 #include "ein/measure/cuda_tuner.hpp"
 #include "runtime/cuda/device_cases.hpp"
@@ -84,7 +84,7 @@ TEST_CASE("cuda tuning without a GPU: the database's records of its one GPU, and
     db.store({"host: a test machine", {{"compiler", "g++"}}}, key, {tune::host_schedule{}, 1e-6, 1e-6, 1, ""});
     db.save();
   }
-  const auto schedules = codegen::detail::tune_cuda_plan(codegen::make_emission(plan, {}), path, 10, true);
+  const auto schedules = generator::detail::tune_cuda_plan(codegen::make_emission(plan, {}), path, 10, true);
   REQUIRE(schedules.size() == 1);
   REQUIRE(schedules[0]);
   CHECK(*schedules[0] == point);

@@ -15,8 +15,8 @@
 #include <string>
 #include <vector>
 
-#include "codegen/driver.hpp"
-#include "codegen/model_file.hpp"
+#include "generator/driver.hpp"
+#include "generator/model_file.hpp"
 #include "ein/onnx/import.hpp"
 
 namespace {
@@ -80,7 +80,7 @@ int main(int argc, char** argv) {
       fs::path model = model_of(data / test, out / "models" / (test + ".onnx"));
       ein::ir::program p = ein::onnx::import_file(model.string());
       p.name = test;
-      ein::codegen::write_model_file({"ein_generated::" + test + "::net", "", ein::ir::fingerprint(p), p,
+      ein::generator::write_model_file({"ein_generated::" + test + "::net", "", ein::ir::fingerprint(p), p,
                                       model.string()}, model_json.string());
     } catch (const ein::user_error& e) {
       message = e.what();
@@ -98,7 +98,7 @@ int main(int argc, char** argv) {
     std::vector<char*> argv_search;
     for (auto& a : args) argv_search.push_back(a.data());
     std::fflush(stdout);
-    if (ein::codegen::driver_main(static_cast<int>(argv_search.size()), argv_search.data()) != 0) {
+    if (ein::generator::driver_main(static_cast<int>(argv_search.size()), argv_search.data()) != 0) {
       // imported but not generated: the runner counts it failed
       plans += "    {\"" + test + "\", nullptr, 0},\n";
       ++failed;

@@ -6,7 +6,7 @@
 #include <string>
 #include <system_error>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/runtime/element_type.hpp"
 

@@ -10,7 +10,7 @@
 
 #include "ein/codegen/library/common.hpp"
 #include "ein/codegen/writer.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/match/instance.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/runtime/convolution_geometry.hpp"

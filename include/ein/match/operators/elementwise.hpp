@@ -5,7 +5,7 @@
 #include <optional>
 #include <string>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/match/operators/matmul.hpp"
 

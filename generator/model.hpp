@@ -10,7 +10,7 @@
 #include "ein/front.hpp"
 #include "model_file.hpp"
 
-namespace ein::codegen {
+namespace ein::generator {
 
 /// `<model program> --out FILE`: writes the model file of `object` (written `object_name` in
 /// C++, declared in `model_header`) to FILE. Returns the process exit status: 0, 1 on a user
@@ -31,4 +31,4 @@ int model_main(const Program& object, const char* object_name, const char* model
   }
 }
 
-}  // namespace ein::codegen
+}  // namespace ein::generator

@@ -19,7 +19,7 @@
 #include "ein/derive/rule.hpp"
 #include "ein/ir/reads.hpp"
 #include "ein/search/instantiate.hpp"
-#include "ein/search/subprograms.hpp"
+#include "ein/search/program/subprograms.hpp"
 
 namespace ein::search::detail {
 

@@ -27,7 +27,7 @@
 #include "ein/measure/cuda_tuner.hpp"
 #endif
 
-namespace ein::codegen::detail {
+namespace ein::generator::detail {
 
 #if defined(EIN_HAVE_CUDA_TIMER)
 // Tunes the kernels `untuned` (steps of `l` whose kernels `db` has no record of on the GPU, each
@@ -36,8 +36,8 @@ namespace ein::codegen::detail {
 // record (every one from scratch without `reuse`). Returns the GPU's device key, and how many
 // were tuned from scratch and by reuse.
 inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_gpu(
-    const layout& l, const std::vector<std::size_t>& untuned, const std::vector<tune::kernel_shape>& shapes,
-    tune::tuning_database& db, double budget_seconds, bool reuse_schedules, accumulation accumulate) {
+    const codegen::layout& l, const std::vector<std::size_t>& untuned, const std::vector<tune::kernel_shape>& shapes,
+    tune::tuning_database& db, double budget_seconds, bool reuse_schedules, codegen::accumulation accumulate) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
   measure::cuda_tuning_options o;
@@ -62,7 +62,7 @@ inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_
 #endif
 
 // The schedules of the eOperator kernels of `e`'s plan on cuda (by step of its layout; none: the
-// default), computing as the plan's accumulation asks. With a GPU (and a search program built with the
+// default), computing as the plan's codegen::accumulation asks. With a GPU (and a search program built with the
 // CUDA timer): each kernel's record in the database where it holds one of this GPU; the others
 // tuned (measure::cuda_tuner, tune_on_gpu: from scratch without `reuse`) while `budget_seconds`
 // last; else the default. The weight transforms prepare() runs once keep the default. Without
@@ -71,13 +71,13 @@ inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_
 // point of the step's own space (the tuned kernel stands alone, its reads starting at 0) stays
 // the default. Holds the database's file lock throughout, saves the database when a tuning added
 // to it, and prints what it did.
-inline std::vector<std::optional<tune::cuda_schedule>> tune_cuda_plan(const emission& e,
+inline std::vector<std::optional<tune::cuda_schedule>> tune_cuda_plan(const codegen::emission& e,
                                                                        const std::string& database_path,
                                                                        double budget_seconds, bool reuse) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  const layout& l = e.steps;
-  const auto calls = emitted_calls(l, backend::cuda);
+  const codegen::layout& l = e.steps;
+  const auto calls = codegen::emitted_calls(l, codegen::backend::cuda);
   const auto& once = e.prep.in_prepare;
   // generators running in parallel tune one at a time (their timings would disturb each other)
   // and each reads the records the one before saved
@@ -89,7 +89,7 @@ inline std::vector<std::optional<tune::cuda_schedule>> tune_cuda_plan(const emis
   std::vector<std::string> keys(l.steps.size());
   std::vector<tune::kernel_shape> shapes(l.steps.size());
   for (std::size_t k = 0; k < l.steps.size(); ++k) {
-    if (calls[k] || once[k] || empty_box(l.steps[k].value->traversal)) continue;
+    if (calls[k] || once[k] || codegen::empty_box(l.steps[k].value->traversal)) continue;
     eoperators.push_back(k);
     std::tie(keys[k], shapes[k]) = measure::identify_cuda_kernel(*l.steps[k].value);
   }
@@ -128,7 +128,7 @@ inline std::vector<std::optional<tune::cuda_schedule>> tune_cuda_plan(const emis
   for (std::size_t k : eoperators) {
     const auto found = device ? measure::recorded_cuda(*device, keys[k], shapes[k], db) : std::nullopt;
     const auto* c = found ? std::get_if<tune::cuda_schedule>(&found->best) : nullptr;
-    if (c && tune::cuda_valid(shape_of(l.steps[k], l), *c)) {
+    if (c && tune::cuda_valid(codegen::shape_of(l.steps[k], l), *c)) {
       schedules[k] = *c;
       ++recorded;
     } else {
@@ -142,4 +142,4 @@ inline std::vector<std::optional<tune::cuda_schedule>> tune_cuda_plan(const emis
   return schedules;
 }
 
-}  // namespace ein::codegen::detail
+}  // namespace ein::generator::detail

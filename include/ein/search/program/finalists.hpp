@@ -11,9 +11,9 @@
 
 #include "ein/cost/model.hpp"
 #include "ein/plan/capabilities.hpp"
-#include "ein/search/backend.hpp"
+#include "ein/search/program/backend.hpp"
 #include "ein/search/instantiate.hpp"
-#include "ein/search/optimized_program.hpp"
+#include "ein/search/program/optimized_program.hpp"
 
 namespace ein::search {
 

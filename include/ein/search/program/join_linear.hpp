@@ -20,7 +20,7 @@
 #include "ein/ir/reads.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/search/instantiate.hpp"
-#include "ein/search/merge_program.hpp"
+#include "ein/search/program/merge_program.hpp"
 
 namespace ein::search {
 

@@ -16,17 +16,17 @@
 #include "ein/ir/reads.hpp"
 #include "ein/ir/verify.hpp"
 #include "ein/plan/build.hpp"
-#include "ein/search/backend.hpp"
-#include "ein/search/identical.hpp"
-#include "ein/search/join_addition.hpp"
-#include "ein/search/join_linear.hpp"
-#include "ein/search/merge_program.hpp"
+#include "ein/search/program/backend.hpp"
+#include "ein/search/program/identical.hpp"
+#include "ein/search/program/join_addition.hpp"
+#include "ein/search/program/join_linear.hpp"
+#include "ein/search/program/merge_program.hpp"
 #include "ein/search/optimize.hpp"
-#include "ein/search/optimized_program.hpp"
+#include "ein/search/program/optimized_program.hpp"
 #include "ein/search/parallel.hpp"
-#include "ein/search/program_post.hpp"
-#include "ein/search/relax_program.hpp"
-#include "ein/search/subprograms.hpp"
+#include "ein/search/program/program_post.hpp"
+#include "ein/search/program/choose_subprogram_plans.hpp"
+#include "ein/search/program/subprograms.hpp"
 
 namespace ein::search {
 
@@ -78,7 +78,7 @@ inline void adopt(optimized_program& r, const std::vector<std::size_t>& choice, 
 /// `r` (a result of optimize_program) for a build with capabilities `caps`: each searched
 /// subprogram's plan is chosen again among its candidates, priced as that build runs them storing
 /// the subprogram's type (choose_for_backend, stored_as), then the program-level search
-/// (relax_program, under `r.relax`) chooses again across subprograms, and the program is rebuilt,
+/// (choose_subprogram_plans, under `r.relax`) chooses again across subprograms, and the program is rebuilt,
 /// post-optimized and merged; each of its definitions records the instance it is priced as
 /// (`priced`, for `priced_for` = `caps`): the one its kernel was priced as in the chosen plan,
 /// carried through post-optimization and merging (a definition a merge makes is priced as
@@ -91,7 +91,7 @@ inline optimized_program for_backend(optimized_program r, const cost::model& mod
     s.result.best = stored_as(std::move(s.result.best), s.type, model);
     if (s.searched) choose_for_backend(s.result, model, caps, s.type);
   }
-  auto relaxed = relax_program(r, model, caps, r.relax);
+  auto relaxed = choose_subprogram_plans(r, model, caps, r.relax);
   detail::adopt(r, relaxed.choice, std::move(relaxed.best), model, caps);
   r.relax_stats = relaxed.stats;
   r.seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -141,7 +141,7 @@ inline unsigned explore_threads(unsigned threads, std::size_t searches, std::siz
 ///     contraction (EinNet Figure 3(a)), and, where `opts.program.batch_contractions` asks,
 ///     contractions of one shape over different inputs into one batched contraction (Figure 15),
 ///     where the model predicts a gain as the build runs it (merge_contractions);
-///  6. searches which candidate each subprogram uses across the program (relax_program, under
+///  6. searches which candidate each subprogram uses across the program (choose_subprogram_plans, under
 ///     `opts.program`: relaxation alpha and expanded choices), steps 3 to 5 pricing each choice:
 ///     a choice whose plans are each dearer alone can merge into a cheaper program (EinNet
 ///     Figure 15); the result records each subprogram's candidate (`result.chosen`).

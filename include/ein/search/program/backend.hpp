@@ -11,13 +11,13 @@
 #include <vector>
 
 #include "ein/cost/model.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/ir/reads.hpp"
 #include "ein/ir/visit.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/search/instantiate.hpp"
 #include "ein/search/optimize.hpp"
-#include "ein/search/pack_weights.hpp"
+#include "ein/search/program/pack_weights.hpp"
 
 namespace ein::search {
 
@@ -57,7 +57,7 @@ inline std::optional<match::instance> priced_instance_of(const ir::definition& d
 }
 
 /// The instance each definition of `p` is priced as (priced_instance_of), matched again from the
-/// program as written: for a program priced as it stands (codegen/host_measured.hpp). The
+/// program as written: for a program priced as it stands (generator/host_measured.hpp). The
 /// program-level search does not call it: its assembly carries the instance each definition's
 /// kernel was priced as (written_instance).
 /// Example: ResNet-50's 1×1 stride 2 for a host build with CBLAS and oneDNN under the host

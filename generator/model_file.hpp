@@ -11,12 +11,12 @@
 
 #include <nlohmann/json.hpp>
 
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/detail/json_input.hpp"
 #include "ein/ir/fingerprint.hpp"
 #include "ein/ir/json.hpp"
 
-namespace ein::codegen {
+namespace ein::generator {
 
 /// A model as stage 1 hands it from the model's program to the search program:
 ///
@@ -126,4 +126,4 @@ inline model_file read_model_file(const std::string& path) {
   return m;
 }
 
-}  // namespace ein::codegen
+}  // namespace ein::generator

@@ -3,4 +3,4 @@
 // (import.hpp).
 #include "import.hpp"
 
-int main(int argc, char** argv) { return ein::codegen::import_main(argc, argv); }
+int main(int argc, char** argv) { return ein::generator::import_main(argc, argv); }

@@ -18,10 +18,10 @@
 #include "ein/cost/model.hpp"
 #include "ein/ir/reads.hpp"
 #include "ein/plan/capabilities.hpp"
-#include "ein/search/backend.hpp"
-#include "ein/search/merge_program.hpp"
-#include "ein/search/optimized_program.hpp"
-#include "ein/search/program_post.hpp"
+#include "ein/search/program/backend.hpp"
+#include "ein/search/program/merge_program.hpp"
+#include "ein/search/program/optimized_program.hpp"
+#include "ein/search/program/program_post.hpp"
 
 namespace ein::search {
 
@@ -183,7 +183,7 @@ inline std::vector<std::size_t> alternatives(const subprogram& s, const std::set
   return r;
 }
 
-/// The result of relax_program: the candidate each subprogram uses, the program it writes, how
+/// The result of choose_subprogram_plans: the candidate each subprogram uses, the program it writes, how
 /// the search went.
 struct relaxed_choice {
   std::vector<std::size_t> choice;
@@ -206,7 +206,7 @@ struct relaxed_choice {
 /// Example: conv 7×1 and conv 1×7 over one `[1,56,56,128]` input for a cuda build under the H100
 /// profile, each chosen alone as a Matmul whose weight transform blocks the merge (0.0714 ms),
 /// become one Matmul over the concatenated filters and two OffsetReduce eOperators (0.0620 ms).
-inline relaxed_choice relax_program(const optimized_program& r, const cost::model& model,
+inline relaxed_choice choose_subprogram_plans(const optimized_program& r, const cost::model& model,
                                     const ein::plan::capabilities& caps, const program_search& opts = {}) {
   auto start = std::chrono::steady_clock::now();
   detail::program_timer timer{model, caps, {}};

@@ -16,7 +16,7 @@
 #include "ein/onnx/import.hpp"
 #include "model_file.hpp"
 
-namespace ein::codegen {
+namespace ein::generator {
 
 /// The shapes of `--shape`: `name=d0,d1,... name=...`, separated by spaces; a message naming the
 /// part that is wrong, else empty.
@@ -92,4 +92,4 @@ inline int import_main(int argc, char** argv) {
   }
 }
 
-}  // namespace ein::codegen
+}  // namespace ein::generator

@@ -33,7 +33,7 @@
 #include "ein/measure/gpu_timer.hpp"
 #endif
 
-namespace ein::codegen {
+namespace ein::generator {
 
 namespace detail {
 
@@ -57,8 +57,8 @@ inline std::string file_name(const std::string& path) {
 struct search_request {
   std::string cost = "auto", profile_path, cache_path, toolchain_path, machine_profile_path;
   std::string tuning_database_path;  // --tune on: the host timer runs eOperators under its records
-  backend plan_for = backend::host;
-  accumulation accumulate = accumulation::element;  // how the plan's eOperators compute (--accumulate)
+  codegen::backend plan_for = codegen::backend::host;
+  codegen::accumulation accumulate = codegen::accumulation::element;  // how the plan's eOperators compute (--accumulate)
   bool onednn = false;
   search::program_search relax;
   host_measuring measuring;
@@ -105,7 +105,7 @@ inline void choose_host_measured(cost_choice& c, const search_request& q) {
     options.tuning = c.tuning.get();
   }
 #if defined(EIN_HAVE_ONEDNN)
-  if (q.onednn) options.gemm = library::host_gemm::onednn;  // as the plan's products will run
+  if (q.onednn) options.gemm = codegen::library::host_gemm::onednn;  // as the plan's products will run
 #endif
   options.batch.work_directory = std::filesystem::path(q.cache_path).parent_path().string();
   if (options.batch.work_directory.empty()) options.batch.work_directory = ".";
@@ -141,7 +141,7 @@ inline cost_choice choose_cost(const search_request& q) {
     return c;
   }
   const std::string no_cache = "the measured cost model needs a cache file (--cost-cache)";
-  if (q.plan_for == backend::host) {
+  if (q.plan_for == codegen::backend::host) {
     if (q.cost == "auto" && q.cache_path.empty()) {
       c.why = "no cost cache (--cost-cache) to keep this host's measurements in";
       return c;
@@ -185,9 +185,9 @@ inline cost_choice choose_cost(const search_request& q) {
 // Whether `target`'s plans call oneDNN for bfloat16 convolutions: where they call oneDNN
 // (`onednn`), the driver links it, and oneDNN runs them on this CPU with kernels of its own (the
 // host that generates a host plan is the one that runs it).
-inline bool onednn_bfloat16_here(backend target, bool onednn) {
+inline bool onednn_bfloat16_here(codegen::backend target, bool onednn) {
 #if defined(EIN_HAVE_ONEDNN)
-  return onednn && target == backend::host && ein::runtime::onednn_runs_bfloat16();
+  return onednn && target == codegen::backend::host && ein::runtime::onednn_runs_bfloat16();
 #else
   return false;
 #endif
@@ -196,8 +196,8 @@ inline bool onednn_bfloat16_here(backend target, bool onednn) {
 // The library calls plans for `target` make with what this driver was built with: a CBLAS where
 // found (EIN_HAVE_CBLAS), cuDNN where found (EIN_HAVE_CUDNN); oneDNN where the call asks for it
 // (`--onednn on`: ein_generate found it and links it into the plan's consumers), its bfloat16
-// convolutions too where onednn_bfloat16_here says so. capabilities_of says which.
-inline ein::plan::capabilities build_capabilities(backend target, bool onednn) {
+// convolutions too where onednn_bfloat16_here says so. codegen::capabilities_of says which.
+inline ein::plan::capabilities build_capabilities(codegen::backend target, bool onednn) {
 #if defined(EIN_HAVE_CBLAS)
   constexpr bool cblas = true;
 #else
@@ -208,7 +208,7 @@ inline ein::plan::capabilities build_capabilities(backend target, bool onednn) {
 #else
   constexpr bool cudnn = false;
 #endif
-  return capabilities_of(target, cblas, cudnn, onednn, onednn_bfloat16_here(target, onednn));
+  return codegen::capabilities_of(target, cblas, cudnn, onednn, onednn_bfloat16_here(target, onednn));
 }
 
 // Searches `p` under the model `--cost` chooses (progress on stderr for searches over a second),
@@ -216,7 +216,7 @@ inline ein::plan::capabilities build_capabilities(backend target, bool onednn) {
 // them and the search report, and returns the plan for `o.target`'s build, with the search's
 // statistics and whether its float library calls run on TF32 (as the profile priced them). Kernels the measured
 // model timed are saved to its cache, even when the search fails.
-inline ein::plan::program_plan search_plan(const ir::program& p, const search_request& q, options& o) {
+inline ein::plan::program_plan search_plan(const ir::program& p, const search_request& q, codegen::options& o) {
   const bool sixteen_bit = std::any_of(p.tensors.begin(), p.tensors.end(),
                                        [](const ir::tensor& t) { return ir::is_16bit(t.type); }) ||
                            std::any_of(p.definitions.begin(), p.definitions.end(),
@@ -228,7 +228,7 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const search_re
                              choice.roofline->profile().name + " (" + file_name(choice.profile_file) + ")").c_str()
                           : choice.model().describe().c_str(),
               choice.why.c_str());
-  if (sixteen_bit && q.plan_for == backend::host && q.onednn)
+  if (sixteen_bit && q.plan_for == codegen::backend::host && q.onednn)
     std::printf("oneDNN bfloat16 convolutions: %s\n",
                 onednn_bfloat16_here(q.plan_for, q.onednn)
                     ? "yes (oneDNN runs them with kernels of its own on this CPU)"
@@ -284,7 +284,7 @@ inline ein::plan::program_plan search_plan(const ir::program& p, const search_re
   if (choice.host)
     model_name += ", explored by roofline " + choice.roofline->profile().name + " (" + file_name(choice.profile_file) + ")";
   o.search = "optimize_program, " + model_name + "; " + r.summary();
-  if (q.plan_for != o.target) o.search += std::string("; planned for the ") + name(q.plan_for) + " backend";
+  if (q.plan_for != o.target) o.search += std::string("; planned for the ") + codegen::name(q.plan_for) + " backend";
   std::printf("%s", r.report().c_str());
   const auto target_caps = build_capabilities(o.target, q.onednn);
   const bool written_kept = measured_here.whole && measured_here.whole->written_kept;
@@ -387,7 +387,7 @@ inline std::string host_measuring_of(const std::string& budget, const std::strin
 
 /// The search program, `ein_search`: reads the model file `--model` (model_file.hpp), finds its
 /// plan under the cost model choose_cost picks (the program as written with `--search off`; the
-/// plan of its gradient with `--gradient`, codegen/gradient.hpp), writes the header `--header`,
+/// plan of its gradient with `--gradient`, generator/gradient.hpp), writes the header `--header`,
 /// the report `--report` and, for the cuda backend, the CUDA source `--source`, and prints the
 /// cost model, why it was chosen, and the plan. Every flag, its default and the ein_generate
 /// argument it comes from: docs/ein_generate.md. What the build offers is compiled in:
@@ -417,16 +417,16 @@ inline int driver_main(int argc, char** argv) {
     auto it = given.find(flag);
     return it == given.end() ? otherwise : it->second;
   };
-  options o;
+  codegen::options o;
   o.name = arg("--name");
-  o.target = arg("--backend", "host") == "host" ? backend::host : backend::cuda;
+  o.target = arg("--backend", "host") == "host" ? codegen::backend::host : codegen::backend::cuda;
   std::string model = arg("--model"), header = arg("--header"), report_path = arg("--report"), source = arg("--source"),
               profile = arg("--profile"), cost = arg("--cost", "auto"), cost_cache = arg("--cost-cache");
   bool search = arg("--search", "on") == "on", onednn = arg("--onednn", "off") == "on";
-  std::optional<backend> plan_for;
-  if (given.count("--plan-for")) plan_for = arg("--plan-for") == "host" ? backend::host : backend::cuda;
+  std::optional<codegen::backend> plan_for;
+  if (given.count("--plan-for")) plan_for = arg("--plan-for") == "host" ? codegen::backend::host : codegen::backend::cuda;
   if (bad || model.empty() || o.name.empty() || header.empty() || report_path.empty() ||
-      (o.target == backend::cuda) == source.empty() || (search && profile.empty())) {
+      (o.target == codegen::backend::cuda) == source.empty() || (search && profile.empty())) {
     std::fprintf(stderr, "usage: %s --model M --name N --backend host|cuda --header H --report R [--source S]\n"
                  "       [--search on|off] [--profile P] [--cost auto|measured|roofline] [--cost-cache C]\n"
                  "       [--plan-for host|cuda] [--accumulate element|double] [--onednn on|off]\n"
@@ -434,7 +434,7 @@ inline int driver_main(int argc, char** argv) {
                  "       [--measure-budget S] [--finalists K] [--gradient a,b,...]\n"
                  "       [--keep cost|store|recompute] [--memory-budget B]\n"
                  "       [--tune on|off] [--tuning-db D] [--tuning-budget U] [--tuning-reuse on|off]\n"
-                 "(--source with the cuda backend only, --profile with --search on; what each flag\n"
+                 "(--source with the cuda codegen::backend only, --profile with --search on; what each flag\n"
                  "means and its default: docs/ein_generate.md)\n", argv[0]);
     return 2;
   }
@@ -446,7 +446,7 @@ inline int driver_main(int argc, char** argv) {
   q.machine_profile_path = arg("--machine-profile");
   q.plan_for = plan_for.value_or(o.target);
   q.onednn = onednn;
-  q.accumulate = arg("--accumulate", "element") == "element" ? accumulation::element : accumulation::f64;
+  q.accumulate = arg("--accumulate", "element") == "element" ? codegen::accumulation::element : codegen::accumulation::f64;
   for (auto wrong : {detail::program_search_of(arg("--alpha"), arg("--program-states"), q.relax),
                      detail::host_measuring_of(arg("--measure-budget"), arg("--finalists"), q.measuring)})
     if (!wrong.empty()) {
@@ -487,7 +487,7 @@ inline int driver_main(int argc, char** argv) {
     std::fprintf(stderr, "ein_generate search: --tuning-db, --tuning-budget and --tuning-reuse are for --tune on\n");
     return 2;
   }
-  if (tune && (tuning.database_path.empty() || (o.target == backend::host && tuning.toolchain_path.empty()))) {
+  if (tune && (tuning.database_path.empty() || (o.target == codegen::backend::host && tuning.toolchain_path.empty()))) {
     std::fprintf(stderr, "ein_generate search: --tune on needs --tuning-db, and for --backend host --host-toolchain\n");
     return 2;
   }
@@ -522,16 +522,16 @@ inline int driver_main(int argc, char** argv) {
                   : gradient.empty() ? ein::plan::make_verified_plan(p, written_caps)
                                      : ein::plan::make_plan(p, written_caps);
     chosen.accumulate = q.accumulate;
-    const emission e = make_emission(std::move(chosen), o);
-    if (tune && o.target == backend::host) {
+    const codegen::emission e = codegen::make_emission(std::move(chosen), o);
+    if (tune && o.target == codegen::backend::host) {
       o.tuning = detail::tune_host_plan(e, tuning);
       o.host_schedules = detail::schedules_of(o.tuning);
     }
-    if (tune && o.target == backend::cuda)
+    if (tune && o.target == codegen::backend::cuda)
       o.cuda_schedules = detail::tune_cuda_plan(e, tuning.database_path, tuning.budget_seconds, tuning.reuse);
-    detail::write_file(header, emit_header(e, o));
-    if (o.target == backend::cuda) detail::write_file(source, emit_cuda_source(e, o));
-    detail::write_file(report_path, report(e, o).dump(2) + "\n");
+    detail::write_file(header, codegen::emit_header(e, o));
+    if (o.target == codegen::backend::cuda) detail::write_file(source, codegen::emit_cuda_source(e, o));
+    detail::write_file(report_path, codegen::report(e, o).dump(2) + "\n");
     std::printf("%s", e.description.c_str());
     return 0;
   } catch (const user_error& e) {
@@ -543,4 +543,4 @@ inline int driver_main(int argc, char** argv) {
   }
 }
 
-}  // namespace ein::codegen
+}  // namespace ein::generator

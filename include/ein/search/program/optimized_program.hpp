@@ -15,7 +15,7 @@
 #include "ein/ir/print.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/search/budget.hpp"
-#include "ein/search/subprograms.hpp"
+#include "ein/search/program/subprograms.hpp"
 
 namespace ein::search {
 
@@ -38,7 +38,7 @@ struct optimized_program {
   /// merging: written_instance), or nothing for an eOperator; the plan binds these.
   std::map<std::string, std::optional<match::instance>> priced;
   ein::plan::capabilities priced_for;
-  program_search relax;                 // the search across subprograms (relax_program)
+  program_search relax;                 // the search across subprograms (choose_subprogram_plans)
   program_statistics relax_stats;       // and how it went, for the last build chosen for
   std::string model;                    // the cost model's description
   unsigned threads = 1;                 // searches run at once

@@ -23,7 +23,7 @@
 #include "ein/tune/host_reuse.hpp"
 #include "ein/tune/reuse_plan.hpp"
 
-namespace ein::codegen::detail {
+namespace ein::generator::detail {
 
 // What `--tune on` asks for: the database file, the toolchain file that compiles eOperators, the
 // seconds tuning may take in all, and whether a kernel may start from a similar kernel's schedule
@@ -34,11 +34,11 @@ struct tuning_request {
   bool reuse = true;
 };
 
-// How an eOperator step came by its schedule (step_tuning): `record` its kernel's record of this
+// How an eOperator step came by its schedule (codegen::step_tuning): `record` its kernel's record of this
 // machine that is a point of the kernel's space (null: none), `fits` whether it is a point of the
 // step's own space too, `tuned_now` whether its kernel was measured by this generation.
-inline step_tuning tuning_of(const tune::tuning_record* record, bool fits, bool tuned_now) {
-  step_tuning t;
+inline codegen::step_tuning tuning_of(const tune::tuning_record* record, bool fits, bool tuned_now) {
+  codegen::step_tuning t;
   const auto* h = record ? std::get_if<tune::host_schedule>(&record->best) : nullptr;
   if (!h || !fits) {
     t.unfit = h != nullptr;
@@ -48,11 +48,11 @@ inline step_tuning tuning_of(const tune::tuning_record* record, bool fits, bool 
   t.seconds = record->seconds;
   t.default_seconds = record->default_seconds;
   if (!tuned_now)
-    t.how = step_tuning::source::database;
+    t.how = codegen::step_tuning::source::database;
   else if (record->reused_from.empty())
-    t.how = step_tuning::source::scratch;
+    t.how = codegen::step_tuning::source::scratch;
   else {
-    t.how = step_tuning::source::reuse;
+    t.how = codegen::step_tuning::source::reuse;
     t.reused_from = record->reused_from;
   }
   return t;
@@ -61,11 +61,11 @@ inline step_tuning tuning_of(const tune::tuning_record* record, bool fits, bool 
 // `tuning: 2 eOperators tuned from scratch, 1 by reuse, 0 from the tuning database, 1 at the
 // default schedule`: the eOperator steps of `steps` (none: a library call) by how each found its
 // schedule, each counted once.
-inline std::string tuning_counts(const std::vector<std::optional<step_tuning>>& steps) {
+inline std::string tuning_counts(const std::vector<std::optional<codegen::step_tuning>>& steps) {
   std::size_t n[4] = {};
   for (auto& t : steps)
     if (t) ++n[static_cast<int>(t->how)];
-  using source = step_tuning::source;
+  using source = codegen::step_tuning::source;
   return "tuning: " + std::to_string(n[int(source::scratch)]) + " eOperators tuned from scratch, " +
          std::to_string(n[int(source::reuse)]) + " by reuse, " + std::to_string(n[int(source::database)]) +
          " from the tuning database, " + std::to_string(n[int(source::none)]) + " at the default schedule";
@@ -74,10 +74,10 @@ inline std::string tuning_counts(const std::vector<std::optional<step_tuning>>& 
 // `tuning: y (step 0) from the database, {"block_columns": 32, ...}, 12.1 us against 20.3 us at the
 // default`, `tuning: z (step 1) by reuse of y, ...`, or `tuning: y (step 0) default (why)`; `source`
 // names the kernel reused (a definition of the plan where one has its key, else the key).
-inline std::string tuning_line(const std::string& definition, std::size_t step, const step_tuning& t,
+inline std::string tuning_line(const std::string& definition, std::size_t step, const codegen::step_tuning& t,
                                const std::string& source = {}) {
   std::string r = "tuning: " + definition + " (step " + std::to_string(step) + ") " + name(t.how);
-  if (t.how == step_tuning::source::reuse) r += " of " + (source.empty() ? t.reused_from : source);
+  if (t.how == codegen::step_tuning::source::reuse) r += " of " + (source.empty() ? t.reused_from : source);
   if (!t.schedule)
     return r + (t.unfit ? " (its record is no point of the step's own space)" : " (not tuned within the budget)");
   char times[120];
@@ -86,7 +86,7 @@ inline std::string tuning_line(const std::string& definition, std::size_t step, 
 }
 
 // The tuning of the eOperator steps of `e`'s plan (by step of its layout; none: a library call),
-// computing as the plan's accumulation asks: each step's record in the database where it holds one of this machine;
+// computing as the plan's codegen::accumulation asks: each step's record in the database where it holds one of this machine;
 // the kernels without one tuned (measure::host_tuner) while the budget lasts in the order of
 // their reuse plan (tune::plan_reuse, decision 0029): a root from scratch, each other kernel from
 // its source's record (every one from scratch without `r.reuse`); else the default. The weight
@@ -95,11 +95,11 @@ inline std::string tuning_line(const std::string& definition, std::size_t step, 
 // step's own space (the tuned kernel stands alone, its reads starting at 0) stays the default. Holds the database's file
 // lock throughout, saves the database when a tuning added to it, and prints what it did: the
 // counts (tuning_counts), then a line a step (tuning_line).
-inline std::vector<std::optional<step_tuning>> tune_host_plan(const emission& e, const tuning_request& r) {
+inline std::vector<std::optional<codegen::step_tuning>> tune_host_plan(const codegen::emission& e, const tuning_request& r) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  const layout& l = e.steps;
-  const auto calls = emitted_calls(l, backend::host);
+  const codegen::layout& l = e.steps;
+  const auto calls = codegen::emitted_calls(l, codegen::backend::host);
   const auto& once = e.prep.in_prepare;
   // generators running in parallel tune one at a time (their timings would disturb each other)
   // and each reads the records the one before saved
@@ -121,7 +121,7 @@ inline std::vector<std::optional<step_tuning>> tune_host_plan(const emission& e,
   std::map<std::string, std::size_t> untuned_kernel;  // key → index into untuned
   for (std::size_t k = 0; k < l.steps.size(); ++k) {
     const auto& s = *l.steps[k].value;
-    if (calls[k] || once[k] || empty_box(s.traversal)) continue;
+    if (calls[k] || once[k] || codegen::empty_box(s.traversal)) continue;
     eoperators.push_back(k);
     auto [key, shape] = measure::host_tuner::identify(s);
     keys[k] = key;
@@ -156,12 +156,12 @@ inline std::vector<std::optional<step_tuning>> tune_host_plan(const emission& e,
     tuned[i] = true;
   }
 
-  std::vector<std::optional<step_tuning>> steps(l.steps.size());
+  std::vector<std::optional<codegen::step_tuning>> steps(l.steps.size());
   for (std::size_t k : eoperators) {
     const auto found = reader.recorded(*l.steps[k].value, db);
     const auto* h = found ? std::get_if<tune::host_schedule>(&found->best) : nullptr;
     const auto u = untuned_kernel.find(keys[k]);
-    steps[k] = tuning_of(found ? &*found : nullptr, h && tune::host_valid(shape_of(l.steps[k], l), *h),
+    steps[k] = tuning_of(found ? &*found : nullptr, h && tune::host_valid(codegen::shape_of(l.steps[k], l), *h),
                          u != untuned_kernel.end() && tuned[u->second]);
   }
   if (std::find(tuned.begin(), tuned.end(), true) != tuned.end()) db.save();
@@ -178,10 +178,10 @@ inline std::vector<std::optional<step_tuning>> tune_host_plan(const emission& e,
 }
 
 // The schedules the steps of `tuning` run under, by step (none: the default).
-inline std::vector<std::optional<tune::host_schedule>> schedules_of(const std::vector<std::optional<step_tuning>>& tuning) {
+inline std::vector<std::optional<tune::host_schedule>> schedules_of(const std::vector<std::optional<codegen::step_tuning>>& tuning) {
   std::vector<std::optional<tune::host_schedule>> r;
   for (auto& t : tuning) r.push_back(t ? t->schedule : std::nullopt);
   return r;
 }
 
-}  // namespace ein::codegen::detail
+}  // namespace ein::generator::detail

@@ -18,7 +18,7 @@
 #include "ein/ir/expr.hpp"
 #include "ein/ir/reads.hpp"
 #include "ein/plan/capabilities.hpp"
-#include "ein/search/backend.hpp"
+#include "ein/search/program/backend.hpp"
 #include "ein/search/instantiate.hpp"
 
 namespace ein::search {

@@ -17,8 +17,8 @@
 #include "ein/derive/program_rules.hpp"
 #include "ein/ir/reads.hpp"
 #include "ein/plan/capabilities.hpp"
-#include "ein/search/join_linear.hpp"
-#include "ein/search/merge_program.hpp"
+#include "ein/search/program/join_linear.hpp"
+#include "ein/search/program/merge_program.hpp"
 
 namespace ein::search {
 

@@ -13,9 +13,9 @@
 
 #include "ein/derive/positions.hpp"
 #include "ein/ir/reads.hpp"
-#include "ein/search/optimized_program.hpp"
-#include "ein/search/program.hpp"
-#include "ein/search/relax_program.hpp"
+#include "ein/search/program/optimized_program.hpp"
+#include "ein/search/program/optimize_program.hpp"
+#include "ein/search/program/choose_subprogram_plans.hpp"
 
 namespace ein::search {
 

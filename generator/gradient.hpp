@@ -13,13 +13,13 @@
 
 #include "ein/codegen/options.hpp"
 #include "ein/cost/model.hpp"
-#include "ein/detail/error.hpp"
+#include "ein/error.hpp"
 #include "ein/grad/gradient.hpp"
 #include "ein/grad/store_or_recompute.hpp"
 #include "ein/ir/fingerprint.hpp"
 #include "ein/plan/capabilities.hpp"
 
-namespace ein::codegen {
+namespace ein::generator {
 
 /// The tensors of `--gradient a,b,c`, or a message naming the flag where it names none or one
 /// twice.
@@ -72,7 +72,7 @@ inline std::string keeping_of(const std::string& keep, const std::string& budget
 /// @throws user_error as grad::gradient does, naming the tensor or definition at fault, and as
 ///         store_or_recompute does, naming the budget.
 inline ir::program gradient_of(const ir::program& p, const std::vector<std::string>& tensors,
-                               const keeping_request& keep, options& o) {
+                               const keeping_request& keep, codegen::options& o) {
   ir::program forward = p;
   forward.name = o.object;  // what errors name
   std::vector<std::string> targets;
@@ -116,4 +116,4 @@ inline ir::program gradient_of(const ir::program& p, const std::vector<std::stri
   return std::move(g.program);
 }
 
-}  // namespace ein::codegen
+}  // namespace ein::generator

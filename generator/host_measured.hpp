@@ -17,11 +17,11 @@
 #include "ein/derive/all.hpp"
 #include "ein/ir/canonical.hpp"
 #include "ein/measure/host_timer.hpp"
-#include "ein/search/finalists.hpp"
-#include "ein/search/never_worse.hpp"
-#include "ein/search/program.hpp"
+#include "ein/search/program/finalists.hpp"
+#include "ein/search/program/never_worse.hpp"
+#include "ein/search/program/optimize_program.hpp"
 
-namespace ein::codegen::detail {
+namespace ein::generator::detail {
 
 /// How a measured host search spends its time: the candidates each subprogram keeps to measure,
 /// the rounds of pricing and timing, the wall clock timing may take (compilation included), and
@@ -77,7 +77,7 @@ struct keyed_plan {
 /// before it did. Returns each pair's (first, second) seconds.
 inline std::vector<std::pair<double, double>> time_plan_pairs(std::vector<std::pair<keyed_plan, keyed_plan>> pairs,
                                                               const measure::host_toolchain& toolchain,
-                                                              accumulation accumulate, cost::measurement_cache& cache,
+                                                              codegen::accumulation accumulate, cost::measurement_cache& cache,
                                                               const std::string& device,
                                                               const measure::timing_options& turns) {
   std::vector<std::pair<double, double>> times(pairs.size());
@@ -90,7 +90,7 @@ inline std::vector<std::pair<double, double>> time_plan_pairs(std::vector<std::p
       todo.push_back(i);
   }
   if (todo.empty()) return times;
-  std::vector<timing_case> cases;
+  std::vector<codegen::timing_case> cases;
   for (auto i : todo) {
     cases.push_back({"ein_first_" + std::to_string(i), pairs[i].first.plan});
     cases.push_back({"ein_second_" + std::to_string(i), pairs[i].second.plan});
@@ -122,7 +122,7 @@ inline ein::plan::program_plan priced_plan(const ir::program& p, const cost::mod
 /// Times pairs of subprogram programs (chosen, as written) here (time_plan_pairs), each bound to
 /// the instances `model` prices (priced_plan) and kept under its plan_key.
 inline search::pair_timer host_pair_timer(const measure::host_toolchain& toolchain, const cost::model& model,
-                                          const ein::plan::capabilities& caps, accumulation accumulate,
+                                          const ein::plan::capabilities& caps, codegen::accumulation accumulate,
                                           cost::measurement_cache& cache, const std::string& device) {
   return [&toolchain, &model, caps, accumulate, &cache, device](
              const std::vector<std::pair<ir::program, ir::program>>& pairs) {
@@ -159,11 +159,11 @@ inline std::optional<whole_plan_check> check_whole_plan(const search::optimized_
                                                         const ir::program& written,
                                                         const ein::plan::capabilities& caps,
                                                         const measure::host_toolchain& toolchain,
-                                                        accumulation accumulate, cost::measurement_cache& cache,
+                                                        codegen::accumulation accumulate, cost::measurement_cache& cache,
                                                         const std::string& device) {
   auto searched_plan = search::make_plan(searched, caps);
   auto written_plan = ein::plan::make_plan(written, caps);
-  if (describe(searched_plan, {}) == describe(written_plan, {})) return std::nullopt;  // host steps, as listed
+  if (codegen::describe(searched_plan, {}) == codegen::describe(written_plan, {})) return std::nullopt;  // host steps, as listed
   measure::timing_options turns;
   turns.runs = 11;
   turns.slow_seconds = 0.5;
@@ -186,7 +186,7 @@ struct host_measurement {
   measure::host_timer& timer;
   const std::optional<measure::host_toolchain>& toolchain;
   host_measuring how;
-  accumulation accumulate = accumulation::element;
+  codegen::accumulation accumulate = codegen::accumulation::element;
   std::string progress_name;
 };
 
@@ -249,4 +249,4 @@ inline search::optimized_program search_host_measured(const ir::program& p, cons
   return chosen;
 }
 
-}  // namespace ein::codegen::detail
+}  // namespace ein::generator::detail

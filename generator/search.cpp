@@ -3,4 +3,4 @@
 // and, for the cuda backend, its CUDA source (driver.hpp).
 #include "driver.hpp"
 
-int main(int argc, char** argv) { return ein::codegen::driver_main(argc, argv); }
+int main(int argc, char** argv) { return ein::generator::driver_main(argc, argv); }
