@@ -36,7 +36,7 @@ namespace ein::generator::detail {
 // record (every one from scratch without `reuse`). Returns the GPU's device key, and how many
 // were tuned from scratch and by reuse.
 inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_gpu(
-    const codegen::layout& l, const std::vector<std::size_t>& untuned, const std::vector<tune::kernel_shape>& shapes,
+    const codegen::named_plan& l, const std::vector<std::size_t>& untuned, const std::vector<tune::kernel_shape>& shapes,
     tune::tuning_database& db, double budget_seconds, bool reuse_schedules, codegen::accumulation accumulate) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -76,7 +76,7 @@ inline std::vector<std::optional<tune::cuda_schedule>> tune_cuda_plan(const code
                                                                        double budget_seconds, bool reuse) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  const codegen::layout& l = e.steps;
+  const codegen::named_plan& l = e.steps;
   const auto calls = codegen::emitted_calls(l, codegen::backend::cuda);
   const auto& once = e.prep.in_prepare;
   // generators running in parallel tune one at a time (their timings would disturb each other)

@@ -98,7 +98,7 @@ inline std::string tuning_line(const std::string& definition, std::size_t step, 
 inline std::vector<std::optional<codegen::step_tuning>> tune_host_plan(const codegen::emission& e, const tuning_request& r) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-  const codegen::layout& l = e.steps;
+  const codegen::named_plan& l = e.steps;
   const auto calls = codegen::emitted_calls(l, codegen::backend::host);
   const auto& once = e.prep.in_prepare;
   // generators running in parallel tune one at a time (their timings would disturb each other)

@@ -23,7 +23,7 @@ int main(int argc, char** argv) {
   std::string table;
   try {
     for (auto& c : bench_gpu::bandwidth_cases()) {
-      auto plan = codegen::make_layout(c.program);
+      auto plan = codegen::make_named_plan(c.program);
       if (plan.steps.size() != 1) throw ein::internal_error("a bandwidth case is one eOperator");
       auto& s = plan.steps[0];
       const std::string ns = "bench_" + c.name;

@@ -212,7 +212,7 @@ json run_case(const std::string& name, const Program& net, const std::string& wo
   double graph_err = 0;
   for (auto& y : outputs) graph_err = std::max(graph_err, gpu::max_rel_error(y.device->download(), y.host));
   double graph_ms = gpu::median_ms([&] { graph.replay(s); }, s);
-  using plan = ein::runtime::plan<std::remove_cvref_t<Program>>;
+  using plan = ein::runtime::generated_plan<std::remove_cvref_t<Program>>;
   json result = {{"name", name},         {"plan", std::string(plan::description)},
                  {"tensors", files},     {"outputs", output_files},
                  {"ein_ms", ein_ms},     {"ein_graph_ms", graph_ms},

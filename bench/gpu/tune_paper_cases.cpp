@@ -56,7 +56,7 @@ void add_kernels(const std::string& name, const ir::program& p, const cost::roof
   const auto caps = codegen::capabilities_of(codegen::backend::cuda, false, true);
   auto r = search::optimize_program(p, derive::intra_rules(), model, {}, {}, caps);
   const auto plan = search::make_plan(r, caps);
-  const auto l = codegen::make_layout(plan);
+  const auto l = codegen::make_named_plan(plan);
   const auto calls = codegen::emitted_calls(l, codegen::backend::cuda);
   for (std::size_t k = 0; k < l.steps.size(); ++k) {
     const auto& s = l.steps[k].value;

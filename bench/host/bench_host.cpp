@@ -88,8 +88,8 @@ double relative_difference(const std::vector<float>& a, const std::vector<float>
 // alternating runs so that all see the same load; returns its row of the results.
 template <auto& Searched, auto& Written, auto& WithOnednn>
 nlohmann::json measure(const char* name, const host_bench::conv_shape& shape) {
-  using searched_plan = ein::runtime::plan<std::remove_cvref_t<decltype(Searched)>>;
-  using onednn_plan = ein::runtime::plan<std::remove_cvref_t<decltype(WithOnednn)>>;
+  using searched_plan = ein::runtime::generated_plan<std::remove_cvref_t<decltype(Searched)>>;
+  using onednn_plan = ein::runtime::generated_plan<std::remove_cvref_t<decltype(WithOnednn)>>;
   auto p = ein::reify(Searched);
   std::size_t x_size = 1, k_size = 1, y_size = 1;
   for (auto& t : p.tensors) {

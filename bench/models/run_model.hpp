@@ -41,7 +41,7 @@ json run_model(const model_case& m, const std::string& work, Memory& memory, jso
   prepared.run(bound, memory.stream());
   write_output(p, m, stored_values(memory.download(y), out_type), work, entry);
   entry["ein_ms"] = memory.median_ms([&] { prepared.run(bound, memory.stream()); });
-  using plan = runtime::plan<std::remove_cvref_t<decltype(net)>>;
+  using plan = runtime::generated_plan<std::remove_cvref_t<decltype(net)>>;
   entry["plan"] = std::string(plan::description);
   entry["ein_tolerance"] = plan::tolerance;
   std::printf("%-11s ein %10.4f ms\n", m.name.c_str(), entry["ein_ms"].get<double>());

@@ -42,7 +42,7 @@ struct bench_case {
 
 /// True when the plan's run-time kernels are, in run order, one `kind` and then one eOperator,
 /// e.g. "matmul + eOperator" (weight-only kernels are not counted).
-inline bool operator_then_eoperator(const search::plan& p, match::op_kind kind) {
+inline bool operator_then_eoperator(const search::expression_plan& p, match::op_kind kind) {
   return p.shape() == std::string(match::name(kind)) + " + eOperator";
 }
 

@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     }
   }
   const auto& caps = cuda_with_cudnn();
-  auto as_run = [&](const search::plan& p) { return 1e3 * search::seconds_as_run(p, h100(), caps); };
+  auto as_run = [&](const search::expression_plan& p) { return 1e3 * search::seconds_as_run(p, h100(), caps); };
   for (auto& l : layers()) {
     if (!only.empty() && std::none_of(only.begin(), only.end(), [&](auto& o) { return l.name.find(o) != std::string::npos; }))
       continue;

@@ -11,7 +11,7 @@
 #include "matmul.hpp"
 
 int main() {
-  using plan = ein::runtime::plan<std::remove_cvref_t<decltype(matmul::net)>>;
+  using plan = ein::runtime::generated_plan<std::remove_cvref_t<decltype(matmul::net)>>;
   std::printf("%s", plan::description.data());
 
   ein::ir::program p = ein::reify(matmul::net, "matmul");

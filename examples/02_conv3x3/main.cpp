@@ -9,7 +9,7 @@
 #include "ein_generated/conv3x3.hpp"  // written by ein_generate: ein::run now uses this plan
 
 int main() {
-  using plan = ein::runtime::plan<std::remove_cvref_t<decltype(conv3x3::net)>>;
+  using plan = ein::runtime::generated_plan<std::remove_cvref_t<decltype(conv3x3::net)>>;
   std::printf("%s", plan::description.data());
   conv3x3::reference ref;
   std::vector<float> out(1 * 7 * 7 * 512);

@@ -13,7 +13,7 @@
 
 int main() {
   if (auto status = ein::runtime::exit_without_device("conv3x3_cuda")) return *status;
-  using plan = ein::runtime::plan<std::remove_cvref_t<decltype(conv3x3::net)>>;
+  using plan = ein::runtime::generated_plan<std::remove_cvref_t<decltype(conv3x3::net)>>;
   std::printf("%s", plan::description.data());
   try {
     conv3x3::reference ref;

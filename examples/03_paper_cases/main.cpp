@@ -10,7 +10,7 @@
 #include "paper_cases.hpp"
 
 int main() {
-  using plan = ein::runtime::plan<std::remove_cvref_t<decltype(paper_cases::net)>>;
+  using plan = ein::runtime::generated_plan<std::remove_cvref_t<decltype(paper_cases::net)>>;
   std::printf("%s", plan::description.data());
   paper_cases::reference ref;
   auto outputs = ref.outputs;

@@ -44,7 +44,7 @@ double median_ms(F&& f, int warm_up = 5, int runs = 50) {
 int main(int argc, char** argv) {
   const bool timed = !(argc > 1 && std::strcmp(argv[1], "--check") == 0);
   if (auto status = ein::runtime::exit_without_device("paper_cases_cuda")) return *status;
-  using plan = ein::runtime::plan<std::remove_cvref_t<decltype(paper_cases::net)>>;
+  using plan = ein::runtime::generated_plan<std::remove_cvref_t<decltype(paper_cases::net)>>;
   std::printf("%s", plan::description.data());
   try {
     paper_cases::reference ref;

@@ -25,7 +25,7 @@ double max_difference(const std::vector<float>& got, const std::vector<float>& w
 
 int main() {
   const std::string dir = EIN_EXAMPLE_DIR;
-  using plan = ein::runtime::plan<ein_generated::tiny_cnn::program>;
+  using plan = ein::runtime::generated_plan<ein_generated::tiny_cnn::program>;
   std::printf("%s", plan::description.data());
   auto read = [&](const char* name) {
     std::string path = dir + "/test_data_set_0/" + name;

@@ -35,7 +35,7 @@ ein::eval::dense as_dense(const std::vector<float>& v, std::vector<std::int64_t>
 }  // namespace
 
 int main() {
-  using plan = ein::runtime::plan<ein_generated::mlp_training::program>;
+  using plan = ein::runtime::generated_plan<ein_generated::mlp_training::program>;
   std::printf("%s", plan::description.data());
   ein::eval::random_stream rng(7);
   std::vector<float> x = random_floats(32 * 8, rng, 1), A = random_floats(8 * 4, rng, 1), t(32 * 4);

@@ -105,7 +105,7 @@ TEST_CASE("a read that can never be inside its box is the constant 0") {
 
 TEST_CASE("layout: nested scopes become temporaries computed before their readers") {
   auto p = ein::reify(ein_test::nested);
-  auto plan = codegen::make_layout(p);
+  auto plan = codegen::make_named_plan(p);
   REQUIRE(plan.steps.size() == 4);
   std::vector<std::string> order;
   for (auto& s : plan.steps) order.push_back(plan.buffers[s.target].name);
@@ -118,11 +118,11 @@ TEST_CASE("layout: bad programs are user errors naming the tensor") {
   ir::tensor A{"A", ir::dtype::f32, {4}}, B{"B", ir::dtype::f32, {4}};
   ir::program p{"p", {A}, {{"out", ir::make_scope({{"i", 0, 4}}, {}, ir::make_access(B, {idx("i")})),
                            ir::dtype::f32}}, {"out"}};
-  CHECK_THROWS_WITH_AS(codegen::make_layout(p), doctest::Contains("tensor `B` is not a tensor of the program"),
+  CHECK_THROWS_WITH_AS(codegen::make_named_plan(p), doctest::Contains("tensor `B` is not a tensor of the program"),
                        user_error);
   p.tensors.push_back(B);
   p.outputs = {"missing"};
-  CHECK_THROWS_WITH_AS(codegen::make_layout(p), doctest::Contains("output `missing` names no tensor or definition"),
+  CHECK_THROWS_WITH_AS(codegen::make_named_plan(p), doctest::Contains("output `missing` names no tensor or definition"),
                        user_error);
 }
 
@@ -140,7 +140,7 @@ TEST_CASE("the header is deterministic and carries the freshness check and the p
   CHECK(h == codegen::emit_header(as_written(ein::reify(ein_test::two_definitions)), o));
   CHECK(h.find("static_assert(ein::program_key(::model::net) == 0x0000000000001234ULL,") != std::string::npos);
   CHECK(h.find("is stale: the program model::net changed") != std::string::npos);
-  CHECK(h.find("struct plan<std::remove_cvref_t<decltype(::model::net)>>") != std::string::npos);
+  CHECK(h.find("struct generated_plan<std::remove_cvref_t<decltype(::model::net)>>") != std::string::npos);
   CHECK(h.find("__global__") == std::string::npos);
   CHECK(h.find("#include \"model.hpp\"") != std::string::npos);
   // cuda: the header stays host C++ and calls the entry point of the CUDA source, whose name
@@ -162,7 +162,7 @@ TEST_CASE("the header is deterministic and carries the freshness check and the p
   // place_temporaries' choice, tested in tests/plan/memory_test.cpp)
   CHECK(cu.find("float* t_h = reinterpret_cast") == std::string::npos);
   std::int64_t nested_bytes = 0;
-  for (auto& b : codegen::make_layout(as_written(p)).buffers)
+  for (auto& b : codegen::make_named_plan(as_written(p)).buffers)
     if (b.variable == "t_h_1") nested_bytes = b.count() * ir::element_bytes(b.type);
   REQUIRE(nested_bytes > 0);
   const auto block = number_after(cu, "ein::runtime::device_buffer<std::byte> ein_temporaries(");

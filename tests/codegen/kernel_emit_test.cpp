@@ -155,7 +155,7 @@ TEST_CASE("precision: the plan's tolerance follows its arithmetic") {
 
 TEST_CASE("kernels: a transpose is staged through shared memory, a coalesced read is not") {
   auto t = transpose();
-  auto plan = codegen::make_layout(t);
+  auto plan = codegen::make_named_plan(t);
   auto k = codegen::schedule(plan.steps[0], plan);
   REQUIRE(k.tile);
   CHECK(k.tile->x == 2);  // w: the threads of a warp write consecutive outputs
@@ -177,13 +177,13 @@ TEST_CASE("kernels: a transpose is staged through shared memory, a coalesced rea
                 "ein_generated::p::eop_out_resident()), 256, 0, s>>>(t_X, t_out);") != std::string::npos);
   // an elementwise step reads as it writes: flat, four outputs per thread and pass
   auto e = ein::reify(ein_test::elementwise);
-  auto eplan = codegen::make_layout(e);
+  auto eplan = codegen::make_named_plan(e);
   auto flat = codegen::schedule(eplan.steps[0], eplan);
   CHECK_FALSE(flat.tile);
   CHECK(flat.unroll == 4);
   CHECK(flat.items_per_block == 1024);
   // a long sum: one output per thread and pass
-  auto lplan = codegen::make_layout(sum_program({997}));
+  auto lplan = codegen::make_named_plan(sum_program({997}));
   CHECK(codegen::schedule(lplan.steps[0], lplan).unroll == 1);
 }
 
@@ -193,11 +193,11 @@ TEST_CASE("kernels: indices are int where every value fits, 64-bit otherwise") {
                                  ir::make_access(A, {(idx("i") * 30 + idx("j") + 3000000001LL).mod(7)}) *
                                      ir::make_access(B, {idx("i"), idx("j")})),
                   {A, B});
-  auto plan = codegen::make_layout(wide);
+  auto plan = codegen::make_named_plan(wide);
   CHECK(codegen::schedule(plan.steps[0], plan).index == "std::int64_t");
   std::string cu = codegen::emit_cuda_source(as_written(wide), options_for("p", codegen::backend::cuda));
   CHECK(cu.find("std::uint64_t rest = static_cast<std::uint64_t>(o);") != std::string::npos);
-  auto small = codegen::make_layout(ein::reify(ein_test::conv_nhwc));
+  auto small = codegen::make_named_plan(ein::reify(ein_test::conv_nhwc));
   CHECK(codegen::schedule(small.steps[0], small).index == "int");
 }
 

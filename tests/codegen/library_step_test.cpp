@@ -247,7 +247,7 @@ TEST_CASE("library steps: 16-bit calls ending in bias, residual and ReLU are cuB
     CHECK(cu.find("cublasGemmStridedBatchedEx") == std::string::npos);
     // the call rounds once where the program rounds h and then y, cuDNN's plain calls after each
     // term: a unit of t for the product and one for each of its two terms
-    CHECK(codegen::tolerance(codegen::make_layout(p), o.target, p.accumulate, p.tf32) == doctest::Approx(3 * codegen::sixteen_bit_error(t, 96)));
+    CHECK(codegen::tolerance(codegen::make_named_plan(p), o.target, p.accumulate, p.tf32) == doctest::Approx(3 * codegen::sixteen_bit_error(t, 96)));
     // TF32 is float's: a 16-bit product accumulates in full float whatever the plan says
     auto tf32 = p;
     tf32.tf32 = true;

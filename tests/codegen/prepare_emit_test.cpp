@@ -16,7 +16,7 @@ namespace {
 namespace codegen = ein::codegen;
 
 // The step of `plan` that writes buffer `name`.
-std::size_t step_of(const codegen::layout& plan, const std::string& name) {
+std::size_t step_of(const codegen::named_plan& plan, const std::string& name) {
   for (std::size_t k = 0; k < plan.steps.size(); ++k)
     if (plan.buffers[plan.steps[k].target].name == name) return k;
   FAIL("no step writes " << name);
@@ -31,7 +31,7 @@ std::string function(const std::string& source, const std::string& head) {
 }
 
 // Where prepare() keeps buffer `name` in its storage (make_preparation).
-std::int64_t stored_at(const codegen::layout& plan, const codegen::preparation& prep, const std::string& name) {
+std::int64_t stored_at(const codegen::named_plan& plan, const codegen::preparation& prep, const std::string& name) {
   for (std::size_t i = 0; i < prep.stored.size(); ++i)
     if (plan.buffers[prep.stored[i]].name == name) return prep.offset[i];
   FAIL("prepare() keeps no " << name);
@@ -50,7 +50,7 @@ codegen::options cuda_options(const char* name) {
 }  // namespace
 
 TEST_CASE("make_preparation: transforms into temporaries are prepared; what later steps read is kept") {
-  auto plan = codegen::make_layout(ein::reify(ein_test::prepared_chain));
+  auto plan = codegen::make_named_plan(ein::reify(ein_test::prepared_chain));
   auto prep = codegen::make_preparation(plan);
   CHECK(prep.in_prepare[step_of(plan, "t1")]);
   CHECK(prep.in_prepare[step_of(plan, "t2")]);
@@ -69,7 +69,7 @@ TEST_CASE("make_preparation: transforms into temporaries are prepared; what late
 
 TEST_CASE("the report says which steps ein::prepare runs and how much storage it takes") {
   auto p = ein::reify(ein_test::prepared_chain);
-  auto plan = codegen::make_layout(p);
+  auto plan = codegen::make_named_plan(p);
   auto prep = codegen::make_preparation(plan);
   auto r = codegen::report(ein::plan::make_plan(p, {}), cuda_options("prepared_chain"));
   CHECK(r["prepared_bytes"] == prep.bytes);
@@ -83,13 +83,13 @@ TEST_CASE("the report says which steps ein::prepare runs and how much storage it
 }
 
 TEST_CASE("make_preparation: a plan without transforms keeps the weights it reads, and no input") {
-  auto plan = codegen::make_layout(ein::reify(ein_test::matmul));
+  auto plan = codegen::make_named_plan(ein::reify(ein_test::matmul));
   auto prep = codegen::make_preparation(plan);
   CHECK(prep.in_prepare == std::vector<bool>{false});
   REQUIRE(prep.stored.size() == 1);
   CHECK(plan.buffers[prep.stored[0]].name == "B");
   CHECK(prep.bytes == 6 * 7 * 4);
-  auto none = codegen::make_preparation(codegen::make_layout(ein::reify(ein_test::elementwise)));
+  auto none = codegen::make_preparation(codegen::make_named_plan(ein::reify(ein_test::elementwise)));
   CHECK(none.stored.empty());
   CHECK(none.bytes == 0);
 }
@@ -108,7 +108,7 @@ TEST_CASE("the cuda backend: the header declares the prepared entry points, the 
     CHECK(h.find(std::string(entry) + ";") != std::string::npos);
     CHECK(cu.find(std::string(entry) + " {") != std::string::npos);
   }
-  const auto plan = codegen::make_layout(p);
+  const auto plan = codegen::make_named_plan(p);
   const auto prep = codegen::make_preparation(plan);
   const std::string bytes = std::to_string(prep.bytes);
   CHECK(h.find("static constexpr std::size_t prepared_bytes = " + bytes + ";") != std::string::npos);

@@ -111,12 +111,12 @@ shape filter_at(std::int64_t r, std::int64_t s, std::int64_t f, std::int64_t c) 
 // channel ⌊f / (F/G)⌋·C/G + c of x; per-axis stride, padding and dilation; the filter in layout
 // Fl with C/G channels.
 template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, std::int64_t F, std::int64_t R,
-          std::int64_t S, std::int64_t G, ops::hw St, ops::hw P, ops::hw D, ops::layout L, ops::filter Fl>
+          std::int64_t S, std::int64_t G, ops::hw St, ops::hw P, ops::hw D, ops::data_format L, ops::filter Fl>
 eval::dense conv2d_loop(eval::bindings& env) {
   constexpr std::int64_t oh = (H + 2 * P.h - D.h * (R - 1) - 1) / St.h + 1;
   constexpr std::int64_t ow = (W + 2 * P.w - D.w * (S - 1) - 1) / St.w + 1;
   constexpr std::int64_t cg = C / G, mg = F / G;
-  constexpr bool nhwc = L == ops::layout::nhwc;
+  constexpr bool nhwc = L == ops::data_format::nhwc;
   eval::dense y(nhwc ? shape{N, oh, ow, F} : shape{N, F, oh, ow});
   for (std::int64_t n = 0; n < N; ++n)
     for (std::int64_t h = 0; h < oh; ++h)
@@ -134,9 +134,9 @@ eval::dense conv2d_loop(eval::bindings& env) {
 
 // Per-axis stride, padding and dilation, and the filter in layout Fl.
 template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, std::int64_t F, std::int64_t R,
-          std::int64_t S, ops::hw St, ops::hw P, ops::hw D, ops::layout L, ops::filter Fl>
+          std::int64_t S, ops::hw St, ops::hw P, ops::hw D, ops::data_format L, ops::filter Fl>
 void conv2d_axes_case() {
-  static constexpr activation<L == ops::layout::nhwc, N, H, W, C> x;
+  static constexpr activation<L == ops::data_format::nhwc, N, H, W, C> x;
   static constexpr filter_weight<Fl, R, S, F, C> k;
   check(program(ops::conv2d<"y", L, St, P, D, Fl>(x, k)), "y", conv2d_loop<N, H, W, C, F, R, S, 1, St, P, D, L, Fl>);
 }
@@ -168,10 +168,10 @@ TEST_CASE("ops::conv2d's square form and its defaults give the program of the sp
 
 // G groups; G = C is depthwise_conv2d.
 template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, std::int64_t F, std::int64_t R,
-          std::int64_t S, std::int64_t G, ops::hw St, ops::hw P, ops::layout L, ops::filter Fl>
+          std::int64_t S, std::int64_t G, ops::hw St, ops::hw P, ops::data_format L, ops::filter Fl>
 void grouped_case() {
   constexpr auto loop = conv2d_loop<N, H, W, C, F, R, S, G, St, P, 1, L, Fl>;
-  static constexpr activation<L == ops::layout::nhwc, N, H, W, C> x;
+  static constexpr activation<L == ops::data_format::nhwc, N, H, W, C> x;
   static constexpr filter_weight<Fl, R, S, F, C / G> k;
   check(program(ops::grouped_conv2d<"y", G, L, St, P, 1, Fl>(x, k)), "y", loop);
   if constexpr (G == C) check(program(ops::depthwise_conv2d<"y", L, St, P, 1, Fl>(x, k)), "y", loop);

@@ -23,9 +23,9 @@ double at4(const eval::dense& t, bool nhwc, std::int64_t n, std::int64_t h, std:
 }
 
 template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, ops::hw K, ops::hw St, ops::hw P,
-          ops::layout L>
+          ops::data_format L>
 void pool_case() {
-  static constexpr bool nhwc = L == ops::layout::nhwc;
+  static constexpr bool nhwc = L == ops::data_format::nhwc;
   static constexpr std::int64_t oh = (H + 2 * P.h - K.h) / St.h + 1, ow = (W + 2 * P.w - K.w) / St.w + 1;
   static constexpr activation<nhwc, N, H, W, C> x;
   auto out = [](std::int64_t n, std::int64_t h, std::int64_t w, std::int64_t c) {
@@ -87,9 +87,9 @@ TEST_CASE("ops::avg_pool2d divides a border window by the full window size (coun
   CHECK(y.data[0] == doctest::Approx(10.0 / 9.0));  // all four values, 5 padding zeros
 }
 
-template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, ops::layout L>
+template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, ops::data_format L>
 void global_avg_pool_case() {
-  static constexpr bool nhwc = L == ops::layout::nhwc;
+  static constexpr bool nhwc = L == ops::data_format::nhwc;
   static constexpr activation<nhwc, N, H, W, C> x;
   check(program(ops::global_avg_pool<"y", L>(x)), "y", [](eval::bindings& env) {
     eval::dense y(shape{N, C});
@@ -147,11 +147,11 @@ TEST_CASE("ops::softmax stays finite where exp(x) overflows") {
 }
 
 // bias_add, prelu, batch_norm: one parameter value per channel along the layout's channel axis.
-template <ops::layout L, std::int64_t... Dims>
+template <ops::data_format L, std::int64_t... Dims>
 void per_channel_case() {
   static constexpr std::size_t rank = sizeof...(Dims);
   static constexpr std::array<std::int64_t, rank> dims{Dims...};
-  static constexpr std::size_t axis = L == ops::layout::nhwc ? rank - 1 : 1;
+  static constexpr std::size_t axis = L == ops::data_format::nhwc ? rank - 1 : 1;
   static constexpr input<"X", float, Dims...> x;
   static constexpr weight<"A", float, dims[axis]> a;
   static constexpr weight<"B", float, dims[axis]> b;
@@ -251,9 +251,9 @@ TEST_CASE("ops::linear is x · wᵀ + b with PyTorch's (out, in) weight") {
 // The folded convolution equals batch_norm(conv2d(...)) under the interpreter, on the same
 // random inputs (variances made positive), and its filter and bias read weights only.
 template <std::int64_t N, std::int64_t H, std::int64_t W, std::int64_t C, std::int64_t F, std::int64_t R,
-          std::int64_t S, ops::hw St, ops::hw P, ops::layout L, ops::filter Fl>
+          std::int64_t S, ops::hw St, ops::hw P, ops::data_format L, ops::filter Fl>
 void fold_case(std::uint64_t seed) {
-  static constexpr bool nhwc = L == ops::layout::nhwc;
+  static constexpr bool nhwc = L == ops::data_format::nhwc;
   static constexpr activation<nhwc, N, H, W, C> x;
   static constexpr filter_weight<Fl, R, S, F, C> k;
   static constexpr weight<"G", float, F> g;

@@ -82,11 +82,11 @@ TEST_CASE("conv2d: layouts, stride, dilation, padding, kernels, shifted and part
                     if (R > 1) CHECK(a.dilation_h == dil);
                     if (variant == 0) CHECK(a.pad_h == pad);
                     if (variant == 0) CHECK(a.symmetric());
-                    if (xl == yl) CHECK(a.layout == (xl == 0 ? "nhwc" : "nchw"));
-                    CHECK(a.filter_layout == (wl == 0 ? "strided" : wl == 1 ? "kcrs" : "krsc"));
+                    if (xl == yl) CHECK(a.data_format == (xl == 0 ? "nhwc" : "nchw"));
+                    CHECK(a.filter_format == (wl == 0 ? "strided" : wl == 1 ? "kcrs" : "krsc"));
                     if (wl == 0) {  // a packed copy of the filter makes it a library format
                       auto r = repack_filter(i, swap ? "kcrs" : "krsc");
-                      CHECK(r.op.conv().filter_layout == (swap ? "kcrs" : "krsc"));
+                      CHECK(r.op.conv().filter_format == (swap ? "kcrs" : "krsc"));
                       CHECK(semantic_error(*s, r.op) < 1e-12);
                     }
                     ++checked;
@@ -99,7 +99,7 @@ TEST_CASE("conv2d: the Conv3x3 of ResNet-18 (NHWC, padding 1) and a dilated CSRN
   auto s = operators::conv2d_canonical({{"n", 1}, {"h", 7}, {"w", 7}, {"f", 8}, {"c", 4}});
   auto i = expect_match(*s, op_kind::conv2d);
   CHECK(i.conv().pad_h == 1);
-  CHECK(i.conv().layout == "nhwc");
+  CHECK(i.conv().data_format == "nhwc");
   CHECK(i.flops == 2.0 * 7 * 7 * 8 * 4 * 9);
   auto d = operators::conv2d_canonical(
       {{"n", 1}, {"h", 9}, {"w", 9}, {"f", 4}, {"c", 3}, {"dilation", 2}, {"pad", 2}});
@@ -212,9 +212,9 @@ TEST_CASE("conv2d: grouped and depthwise convolutions as ONNX's Conv writes them
             CHECK(a.c == C);
             CHECK(a.k == F);
             CHECK(a.filter_channels() == Cg);
-            CHECK(a.layout == (xl == 0 ? "nhwc" : "nchw"));
+            CHECK(a.data_format == (xl == 0 ? "nhwc" : "nchw"));
             // one channel a filter: KCRS and KRSC are the same layout, named KCRS
-            CHECK(a.filter_layout == (wl == 2 ? "strided" : wl == 0 || Cg == 1 ? "kcrs" : "krsc"));
+            CHECK(a.filter_format == (wl == 2 ? "strided" : wl == 0 || Cg == 1 ? "kcrs" : "krsc"));
             CHECK(i.flops == 2.0 * N * F * P * Q * Cg * R * S);
             ++checked;
           }
@@ -291,8 +291,8 @@ TEST_CASE("conv_transpose2d: layouts, stride, padding, output padding, kernel sh
                 CHECK(g.p == I);
                 CHECK(g.c == F);
                 CHECK(g.k == C);
-                if (al == ol) CHECK(g.layout == (al == 0 ? "nhwc" : "nchw"));
-                CHECK(g.filter_layout == (kl == 1 ? "kcrs" : "strided"));
+                if (al == ol) CHECK(g.data_format == (al == 0 ? "nhwc" : "nchw"));
+                CHECK(g.filter_format == (kl == 1 ? "kcrs" : "strided"));
                 auto r = repack_filter(m, kl == 2 ? "kcrs" : "krsc");
                 CHECK(semantic_error(*s, r.op) < 1e-12);
                 ++checked;

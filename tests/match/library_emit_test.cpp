@@ -155,7 +155,7 @@ TEST_CASE("library emitters: cuDNN's unsupported layouts and types are refused")
   // backward data: NCHW only
   auto nchw = expect_match(*conv_transpose_case(false), match::op_kind::conv_transpose2d);
   auto nhwc = expect_match(*conv_transpose_case(true), match::op_kind::conv_transpose2d);
-  REQUIRE(nchw.conv().filter_layout == "kcrs");
+  REQUIRE(nchw.conv().filter_format == "kcrs");
   CHECK(plan::cudnn_accepts(nchw));
   CHECK(!plan::cudnn_accepts(nhwc));
   CHECK(!plan::cudnn_accepts(match::repack_filter(nhwc, "kcrs").op));

@@ -78,7 +78,7 @@ TEST_CASE("host_tuner: a tuned schedule is a point of the space equal to the int
   CHECK(*db.find(tuner.device(), r.key) == r.record);
 
   // the best schedule's kernel, compiled alone, equals the interpreter on other inputs
-  const auto layout = codegen::make_layout(
+  const auto layout = codegen::make_named_plan(
       ein::plan::make_plan(measure::host_timer::eoperator_inputs_program(*cost::flat_eoperator(*s)), {}));
   REQUIRE(layout.steps.size() == 1);
   CHECK(tune::host_valid(codegen::shape_of(layout.steps[0], layout), best));

@@ -75,7 +75,7 @@ void check_model(const Object& object, std::uint64_t seed, const std::vector<std
   const std::string& out = p.outputs[0];
   const ein::ir::dtype out_type = p.find_definition(out)->type;
   const bool narrow = ein::ir::is_16bit(out_type);
-  const double tolerance = narrow ? ein::runtime::plan<std::remove_cvref_t<Object>>::tolerance : 1e-4;
+  const double tolerance = narrow ? ein::runtime::generated_plan<std::remove_cvref_t<Object>>::tolerance : 1e-4;
   auto env = model_inputs(p, seed, positive);
   auto ref = ein::eval::evaluate(p, env).at(out);
   auto exact = ein::eval::evaluate(unrounded(p), env).at(out);

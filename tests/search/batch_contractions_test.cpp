@@ -207,7 +207,7 @@ TEST_CASE("Figure 15's second half from plain input: GCN's block at its stage-5 
   auto r = batch_searched(src);
   double written = search::program_seconds(src, h100(), cuda_build());
   double t = search::program_seconds(r.program, h100(), cuda_build());
-  MESSAGE("as written " << search::plan::ms_text(written) << " ms, searched " << search::plan::ms_text(t) << " ms\n"
+  MESSAGE("as written " << search::expression_plan::ms_text(written) << " ms, searched " << search::expression_plan::ms_text(t) << " ms\n"
                         << r.report());
   CHECK(batch_steps(r, "folded") + batch_steps(r, "folded_b_last") == 1);
   CHECK(batch_steps(r, "batched") == 0);
@@ -249,10 +249,10 @@ TEST_CASE("batch_contractions: sweep of GCN blocks, written against batched and 
         auto cell = [&](double s) {
           char pct[32];
           std::snprintf(pct, sizeof pct, " (%+.1f%%)", (s / written - 1) * 100);
-          return search::plan::ms_text(s) + pct;
+          return search::expression_plan::ms_text(s) + pct;
         };
         table += "| " + std::to_string(hw) + " | " + std::to_string(c) + " | " + std::to_string(f) + " | " + std::to_string(k) +
-                 " | " + search::plan::ms_text(written) + " | " + cell(by_form["batched"]) + " | " + cell(by_form["folded"]) + " | " +
+                 " | " + search::expression_plan::ms_text(written) + " | " + cell(by_form["batched"]) + " | " + cell(by_form["folded"]) + " | " +
                  cell(by_form["folded_b_last"]) + " |\n";
       }
   MESSAGE(table);

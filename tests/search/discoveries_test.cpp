@@ -18,7 +18,7 @@ using namespace search_test;
 
 namespace {
 
-double as_run(const search::plan& p) { return search::seconds_as_run(p, h100(), cuda_with_cudnn()); }
+double as_run(const search::expression_plan& p) { return search::seconds_as_run(p, h100(), cuda_with_cudnn()); }
 
 // The search of `src`, its plan chosen as the cuda backend runs it (cuBLAS, cuDNN, eOperators).
 search::optimized searched(const scope_ptr& src) {
@@ -28,8 +28,8 @@ search::optimized searched(const scope_ptr& src) {
 }
 
 // The kernels that run (weight transforms left out).
-std::vector<const search::kernel*> run_time(const search::plan& p) {
-  std::vector<const search::kernel*> out;
+std::vector<const search::priced_kernel*> run_time(const search::expression_plan& p) {
+  std::vector<const search::priced_kernel*> out;
   for (auto& k : p.kernels)
     if (!k.weight_only) out.push_back(&k);
   return out;
@@ -61,7 +61,7 @@ void check_every(const search::optimized& r, const scope_ptr& src, Form form) {
 
 // The plan EinNet reports for a transposed convolution: one GEMM (or batched GEMM) whose output
 // an eOperator sums into the image.
-bool gemm_then_aggregate(const search::plan& p) {
+bool gemm_then_aggregate(const search::expression_plan& p) {
   return (has_shape(p, "matmul + eOperator") || has_shape(p, "batch_matmul + eOperator")) &&
          !p.kernels.back().flat->summation.empty();
 }
@@ -69,9 +69,9 @@ bool gemm_then_aggregate(const search::plan& p) {
 void report(const char* name, const search::optimized& r, const search::candidate_plan* einnet) {
   std::string steps;
   for (auto& s : r.candidates[r.chosen].steps) steps += "\n  " + derive::to_string(s);
-  MESSAGE(std::string(name) << ": as written " << search::plan::ms_text(as_run(r.baseline)) << " ms, EinNet's plan "
-               << (einnet ? search::plan::ms_text(as_run(einnet->p)) : std::string("-")) << " ms, chosen "
-               << search::plan::ms_text(as_run(r.best)) << " ms\n"
+  MESSAGE(std::string(name) << ": as written " << search::expression_plan::ms_text(as_run(r.baseline)) << " ms, EinNet's plan "
+               << (einnet ? search::expression_plan::ms_text(as_run(einnet->p)) : std::string("-")) << " ms, chosen "
+               << search::expression_plan::ms_text(as_run(r.best)) << " ms\n"
                << r.best.str() << "derivation:" << steps);
 }
 
@@ -85,7 +85,7 @@ scope_ptr dilated_conv(std::int64_t n, std::int64_t hw, std::int64_t c, std::int
 // 1. A transposed convolution over a small image as one dense layer: the weights expanded once
 // into the [in·in·c, out·out·f] matrix the convolution multiplies by, then one GEMM.
 namespace {
-bool dense_layer(const search::plan& p, std::int64_t m, std::int64_t n, std::int64_t k) {
+bool dense_layer(const search::expression_plan& p, std::int64_t m, std::int64_t n, std::int64_t k) {
   auto run = run_time(p);
   if (run.size() != 1 || !run[0]->library() || run[0]->op->kind != match::op_kind::matmul) return false;
   auto& g = run[0]->op->gemm();
@@ -109,7 +109,7 @@ TEST_CASE("discovery: InfoGAN's transposed convolution over a 2×2 image as a de
 
   // values, at a size the interpreter checks quickly
   auto small = conv_transpose(2, 2, 16, 8, 4, 2, 1);
-  check_every(searched(small), small, [](const search::plan& p) { return dense_layer(p, 2, 4 * 4 * 8, 2 * 2 * 16); });
+  check_every(searched(small), small, [](const search::expression_plan& p) { return dense_layer(p, 2, 4 * 4 * 8, 2 * 2 * 16); });
 }
 
 // 2. A dilated 3×3 convolution as a partial im2col: the input copied once per kernel row (3·c
@@ -117,7 +117,7 @@ TEST_CASE("discovery: InfoGAN's transposed convolution over a 2×2 image as a de
 // and an eOperator adding them at their dilated offsets. Between Figure 3(b)'s Matmul +
 // OffsetReduce (k = c, nine partial sums) and im2col (k = 9·c, a nine-fold copy).
 namespace {
-bool partial_im2col(const search::plan& p, std::int64_t c) {
+bool partial_im2col(const search::expression_plan& p, std::int64_t c) {
   auto run = run_time(p);
   if (run.size() != 3 || !run[1]->library() || run[1]->op->kind != match::op_kind::matmul) return false;
   bool copy = !run[0]->library() && run[0]->flat->summation.empty();
@@ -128,7 +128,7 @@ bool partial_im2col(const search::plan& p, std::int64_t c) {
 // PET's plan for a dilated convolution, which EinNet rediscovers for CSRNet: the input's rows
 // regrouped by parity so that a convolution with dilation 1 along them runs, and the output
 // regrouped back.
-bool undilated(const search::plan& p) {
+bool undilated(const search::expression_plan& p) {
   auto run = run_time(p);
   if (!has_shape(p, "eOperator + conv2d + eOperator")) return false;
   auto& a = run[1]->op->conv();
@@ -152,16 +152,16 @@ TEST_CASE("discovery: dilated 3×3 convolutions at batch 16 as a partial im2col 
     CHECK(partial_im2col(r.best, c));
     // the convolution as written runs as one cuDNN call once its filter is packed (KRSC): the
     // cheapest single conv2d among the candidates
-    auto* packed = cheapest(r, [](const search::plan& p) { return has_shape(p, "conv2d"); });
+    auto* packed = cheapest(r, [](const search::expression_plan& p) { return has_shape(p, "conv2d"); });
     REQUIRE(packed);
-    MESSAGE("as written, its filter packed: " << search::plan::ms_text(as_run(packed->p)) << " ms");
+    MESSAGE("as written, its filter packed: " << search::expression_plan::ms_text(as_run(packed->p)) << " ms");
     CHECK(as_run(r.best) < as_run(packed->p));
     CHECK(r.best.seconds < r.baseline.seconds);
     CHECK(as_run(r.best) < as_run(pet->p));
   }
   // values, at a size the interpreter checks quickly (the plan is among the candidates there)
   auto small = dilated_conv(2, 7, 8, 4, 2);
-  check_every(searched(small), small, [](const search::plan& p) { return partial_im2col(p, 8); });
+  check_every(searched(small), small, [](const search::expression_plan& p) { return partial_im2col(p, 8); });
 }
 
 // 3. A LoRA adapter merged into its layer's weights: `x·Wᵀ + (x·Aᵀ)·Bᵀ` as one GEMM over
@@ -246,9 +246,9 @@ TEST_CASE("discovery: a LoRA adapter merged into its layer's weights, one GEMM o
       auto found = searched_program(src);
       double written = seconds(src), merged_input = seconds(shared_input_merge(m, 4096, 4096, r)),
              chosen = seconds(found.program);
-      MESSAGE("LoRA m " << m << ", r " << r << ": as written " << search::plan::ms_text(written)
-                        << " ms, shared-input merge " << search::plan::ms_text(merged_input) << " ms, chosen "
-                        << search::plan::ms_text(chosen) << " ms; search: "
+      MESSAGE("LoRA m " << m << ", r " << r << ": as written " << search::expression_plan::ms_text(written)
+                        << " ms, shared-input merge " << search::expression_plan::ms_text(merged_input) << " ms, chosen "
+                        << search::expression_plan::ms_text(chosen) << " ms; search: "
                         << searched_line(found.report()));
       CHECK(one_merged_gemm(found, 4096));
       CHECK(chosen < merged_input);

@@ -35,7 +35,7 @@ program chain(std::int64_t m, std::int64_t k, std::int64_t j, std::int64_t n) {
 std::size_t joins(const search::optimized_program& r) { return r.join_steps.size(); }
 
 // True when a library kernel of `p` multiplies `x` by `y` alone.
-bool multiplies(const search::plan& p, const std::string& x, const std::string& y) {
+bool multiplies(const search::expression_plan& p, const std::string& x, const std::string& y) {
   for (auto& k : p.kernels) {
     if (!k.library()) continue;
     std::set<std::string> read;
@@ -69,7 +69,7 @@ TEST_CASE("a matmul chain is one subprogram, reassociated where the model prices
     CHECK(multiplies(r.subprograms[0].result.best, "A", "B") == !reassociated);
     double written = search::program_seconds(src, slow_loops(), host_blas());
     double chosen = search::program_seconds(r.program, slow_loops(), host_blas());
-    MESSAGE("predicted " << search::plan::ms_text(written) << " ms as written, " << search::plan::ms_text(chosen)
+    MESSAGE("predicted " << search::expression_plan::ms_text(written) << " ms as written, " << search::expression_plan::ms_text(chosen)
                          << " ms chosen");
     if (reassociated)
       CHECK(chosen < 0.6 * written);

@@ -29,7 +29,7 @@ std::vector<scope_ptr> trees() {
   return all;
 }
 
-std::string plan_text(const search::plan& p) {
+std::string plan_text(const search::expression_plan& p) {
   std::string r = p.str();
   for (auto& k : p.kernels) r += to_string(*k.flat) + "\n";
   return r;

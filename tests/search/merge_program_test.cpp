@@ -23,7 +23,7 @@ namespace {
 
 // The kernels of a plan as program definitions: each kernel's flat scope, reading earlier kernels
 // as `<prefix>_k<i>`; the last kernel is named `result`.
-std::vector<definition> definitions_of(const search::plan& p, const std::string& prefix, const std::string& result) {
+std::vector<definition> definitions_of(const search::expression_plan& p, const std::string& prefix, const std::string& result) {
   std::map<std::string, tensor> renamed;
   std::vector<definition> out;
   for (std::size_t i = 0; i < p.kernels.size(); ++i) {
@@ -43,7 +43,7 @@ std::vector<definition> definitions_of(const search::plan& p, const std::string&
 }
 
 // The first candidate of a search with the given run-time kernel kinds.
-const search::plan& with_shape(const search::optimized& r, const std::string& kinds) {
+const search::expression_plan& with_shape(const search::optimized& r, const std::string& kinds) {
   for (auto& c : r.candidates)
     if (c.p.shape() == kinds) return c.p;
   FAIL("no candidate " << kinds);
@@ -145,8 +145,8 @@ TEST_CASE("Figure 3(a) at ResNet-18's size ([1,7,7,512], 512 filters): one Matmu
   std::vector<derive::step> steps;
   auto merged = search::merge_contractions(p, h100(), &steps);
   for (auto& s : steps) MESSAGE(derive::to_string(s));
-  MESSAGE("predicted " << search::plan::ms_text(search::program_seconds(p, h100())) << " ms → "
-                       << search::plan::ms_text(search::program_seconds(merged, h100())) << " ms");
+  MESSAGE("predicted " << search::expression_plan::ms_text(search::program_seconds(p, h100())) << " ms → "
+                       << search::expression_plan::ms_text(search::program_seconds(merged, h100())) << " ms");
   REQUIRE(steps.size() == 1);
   verify(merged);
   auto gemm = run_time_library(merged);

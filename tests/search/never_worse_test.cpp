@@ -97,7 +97,7 @@ TEST_CASE("the report's baseline is priced as the build runs it: a library call 
   double as_eoperator = search::eoperator_seconds(*y, h100());
   CHECK(s.baseline_as_run == same(as_eoperator));
   CHECK(s.baseline_as_run != same(s.result.baseline.seconds));
-  CHECK(r.report().find("baseline " + s.result.baseline.shape() + " " + search::plan::ms_text(as_eoperator) + " ms") !=
+  CHECK(r.report().find("baseline " + s.result.baseline.shape() + " " + search::expression_plan::ms_text(as_eoperator) + " ms") !=
         std::string::npos);
   // one price per kernel, the one the build runs: the kernel line and the total of the chosen
   // plan price the refused matmul as the eOperator it runs as, never as the library call
@@ -105,10 +105,10 @@ TEST_CASE("the report's baseline is priced as the build runs it: a library call 
   REQUIRE(k.library());
   CHECK(k.seconds != same(as_eoperator));
   auto report = r.report();
-  CHECK(report.find("(" + k.name + "): " + k.what() + "  " + search::plan::ms_text(as_eoperator) + " ms\n") !=
+  CHECK(report.find("(" + k.name + "): " + k.what() + "  " + search::expression_plan::ms_text(as_eoperator) + " ms\n") !=
         std::string::npos);
-  CHECK(report.find("total " + search::plan::ms_text(as_eoperator) + " ms\n") != std::string::npos);
-  CHECK(report.find(" " + search::plan::ms_text(k.seconds) + " ms\n") == std::string::npos);
+  CHECK(report.find("total " + search::expression_plan::ms_text(as_eoperator) + " ms\n") != std::string::npos);
+  CHECK(report.find(" " + search::expression_plan::ms_text(k.seconds) + " ms\n") == std::string::npos);
   auto p = search::make_plan(r, host_blas());
   REQUIRE(p.derivations.size() == 1);
   CHECK(p.derivations[0].baseline_seconds == same(as_eoperator));

@@ -66,7 +66,7 @@ bool packed_gemm_operand(const match::gemm_attrs& g, const std::string& role, st
 bool canonical_weights(const match::instance& op) {
   switch (op.kind) {
     case match::op_kind::conv2d:
-      return op.conv().filter_layout == "krsc" || op.conv().filter_layout == "kcrs";
+      return op.conv().filter_format == "krsc" || op.conv().filter_format == "kcrs";
     case match::op_kind::matmul:
     case match::op_kind::batch_matmul:
       return std::all_of(op.inputs.begin(), op.inputs.end(), [&](const match::operand& o) {
@@ -196,7 +196,7 @@ void input_reads(const ir::scope& s, bool inside, std::vector<std::string>& all,
 const ein::plan::capabilities canonical_weights_only{{{"canonical weights", &canonical_weights}}};
 
 // The run-time library kernels of `p` that `canonical_weights_only` calls.
-std::size_t called(const search::plan& p) {
+std::size_t called(const search::expression_plan& p) {
   std::size_t n = 0;
   for (auto& k : p.kernels) n += !k.weight_only && k.library() && canonical_weights_only.calls(*k.op);
   return n;

@@ -36,7 +36,7 @@ scope_ptr conv_with_filter_order(const std::array<std::size_t, 4>& order) {
 }
 
 // The run-time kernels of `p` that are library calls the backend makes.
-std::size_t called(const search::plan& p) {
+std::size_t called(const search::expression_plan& p) {
   std::size_t n = 0;
   for (auto& k : p.kernels) n += !k.weight_only && k.library() && packed_filters_only.calls(*k.op);
   return n;

@@ -30,7 +30,7 @@ scope_ptr batched_conv(std::int64_t n, std::int64_t hw, std::int64_t c, std::int
 }
 
 // The conv2d kernel of `p` that runs at run time, when it is the only library operator.
-const match::conv_attrs* run_time_conv(const search::plan& p) {
+const match::conv_attrs* run_time_conv(const search::expression_plan& p) {
   const match::conv_attrs* found = nullptr;
   for (auto& k : p.kernels) {
     if (k.weight_only || !k.op) continue;
@@ -42,7 +42,7 @@ const match::conv_attrs* run_time_conv(const search::plan& p) {
 
 // Figure 6: "conv2d + eOperator" whose conv2d has a 3×3 kernel, `dilation` and 4·f output
 // channels, the eOperator summing (a reduction over the quadrupled channels).
-bool figure6(const search::plan& p, std::int64_t f, std::int64_t dilation) {
+bool figure6(const search::expression_plan& p, std::int64_t f, std::int64_t dilation) {
   if (!has_shape(p, "conv2d + eOperator") || p.kernels.back().flat->summation.empty()) return false;
   auto* a = run_time_conv(p);
   return a && a->r == 3 && a->s == 3 && a->k == 4 * f && a->dilation_h == dilation &&

@@ -152,7 +152,7 @@ inline eval::bindings random_bindings(const scope& s, std::uint64_t seed) {
 }
 
 /// The plan run kernel by kernel equals the source under the interpreter on two random inputs.
-inline bool plan_equals_source(const search::plan& p, const scope_ptr& source) {
+inline bool plan_equals_source(const search::expression_plan& p, const scope_ptr& source) {
   for (std::uint64_t seed : {21u, 22u}) {
     auto env = random_bindings(*source, seed);
     auto ref = eval::evaluate(*source, env);
@@ -164,6 +164,6 @@ inline bool plan_equals_source(const search::plan& p, const scope_ptr& source) {
 }
 
 /// True when the plan's run-time kernels are exactly `kinds` ("eOperator" for an eOperator).
-inline bool has_shape(const search::plan& p, const std::string& kinds) { return p.shape() == kinds; }
+inline bool has_shape(const search::expression_plan& p, const std::string& kinds) { return p.shape() == kinds; }
 
 }  // namespace search_test

@@ -31,7 +31,7 @@ const search::candidate_plan* gemm_then_aggregate(const search::optimized& r) {
 // its output back (an eOperator), in that order.
 const search::candidate_plan* undilated_g2bmm(const search::optimized& r) {
   for (auto& c : r.candidates) {
-    std::vector<const search::kernel*> run;
+    std::vector<const search::priced_kernel*> run;
     for (auto& k : c.p.kernels)
       if (!k.weight_only) run.push_back(&k);
     std::size_t lib = 0, libs = 0;
@@ -61,7 +61,7 @@ const search::candidate_plan* im2col_matmul(const search::optimized& r, std::int
 
 std::string kinds_of(const search::optimized& r) {
   std::string s;
-  for (auto& c : r.candidates) s += "\n  " + c.p.shape() + "  " + search::plan::ms_text(c.p.seconds) + " ms (" + c.target + ")";
+  for (auto& c : r.candidates) s += "\n  " + c.p.shape() + "  " + search::expression_plan::ms_text(c.p.seconds) + " ms (" + c.target + ")";
   return s;
 }
 
@@ -91,10 +91,10 @@ TEST_CASE("rediscover Conv3x3 at full size (ResNet-18: [1,7,7,512], 512 filters,
   auto* mm = find_shape(r, "matmul + eOperator");
   REQUIRE(mm);
   MESSAGE("Matmul + OffsetReduce (" << mm->target << "):\n" << mm->p.str());
-  MESSAGE("chosen " << r.best.shape() << " " << search::plan::ms_text(r.best.seconds)
-                    << " ms; Matmul + OffsetReduce " << search::plan::ms_text(mm->p.seconds)
+  MESSAGE("chosen " << r.best.shape() << " " << search::expression_plan::ms_text(r.best.seconds)
+                    << " ms; Matmul + OffsetReduce " << search::expression_plan::ms_text(mm->p.seconds)
                     << " ms; baseline " << r.baseline.shape() << " "
-                    << search::plan::ms_text(r.baseline.seconds) << " ms");
+                    << search::expression_plan::ms_text(r.baseline.seconds) << " ms");
   // the paper's plan beats the cuDNN call as written at this size (a regression of a rule or of
   // the choice loses it)
   CHECK(r.best.seconds < r.baseline.seconds);

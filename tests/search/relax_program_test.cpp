@@ -100,9 +100,9 @@ TEST_CASE("Figure 15 in small: k×1 and 1×k over one input become one Matmul at
   double g = search::program_seconds(greedy.program, h100(), cuda_build());
   double s1 = search::program_seconds(strict.program, h100(), cuda_build());
   double t = search::program_seconds(relaxed.program, h100(), cuda_build());
-  MESSAGE("as written " << search::plan::ms_text(written) << " ms, greedy " << search::plan::ms_text(g)
-                        << " ms, alpha 1 " << search::plan::ms_text(s1) << " ms, alpha 1.05 "
-                        << search::plan::ms_text(t) << " ms\n" << relaxed.report());
+  MESSAGE("as written " << search::expression_plan::ms_text(written) << " ms, greedy " << search::expression_plan::ms_text(g)
+                        << " ms, alpha 1 " << search::expression_plan::ms_text(s1) << " ms, alpha 1.05 "
+                        << search::expression_plan::ms_text(t) << " ms\n" << relaxed.report());
   CHECK(!merged(greedy));
   CHECK(merged(relaxed));
   // the merge is one paired switch away, priced below the choice made alone: alpha 1 finds it too
@@ -136,7 +136,7 @@ TEST_CASE("greedy (alpha 1) ends dearer than alpha 1.05: four separable convolut
   auto strict = greedy_quad(1.0), relaxed = greedy_quad(1.05);
   double s1 = search::program_seconds(strict.program, h100(), cuda_build());
   double t = search::program_seconds(relaxed.program, h100(), cuda_build());
-  MESSAGE("alpha 1: " << search::plan::ms_text(s1) << " ms, alpha 1.05: " << search::plan::ms_text(t) << " ms\n"
+  MESSAGE("alpha 1: " << search::expression_plan::ms_text(s1) << " ms, alpha 1.05: " << search::expression_plan::ms_text(t) << " ms\n"
                       << "alpha 1:\n" << strict.report() << "\nalpha 1.05:\n" << relaxed.report());
   CHECK(strict.relax_stats.start_seconds == relaxed.relax_stats.start_seconds);
   CHECK(strict.relax_stats.kept == 0);

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/error.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/runtime/plan.hpp"
@@ -51,7 +51,7 @@ inline bool emits(backend target, const ein::plan::library& l) {
 /// its loops (its consumers link no CPU library).
 /// @throws user_error when the plan calls a library `target` does not emit (a plan bound for
 ///         another build).
-inline std::vector<std::optional<ein::plan::library_call>> emitted_calls(const layout& plan, backend target,
+inline std::vector<std::optional<ein::plan::library_call>> emitted_calls(const named_plan& plan, backend target,
                                                                     bool host_loops = false) {
   std::vector<std::optional<ein::plan::library_call>> r(plan.steps.size());
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "ein/codegen/index.hpp"
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/reads.hpp"
@@ -58,7 +58,7 @@ struct read_pieces {
   std::string check, offset;
 };
 
-inline read_pieces pieces_of(const ir::access& a, const layout& plan, const iterator_box& box) {
+inline read_pieces pieces_of(const ir::access& a, const named_plan& plan, const iterator_box& box) {
   const buffer& src = plan.buffers[plan.source_of(a)];
   if (a.index.size() != src.shape.size())
     throw user_error("access to `" + src.name + "` has " + std::to_string(a.index.size()) +
@@ -91,7 +91,7 @@ inline std::string unchecked_read_text(const buffer& src, const read_pieces& p, 
 /// The read `source[index...]` as C++ of type `t`: unchecked_read_text, guarded by
 /// `check ? ... : 0.0f` where it can leave the source's box (pieces_of), the constant 0 where it
 /// never enters it.
-inline std::string access_text(const ir::access& a, const layout& plan, const iterator_box& box, ir::dtype t) {
+inline std::string access_text(const ir::access& a, const named_plan& plan, const iterator_box& box, ir::dtype t) {
   const buffer& src = plan.buffers[plan.source_of(a)];
   read_pieces p = pieces_of(a, plan, box);
   if (p.never) return zero_text(t);
@@ -109,7 +109,7 @@ struct staged_read {
 /// equal to one of `staged` (where given) is its text.
 /// Example: `A[i, k] * relu(B[k, j])` over float tensors gives, in float,
 /// `(t_A[2 * i_i + i_k] * ein::runtime::fn::relu(t_B[...]))`.
-inline std::string body_text(const ir::expr& e, const layout& plan, const iterator_box& box, ir::dtype t,
+inline std::string body_text(const ir::expr& e, const named_plan& plan, const iterator_box& box, ir::dtype t,
                              const std::vector<staged_read>* staged = nullptr) {
   if (!e) throw internal_error("a scope body is null");
   return std::visit(
@@ -140,7 +140,7 @@ inline std::string body_text(const ir::expr& e, const layout& plan, const iterat
 /// a point only there (docs/decisions/0008). Each distinct check appears once.
 /// Example: `max(A[i + k - 2], B[i]) - min(A[i + k - 2], 0)` over i in [0, 8), k in [0, 2), A of
 /// extent 5, gives `(static_cast<std::uint64_t>(i_i + i_k - 2) < 5ULL)`.
-inline std::string all_inside_text(const ir::expr& e, const layout& plan, const iterator_box& box) {
+inline std::string all_inside_text(const ir::expr& e, const named_plan& plan, const iterator_box& box) {
   std::vector<std::string> checks;
   for (const ir::access* a : ir::accesses_read(e)) {
     read_pieces p = pieces_of(*a, plan, box);

@@ -53,7 +53,7 @@ inline std::string output_offset(const ir::scope& sc, const buffer& out, const i
 
 // The flat kernel's body: a grid-stride loop whose passes give each thread k.unroll items,
 // k.threads apart, each computed by emit_element (k.lanes outputs, stored together).
-inline void emit_flat_body(writer& w, const step& s, const layout& plan, const kernel_schedule& k,
+inline void emit_flat_body(writer& w, const named_kernel& s, const named_plan& plan, const kernel_schedule& k,
                            const arithmetic& math) {
   const ir::scope& sc = *s.value;
   const buffer& out = plan.buffers[s.target];
@@ -95,7 +95,7 @@ inline void emit_flat_body(writer& w, const step& s, const layout& plan, const k
 // summation point (unrolled), the block loads the staged read's tile values (y fastest), waits,
 // then each thread accumulates its rows' outputs (x fastest) and the block waits again; last,
 // each thread stores its outputs.
-inline void emit_tiled_body(writer& w, const step& s, const layout& plan, const kernel_schedule& k,
+inline void emit_tiled_body(writer& w, const named_kernel& s, const named_plan& plan, const kernel_schedule& k,
                             const arithmetic& math) {
   const ir::scope& sc = *s.value;
   const buffer& out = plan.buffers[s.target];
@@ -174,7 +174,7 @@ inline void emit_tiled_body(writer& w, const step& s, const layout& plan, const 
 
 /// The point of step `s`'s CUDA space its kernel runs under: `point`, or today's fixed one
 /// (tune::cuda_default). Throws internal_error for a point outside the space (tune::cuda_valid).
-inline tune::cuda_schedule cuda_point(const step& s, const layout& plan, const std::optional<tune::cuda_schedule>& point) {
+inline tune::cuda_schedule cuda_point(const named_kernel& s, const named_plan& plan, const std::optional<tune::cuda_schedule>& point) {
   const tune::kernel_shape shape = shape_of(s, plan);
   if (!point) return tune::cuda_default(shape);
   if (!tune::cuda_valid(shape, *point)) throw internal_error("cuda_point: a schedule outside the CUDA space of " + s.function);
@@ -185,7 +185,7 @@ inline tune::cuda_schedule cuda_point(const step& s, const layout& plan, const s
 /// step computed as `accumulate` asks, mapped as schedule(s, plan, point) says (flat or tiled),
 /// under `point` (none: today's fixed one, cuda_point). Its launch is emit_cuda_launch's, under
 /// the same point.
-inline void emit_cuda_kernel(writer& w, const step& s, const layout& plan, accumulation accumulate,
+inline void emit_cuda_kernel(writer& w, const named_kernel& s, const named_plan& plan, accumulation accumulate,
                              const std::optional<tune::cuda_schedule>& point = std::nullopt) {
   const ir::scope& sc = *s.value;
   const buffer& out = plan.buffers[s.target];
@@ -209,13 +209,13 @@ inline void emit_cuda_kernel(writer& w, const step& s, const layout& plan, accum
 
 /// The name of the function giving the blocks of a step's kernel that the device keeps resident
 /// (emit_resident_blocks).
-inline std::string resident_function(const step& s) { return s.function + "_resident"; }
+inline std::string resident_function(const named_kernel& s) { return s.function + "_resident"; }
 
 /// `static unsigned <function>_resident()`: the device's multiprocessors times the occupancy of the
 /// step's kernel at its point's threads per block (cuda_point), asked once
 /// (runtime::resident_blocks). The plan's prepare() asks it, so that no run asks it under stream
 /// capture. Nothing for an empty box.
-inline void emit_resident_blocks(writer& w, const step& s, const layout& plan,
+inline void emit_resident_blocks(writer& w, const named_kernel& s, const named_plan& plan,
                                  const std::optional<tune::cuda_schedule>& point = std::nullopt) {
   if (empty_box(s.value->traversal)) return;
   w.open("static unsigned " + resident_function(s) + "()");
@@ -228,7 +228,7 @@ inline void emit_resident_blocks(writer& w, const step& s, const layout& plan,
 /// The launch of a step's kernel on stream `s`, checked: its point's threads per block
 /// (cuda_point), blocks for the schedule's items up to what the device keeps resident at once
 /// (emit_resident_blocks).
-inline void emit_cuda_launch(writer& w, const step& s, const layout& plan, const std::string& ns,
+inline void emit_cuda_launch(writer& w, const named_kernel& s, const named_plan& plan, const std::string& ns,
                              const std::optional<tune::cuda_schedule>& point = std::nullopt) {
   if (empty_box(s.value->traversal)) return;
   kernel_schedule k = schedule(s, plan, cuda_point(s, plan, point));

@@ -9,7 +9,7 @@
 #include "ein/codegen/cuda_kernel.hpp"
 #include "ein/codegen/emission.hpp"
 #include "ein/codegen/header.hpp"
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/codegen/library_step.hpp"
 #include "ein/codegen/options.hpp"
 #include "ein/codegen/preparation.hpp"
@@ -25,7 +25,7 @@ namespace detail {
 // state for stream s on this thread (cuBLAS, cuBLASLt and cuDNN handles, each product's cuBLASLt
 // descriptors, each convolution's cuDNN state) and each launch's resident-block count, made now
 // if not made before.
-inline void emit_make_state(writer& w, const layout& plan,
+inline void emit_make_state(writer& w, const named_plan& plan,
                             const std::vector<std::optional<ein::plan::library_call>>& calls,
                             const std::string& entry) {
   const bool cublas = any_product(calls, false), cublaslt = any_product(calls, true);
@@ -55,7 +55,7 @@ inline void emit_make_state(writer& w, const layout& plan,
 // The capture of a prepared run into a CUDA graph on a stream of the graph's own
 // (runtime::cuda_graph: state made there first, then one run on scratch outputs, so that the
 // libraries' first-use work is not captured), its replay and its release.
-inline void emit_graph_entries(writer& w, const layout& plan, const options& o) {
+inline void emit_graph_entries(writer& w, const named_plan& plan, const options& o) {
   std::string outputs;
   for (auto& b : plan.buffers)
     if (b.role == buffer::kind::output)
@@ -121,7 +121,7 @@ inline void emit_cublas_handle(writer& w) {
 }
 
 // The cuBLASLt handle and, for each product that ends in an epilogue, its descriptors.
-inline void emit_cublaslt_states(writer& w, const layout& plan,
+inline void emit_cublaslt_states(writer& w, const named_plan& plan,
                                  const std::vector<std::optional<ein::plan::library_call>>& calls, bool tf32) {
   w.line();
   w.comment("The plan's cuBLASLt handle and workspace for stream s on this thread, shared by its\n"
@@ -142,7 +142,7 @@ inline void emit_cublaslt_states(writer& w, const layout& plan,
 }
 
 // The cuDNN handle and, for each convolution step, its state.
-inline void emit_cudnn_states(writer& w, const layout& plan,
+inline void emit_cudnn_states(writer& w, const named_plan& plan,
                               const std::vector<std::optional<ein::plan::library_call>>& calls, bool tf32) {
   emit_stream_handle(w,
                      "The plan's cuDNN handle for stream s on this thread, bound to s and shared by its\n"
@@ -161,7 +161,7 @@ inline void emit_cudnn_states(writer& w, const layout& plan,
 }
 
 // One kernel and its resident-block count per step that is no library call.
-inline void emit_kernels(writer& w, const layout& plan,
+inline void emit_kernels(writer& w, const named_plan& plan,
                          const std::vector<std::optional<ein::plan::library_call>>& calls, const options& o,
                          accumulation accumulate) {
   for (std::size_t k = 0; k < plan.steps.size(); ++k) {
@@ -177,7 +177,7 @@ inline void emit_kernels(writer& w, const layout& plan,
 
 // The entry points the header's plan calls: run, prepare and run_prepared, and the prepared
 // storage's allocation and release.
-inline void emit_cuda_entries(writer& w, const layout& plan, const preparation& prep,
+inline void emit_cuda_entries(writer& w, const named_plan& plan, const preparation& prep,
                               const std::vector<std::optional<ein::plan::library_call>>& calls, const options& o,
                               const std::string& ns, bool tf32) {
   const std::string unused = prep.bytes ? "" : "[[maybe_unused]] ";
@@ -214,7 +214,7 @@ inline void emit_cuda_entries(writer& w, const layout& plan, const preparation& 
 /// @pre o.target == backend::cuda
 /// `e` is make_emission(p, o).
 inline std::string emit_cuda_source(const emission& e, const options& o) {
-  const layout& plan = e.steps;
+  const named_plan& plan = e.steps;
   const bool tf32 = e.plan.tf32;
   auto calls = emitted_calls(plan, o.target);
   const bool cublas = any_product(calls, false), cublaslt = any_product(calls, true);

@@ -5,7 +5,7 @@
 #include <string>
 #include <utility>
 
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/codegen/library_step.hpp"
 #include "ein/codegen/options.hpp"
 #include "ein/codegen/preparation.hpp"
@@ -19,7 +19,7 @@ namespace ein::codegen {
 /// `xw = library matmul(A=x+0, B=W+0) batch=1 m=64 n=128 k=256 ...`. Weight transforms (steps
 /// that read weights only; run() computes them first, prepare() once) are marked
 /// `[weight transform]`, and a step storing another type than float names it (`[bfloat16]`).
-inline std::string describe(const layout& plan, const options& o) {
+inline std::string describe(const named_plan& plan, const options& o) {
   auto calls = emitted_calls(plan, o.target);
   std::string r = "plan " + o.name + " of " + o.object + " (backend " + name(o.target) +
                   ", search: " + o.search + ")\n";
@@ -34,11 +34,11 @@ inline std::string describe(const layout& plan, const options& o) {
   return r;
 }
 
-/// The plan `p` as its emitters take it: the plan, its layout (make_layout), its preparation
+/// The plan `p` as its emitters take it: the plan, its layout (make_named_plan), its preparation
 /// (make_preparation) and its description under `o` (describe), each computed once.
 struct emission {
   ein::plan::program_plan plan;
-  layout steps;
+  named_plan steps;
   preparation prep;
   std::string description;
 };
@@ -47,13 +47,13 @@ struct emission {
 /// `o.search`, so those are set first).
 inline emission make_emission(ein::plan::program_plan p, const options& o) {
   emission e{std::move(p), {}, {}, {}};
-  e.steps = make_layout(e.plan);
+  e.steps = make_named_plan(e.plan);
   e.prep = make_preparation(e.steps);
   e.description = describe(e.steps, o);
   return e;
 }
 
 /// The plan `p` in words (describe of its layout).
-inline std::string describe(const ein::plan::program_plan& p, const options& o) { return describe(make_layout(p), o); }
+inline std::string describe(const ein::plan::program_plan& p, const options& o) { return describe(make_named_plan(p), o); }
 
 }  // namespace ein::codegen

@@ -8,7 +8,7 @@
 
 #include "ein/codegen/body.hpp"
 #include "ein/codegen/index.hpp"
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/codegen/precision.hpp"
 #include "ein/codegen/writer.hpp"
 #include "ein/ir/expr.hpp"
@@ -22,7 +22,7 @@ inline std::string element_text(ir::dtype t) { return ir::is_16bit(t) ? std::str
 /// `[[maybe_unused]] const float* EIN_RESTRICT t_A, ..., float* EIN_RESTRICT t_conv`: read
 /// buffers, then target. A read the body folds away (every element it reads lies outside the
 /// buffer, so is 0) leaves its parameter unused.
-inline std::string parameters_text(const step& s, const layout& plan) {
+inline std::string parameters_text(const named_kernel& s, const named_plan& plan) {
   std::string r;
   for (auto id : s.reads)
     r += "[[maybe_unused]] const " + element_text(plan.buffers[id].type) + "* EIN_RESTRICT " +
@@ -32,7 +32,7 @@ inline std::string parameters_text(const step& s, const layout& plan) {
 }
 
 /// `t_A, t_K, t_conv`: the arguments matching parameters_text.
-inline std::string arguments_text(const step& s, const layout& plan) {
+inline std::string arguments_text(const named_kernel& s, const named_plan& plan) {
   std::string r;
   for (auto id : s.reads) r += plan.buffers[id].variable + ", ";
   return r + plan.buffers[s.target].variable;
@@ -97,7 +97,7 @@ struct lane_plan {
 /// chunk) part += body; acc += part; } target = static_cast<float>(acc);`; its max:
 /// `float acc = -ein::runtime::fn::infinity<float>(); for (r) for (s) for (c) if (inside)
 /// acc = ein::runtime::fn::max(acc, body); target = static_cast<float>(acc);`
-inline void emit_element(writer& w, const ir::scope& s, const layout& plan, const iterator_box& box,
+inline void emit_element(writer& w, const ir::scope& s, const named_plan& plan, const iterator_box& box,
                          const std::string& target, const std::string& type, const arithmetic& a,
                          const lane_plan& lanes = {}) {
   const bool many = lanes.count > 1;

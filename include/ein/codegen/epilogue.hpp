@@ -6,7 +6,7 @@
 
 #include "ein/codegen/eoperator.hpp"
 #include "ein/codegen/library/common.hpp"
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/codegen/writer.hpp"
 #include "ein/plan/epilogue.hpp"
 
@@ -17,7 +17,7 @@ namespace ein::codegen {
 /// it is stored).
 /// Example (bias along the last of 64 columns, ReLU): `EIN_PARALLEL_FOR(1) for (std::int64_t f =
 /// 0; f < 4096; ++f) t_y[f] = ein::runtime::fn::relu(t_y[f] + t_b[f % 64]);`.
-inline void emit_host_epilogue(writer& w, const step& s, const layout& plan) {
+inline void emit_host_epilogue(writer& w, const named_kernel& s, const named_plan& plan) {
   if (!s.call || !s.call->epilogue) return;
   const ein::plan::epilogue& e = *s.call->epilogue;
   const buffer& out = plan.buffers[s.target];

@@ -1,5 +1,5 @@
 // The header emitter: the whole generated header of a plan (its freshness check, its host
-// functions and the ein::runtime::plan specialization that ein::run dispatches to).
+// functions and the ein::runtime::generated_plan specialization that ein::run dispatches to).
 #pragma once
 
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include "ein/codegen/backend.hpp"
 #include "ein/codegen/emission.hpp"
 #include "ein/codegen/host.hpp"
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/codegen/library_step.hpp"
 #include "ein/codegen/options.hpp"
 #include "ein/codegen/precision.hpp"
@@ -25,7 +25,7 @@ namespace ein::codegen {
 /// The error a check of the plan's run() should allow against the interpreter (codegen::tolerance
 /// of its steps as `target`'s run() computes them: library calls as bound, on TF32 where `tf32`
 /// says so on cuda, eOperators as `accumulate` asks).
-inline double tolerance(const layout& plan, backend target, accumulation accumulate, bool tf32) {
+inline double tolerance(const named_plan& plan, backend target, accumulation accumulate, bool tf32) {
   auto calls = emitted_calls(plan, target);
   std::vector<ir::dtype> types;
   std::vector<bool> library;
@@ -48,7 +48,7 @@ inline std::string cuda_entry(const options& o, const std::string& what = "run")
 /// `calls` binds runs its CBLAS (or, as `gemm` says, oneDNN sgemm) or oneDNN call, any other is an
 /// eOperator computing as `accumulate` asks, under `schedules[k]` for step k where one is given
 /// (else its default: emit_host_function).
-inline void emit_step_functions(writer& w, const layout& plan,
+inline void emit_step_functions(writer& w, const named_plan& plan,
                                 const std::vector<std::optional<ein::plan::library_call>>& calls,
                                 accumulation accumulate, library::host_gemm gemm = library::host_gemm::cblas,
                                 const std::vector<std::optional<tune::host_schedule>>& schedules = {}) {
@@ -93,7 +93,7 @@ inline std::string free_graph_signature(const options& o) {
 }
 
 // The members of the plan specialization that prepare a plan (ein::prepare calls them).
-inline void emit_prepared_members(writer& w, const layout& plan, const preparation& prep,
+inline void emit_prepared_members(writer& w, const named_plan& plan, const preparation& prep,
                                   const options& o, const std::string& ns,
                                   const std::vector<std::optional<ein::plan::library_call>>& calls) {
   const bool cuda = o.target == backend::cuda;
@@ -153,7 +153,7 @@ inline void emit_prepared_members(writer& w, const layout& plan, const preparati
 // The program object of a program imported from an ONNX file, which has no model header, or of
 // a gradient program: `program` lists the names of its tensors, `net` is what ein::run and
 // ein::prepare take.
-inline void emit_program_object(writer& w, const layout& plan, const std::vector<std::string>& outputs,
+inline void emit_program_object(writer& w, const named_plan& plan, const std::vector<std::string>& outputs,
                                 const options& o) {
   std::vector<std::string> inputs, weights;
   for (auto& b : plan.buffers)
@@ -184,7 +184,7 @@ inline void emit_program_object(writer& w, const layout& plan, const std::vector
 /// The generated header of `p`, for the host compiler: includes the model and runtime headers
 /// only; a static_assert rejects it when `ein::program_key(object)` no longer equals `o.key`
 /// (the model changed); one host function per step in namespace `ein_generated::<name>`; and
-/// `ein::runtime::plan<std::remove_cvref_t<decltype(object)>>` with run(), run_host() and the
+/// `ein::runtime::generated_plan<std::remove_cvref_t<decltype(object)>>` with run(), run_host() and the
 /// members of a prepared plan (prepared_bytes, allocate_prepared(), free_prepared(), prepare(),
 /// run_prepared(); for cuda also capture(), replay(), free_graph()). For the cuda backend run() and the prepared
 /// members call the entry points defined in the CUDA source (emit_cuda_source), so the model and
@@ -192,7 +192,7 @@ inline void emit_program_object(writer& w, const layout& plan, const std::vector
 /// `e` is make_emission(p, o).
 inline std::string emit_header(const emission& e, const options& o) {
   const ein::plan::program_plan& p = e.plan;
-  const layout& plan = e.steps;
+  const named_plan& plan = e.steps;
   const preparation& prep = e.prep;
   const bool cuda = o.target == backend::cuda;
   // The cuda backend's run_host() keeps the loops: its consumers need no CBLAS.
@@ -259,7 +259,7 @@ inline std::string emit_header(const emission& e, const options& o) {
   w.line();
   w.open_namespace("ein::runtime");
   w.line("template <>");
-  w.open("struct plan<std::remove_cvref_t<decltype(" + object + ")>>");
+  w.open("struct generated_plan<std::remove_cvref_t<decltype(" + object + ")>>");
   w.line("static constexpr bool generated = true;");
   w.line(std::string("static constexpr backend target = backend::") + name(o.target) + ";");
   w.line("static constexpr std::string_view name = " + detail::string_literal(o.name) + ";");

@@ -34,7 +34,7 @@ namespace ein::codegen {
 /// += 8) { lanes<float, 8> result; float acc[8] = {}; for (k) { lanes_0 = load_lanes<8>(t_B + 64 *
 /// i_k + first_i_j); for (lane) acc[lane] += t_A[64 * i_i + i_k] * lanes_0[lane]; } ...
 /// store_lanes<8>(t_C + o, result); o += 8; } }`.
-inline void emit_host_function(writer& w, const step& s, const layout& plan, accumulation accumulate,
+inline void emit_host_function(writer& w, const named_kernel& s, const named_plan& plan, accumulation accumulate,
                                const std::optional<tune::host_schedule>& schedule = std::nullopt) {
   const ir::scope& sc = *s.value;
   const buffer& out = plan.buffers[s.target];

@@ -15,7 +15,7 @@
 
 #include "ein/codegen/eoperator.hpp"
 #include "ein/codegen/index.hpp"
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/codegen/precision.hpp"
 #include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
@@ -83,7 +83,7 @@ inline double magnitude(const ir::affine& a, const iterator_box& box) {
 // Whether every index value of step `s` (iterators, each index of each read and its flattened
 // offset, the output's offset) and every count stays below 2^30 in magnitude: then `int` holds
 // them, grid strides included.
-inline bool fits_int(const step& s, const layout& plan, const iterator_box& box) {
+inline bool fits_int(const named_kernel& s, const named_plan& plan, const iterator_box& box) {
   constexpr double limit = 1 << 30;
   const buffer& out = plan.buffers[s.target];
   if (static_cast<double>(out.count()) >= limit) return false;
@@ -105,7 +105,7 @@ inline bool fits_int(const step& s, const layout& plan, const iterator_box& box)
 // another traversal iterator y (coefficient ±1), both outside any floor division or modulo, in a
 // scope whose sum is short (each summation point loads a tile) and whose x and y extents are at
 // least 16 and 4. A max or min scope gets none: the tiled kernel only sums.
-inline std::optional<tile_plan> tile_of(const step& s, const layout& plan) {
+inline std::optional<tile_plan> tile_of(const named_kernel& s, const named_plan& plan) {
   const ir::scope& sc = *s.value;
   if (sc.reduce != ir::reduction::sum || sc.traversal.size() < 2 || terms(sc.summation) > unrolled_terms || !sc.body)
     return std::nullopt;
@@ -139,7 +139,7 @@ inline std::optional<tile_plan> tile_of(const step& s, const layout& plan) {
 // on x loads as a vector (x alone with coefficient 1 in its flattened offset, every other term
 // and its value at the first lane multiples of the lanes, no padding check on x), or a read that
 // does not depend on x is reused across the lanes of a sum. Returns the lanes and the vector reads.
-inline std::pair<std::int64_t, std::vector<ir::access>> lanes_of(const step& s, const layout& plan,
+inline std::pair<std::int64_t, std::vector<ir::access>> lanes_of(const named_kernel& s, const named_plan& plan,
                                                                  std::int64_t most = 4) {
   const ir::scope& sc = *s.value;
   if (sc.traversal.empty() || !sc.body) return {1, {}};
@@ -187,7 +187,7 @@ inline std::pair<std::int64_t, std::vector<ir::access>> lanes_of(const step& s, 
 /// (their vector reads as detail::lanes_of finds them), taking `point.unroll` items per thread and
 /// pass; `int` indices where `point.int_index`. codegen::schedule(s, plan) (kernel_shape.hpp) is
 /// today's fixed point. Throws internal_error for a point the step's reads do not allow.
-inline kernel_schedule schedule(const step& s, const layout& plan, const tune::cuda_schedule& point) {
+inline kernel_schedule schedule(const named_kernel& s, const named_plan& plan, const tune::cuda_schedule& point) {
   const ir::scope& sc = *s.value;
   kernel_schedule k;
   k.index = point.int_index ? "int" : "std::int64_t";

@@ -15,7 +15,7 @@ namespace ein::codegen {
 /// indices fit `int` (detail::fits_int). `body` stays empty: the tuners, which compare bodies for
 /// ETO's reuse, fill it (measure::kernel_body); the emitters need none.
 /// Example (float matmul, 64×64×64): traversal {64, 64}, summation {64}, widest_lanes 16.
-inline tune::kernel_shape shape_of(const step& s, const layout& plan) {
+inline tune::kernel_shape shape_of(const named_kernel& s, const named_plan& plan) {
   const ir::scope& sc = *s.value;
   tune::kernel_shape k;
   for (auto& it : sc.traversal) k.traversal.push_back(it.extent());
@@ -30,7 +30,7 @@ inline tune::kernel_shape shape_of(const step& s, const layout& plan) {
 
 /// The schedule of step `s`'s kernel under today's fixed point of its CUDA space
 /// (tune::cuda_default of shape_of(s, plan)): what every kernel ran under before tuning.
-inline kernel_schedule schedule(const step& s, const layout& plan) {
+inline kernel_schedule schedule(const named_kernel& s, const named_plan& plan) {
   return schedule(s, plan, tune::cuda_default(shape_of(s, plan)));
 }
 

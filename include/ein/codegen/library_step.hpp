@@ -9,7 +9,7 @@
 
 #include "ein/codegen/epilogue.hpp"
 #include "ein/codegen/eoperator.hpp"
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/codegen/library/cblas.hpp"
 #include "ein/codegen/library/cublas.hpp"
 #include "ein/codegen/library/cudnn.hpp"
@@ -29,11 +29,11 @@ inline bool any_call(const std::vector<std::optional<ein::plan::library_call>>& 
 }
 
 /// The name of the function holding step `s`'s cuDNN state in the CUDA source.
-inline std::string cudnn_state_function(const step& s) { return s.function + "_cudnn"; }
+inline std::string cudnn_state_function(const named_kernel& s) { return s.function + "_cudnn"; }
 
 namespace detail {
 
-inline std::vector<std::string> input_variables(const ein::plan::library_call& call, const layout& plan) {
+inline std::vector<std::string> input_variables(const ein::plan::library_call& call, const named_plan& plan) {
   std::vector<std::string> inputs;
   for (auto id : call.inputs) inputs.push_back(plan.buffers[id].variable);
   return inputs;
@@ -69,7 +69,7 @@ inline bool any_onednn_matmul(const std::vector<std::optional<ein::plan::library
 /// `inline void eop_<name>_host(reads..., target)` computing the step with CBLAS (or oneDNN's
 /// sgemm, as `gemm` says), then its epilogue: the same signature as the eOperator's host
 /// function, so run() calls either alike.
-inline void emit_cblas_function(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+inline void emit_cblas_function(writer& w, const named_kernel& s, const named_plan& plan, const ein::plan::library_call& call,
                                 library::host_gemm gemm = library::host_gemm::cblas) {
   w.open("inline void " + s.function + "_host(" + parameters_text(s, plan) + ")");
   library::emit_cblas(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable, gemm);
@@ -78,12 +78,12 @@ inline void emit_cblas_function(writer& w, const step& s, const layout& plan, co
 }
 
 /// The name of the function holding step `s`'s oneDNN primitive in the header.
-inline std::string onednn_state_function(const step& s) { return s.function + "_onednn"; }
+inline std::string onednn_state_function(const named_kernel& s) { return s.function + "_onednn"; }
 
 /// A bfloat16 product's matmul primitive (a function-local static, built on its first call) and
 /// `inline void eop_<name>_host(reads..., target)` running it: the same signature as the
 /// eOperator's host function. The call has no epilogue (plan::blas_takes: float only).
-inline void emit_onednn_matmul_function(writer& w, const step& s, const layout& plan,
+inline void emit_onednn_matmul_function(writer& w, const named_kernel& s, const named_plan& plan,
                                         const ein::plan::library_call& call) {
   w.open("inline const ein::runtime::onednn_matmul& " + onednn_state_function(s) + "()");
   w.line("static const ein::runtime::onednn_matmul state(" + library::onednn_matmul_geometry_text(call.op) + ");");
@@ -100,7 +100,7 @@ namespace detail {
 
 // `, <bias>, <residual>`: the epilogue's buffers of a oneDNN call (`nullptr` for a term it lacks),
 // after its source and destination; nothing for a call without an epilogue.
-inline std::string onednn_epilogue_arguments(const ein::plan::library_call& call, const layout& plan) {
+inline std::string onednn_epilogue_arguments(const ein::plan::library_call& call, const named_plan& plan) {
   if (!call.epilogue) return "";
   auto& e = *call.epilogue;
   return ", " + (e.bias ? plan.buffers[*e.bias].variable : std::string("nullptr")) + ", " +
@@ -112,7 +112,7 @@ inline std::string onednn_epilogue_arguments(const ein::plan::library_call& call
 /// The step's oneDNN primitive (library::emit_onednn_state, with the call's epilogue) and `inline
 /// void eop_<name>_host(reads..., target)` running it, the filter reordered on every call: the
 /// same signature as the eOperator's host function, so run() calls either alike.
-inline void emit_onednn_function(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call) {
+inline void emit_onednn_function(writer& w, const named_kernel& s, const named_plan& plan, const ein::plan::library_call& call) {
   library::emit_onednn_state(w, call.op, onednn_state_function(s), call.epilogue);
   const auto [src, weights] = library::onednn_operands(call.op, detail::input_variables(call, plan));
   w.open("inline void " + s.function + "_host(" + parameters_text(s, plan) + ")");
@@ -124,7 +124,7 @@ inline void emit_onednn_function(writer& w, const step& s, const layout& plan, c
 /// In prepare(): the state of a oneDNN step whose filter prepare() has, made from the step's
 /// primitive (`ns`::onednn_state_function(s)) with the filter reordered once, into the slot
 /// `offset` bytes into `storage`.
-inline void emit_onednn_preparation(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+inline void emit_onednn_preparation(writer& w, const named_kernel& s, const named_plan& plan, const ein::plan::library_call& call,
                                     const std::string& ns, std::int64_t offset) {
   const std::string weights = library::onednn_operands(call.op, detail::input_variables(call, plan))[1];
   w.line("ein::runtime::onednn_slot(storage, " + std::to_string(offset) +
@@ -134,7 +134,7 @@ inline void emit_onednn_preparation(writer& w, const step& s, const layout& plan
 
 /// In run_prepared(): the call of a oneDNN step on the state prepare() made in the slot
 /// `offset` bytes into `storage`.
-inline void emit_onednn_prepared_call(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+inline void emit_onednn_prepared_call(writer& w, const named_kernel& s, const named_plan& plan, const ein::plan::library_call& call,
                                       std::int64_t offset) {
   const std::string src = library::onednn_operands(call.op, detail::input_variables(call, plan))[0];
   w.line("ein::runtime::onednn_state(storage, " + std::to_string(offset) + ").run(" + src + ", " +
@@ -143,7 +143,7 @@ inline void emit_onednn_prepared_call(writer& w, const step& s, const layout& pl
 
 /// The cuBLAS call of a step on the plan's handle `handle` (its stream already set), rounding
 /// float operands to TF32 where `tf32` says so.
-inline void emit_cublas_call(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+inline void emit_cublas_call(writer& w, const named_kernel& s, const named_plan& plan, const ein::plan::library_call& call,
                              const std::string& handle, bool tf32) {
   library::emit_cublas(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable,
                        {handle, "EIN_CUBLAS_CHECK", "EIN_CUDA_CHECK"}, tf32);
@@ -152,7 +152,7 @@ inline void emit_cublas_call(writer& w, const step& s, const layout& plan, const
 /// The cuDNN call of a convolution step on the plan's handle `handle` (its stream already set),
 /// with the step's state from `ns`::cudnn_state_function(s); the fused call where the step ends
 /// in an epilogue.
-inline void emit_cudnn_call(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+inline void emit_cudnn_call(writer& w, const named_kernel& s, const named_plan& plan, const ein::plan::library_call& call,
                             const std::string& ns, const std::string& handle) {
   std::optional<library::fused_operands> fused;
   if (auto& e = call.epilogue)
@@ -163,7 +163,7 @@ inline void emit_cudnn_call(writer& w, const step& s, const layout& plan, const 
 }
 
 /// The form of a step's epilogue, if it has one.
-inline std::optional<ein::plan::epilogue_form> epilogue_form_of(const step& s, const layout& plan) {
+inline std::optional<ein::plan::epilogue_form> epilogue_form_of(const named_kernel& s, const named_plan& plan) {
   if (!s.call || !s.call->epilogue) return std::nullopt;
   return ein::plan::epilogue_form::of(*s.call->epilogue, plan.buffers[s.target].shape);
 }
@@ -177,12 +177,12 @@ inline bool any_product(const std::vector<std::optional<ein::plan::library_call>
 }
 
 /// The name of the function holding step `s`'s cuBLASLt product in the CUDA source.
-inline std::string cublaslt_state_function(const step& s) { return s.function + "_cublaslt"; }
+inline std::string cublaslt_state_function(const named_kernel& s) { return s.function + "_cublaslt"; }
 
 /// `static ein::runtime::cublaslt_product& <function>(cudaStream_t s)`: the cuBLASLt
 /// descriptors of a product step that ends in its epilogue, for stream `s` on the calling thread
 /// (runtime::per_stream: run() sets the bias pointer on them), made on its first call there.
-inline void emit_cublaslt_state(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+inline void emit_cublaslt_state(writer& w, const named_kernel& s, const named_plan& plan, const ein::plan::library_call& call,
                                 bool tf32) {
   const std::string product = library::lt_product_text(call.op, *epilogue_form_of(s, plan), tf32);
   w.open("static ein::runtime::cublaslt_product& " + cublaslt_state_function(s) + "(cudaStream_t s)");
@@ -196,7 +196,7 @@ inline void emit_cublaslt_state(writer& w, const step& s, const layout& plan, co
 
 /// The cuBLASLt call of a product step that ends in its epilogue, on the plan's cuBLASLt handle
 /// `handle` and stream `s`, with the step's state from `ns`::cublaslt_state_function(s).
-inline void emit_cublaslt_call(writer& w, const step& s, const layout& plan, const ein::plan::library_call& call,
+inline void emit_cublaslt_call(writer& w, const named_kernel& s, const named_plan& plan, const ein::plan::library_call& call,
                                const std::string& ns, const std::string& handle) {
   auto& e = call.epilogue.value();
   library::emit_cublaslt_run(w, call.op, detail::input_variables(call, plan), plan.buffers[s.target].variable,

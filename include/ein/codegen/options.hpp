@@ -57,12 +57,12 @@ struct options {
   std::uint64_t key = 0;     // ein::program_key(object) when the header was generated
   backend target = backend::host;
   std::string search = "none (instantiate as written)";  // how the plan was chosen
-  /// The schedules of a host plan's eOperator steps, by step of make_layout (none, or a step
+  /// The schedules of a host plan's eOperator steps, by step of make_named_plan (none, or a step
   /// past the end: its default), as tuning chose them (ein_generate TUNE ON).
   std::vector<std::optional<tune::host_schedule>> host_schedules;
   /// The schedules of a cuda plan's eOperator kernels, alike (none: today's fixed point).
   std::vector<std::optional<tune::cuda_schedule>> cuda_schedules;
-  /// How each eOperator step's schedule was found, by step of make_layout (none: a library call);
+  /// How each eOperator step's schedule was found, by step of make_named_plan (none: a library call);
   /// empty without tuning. The report lists it.
   std::vector<std::optional<step_tuning>> tuning;
 };

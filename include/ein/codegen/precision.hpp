@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "ein/codegen/body.hpp"
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/error.hpp"
 #include "ein/ir/expr.hpp"
 #include "ein/ir/reads.hpp"
@@ -25,7 +25,7 @@ using ein::plan::accumulation;
 /// double or where its body reads a double tensor; float otherwise, for 16-bit outputs too.
 /// (Nested scopes hold the type of the definition that reads them, float for a 16-bit one:
 /// ir::held_type.)
-inline ir::dtype compute_type(const step& s, const layout& plan, accumulation a) {
+inline ir::dtype compute_type(const named_kernel& s, const named_plan& plan, accumulation a) {
   if (a == accumulation::f64 || plan.buffers[s.target].type == ir::dtype::f64) return ir::dtype::f64;
   for (auto id : s.reads)
     if (plan.buffers[id].type == ir::dtype::f64) return ir::dtype::f64;
@@ -95,7 +95,7 @@ inline double sixteen_bit_error(ir::dtype t, std::int64_t n) {
 /// mantissa), 1e-6 for double arithmetic stored as float (one rounding), 1e-12 for double;
 /// nothing for a copy (a relayout that reads and writes one type). A step storing a 16-bit type
 /// adds sixteen_bit_error instead, and once more for each term a call's epilogue adds.
-inline double tolerance(const layout& plan, const std::vector<ir::dtype>& types, const std::vector<bool>& library,
+inline double tolerance(const named_plan& plan, const std::vector<ir::dtype>& types, const std::vector<bool>& library,
                         bool tf32) {
   std::vector<double> error(plan.buffers.size(), 0.0);
   double worst = 0;

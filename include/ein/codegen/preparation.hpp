@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 
 namespace ein::codegen {
 
@@ -44,7 +44,7 @@ struct preparation {
 /// an output runs in every run_prepared() (from the storage), since outputs are bound there.
 /// The storage keeps the buffers of prepare() (weights included) that run_prepared() reads,
 /// so a prepared plan never reads the buffers bound to prepare() again.
-inline preparation make_preparation(const layout& plan) {
+inline preparation make_preparation(const named_plan& plan) {
   preparation r;
   std::vector<bool> ready(plan.buffers.size(), false);  // known once prepare() ran
   for (std::size_t id = 0; id < plan.buffers.size(); ++id) ready[id] = plan.buffers[id].weight;

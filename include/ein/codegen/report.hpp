@@ -9,7 +9,7 @@
 #include "ein/codegen/backend.hpp"
 #include "ein/codegen/emission.hpp"
 #include "ein/codegen/header.hpp"
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/codegen/options.hpp"
 #include "ein/codegen/preparation.hpp"
 #include "ein/ir/fingerprint.hpp"
@@ -72,7 +72,7 @@ inline nlohmann::ordered_json tuning_report(const step_tuning& t) {
 /// `e` is make_emission(p, o).
 inline nlohmann::ordered_json report(const emission& e, const options& o) {
   const ein::plan::program_plan& p = e.plan;
-  const layout& plan = e.steps;
+  const named_plan& plan = e.steps;
   auto calls = emitted_calls(plan, o.target);
   const preparation& prepared = e.prep;
   nlohmann::ordered_json r;

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "ein/codegen/cuda_kernel.hpp"
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/codegen/library_step.hpp"
 #include "ein/codegen/preparation.hpp"
 #include "ein/codegen/writer.hpp"
@@ -49,7 +49,7 @@ enum class part : std::uint8_t { whole, weights, rest };
 // kept in the storage) is decided once, in the constructor.
 class body_emitter {
  public:
-  body_emitter(writer& w, const layout& plan, const preparation& prep, part which, const std::string& ns, bool cuda,
+  body_emitter(writer& w, const named_plan& plan, const preparation& prep, part which, const std::string& ns, bool cuda,
                const std::vector<std::optional<ein::plan::library_call>>& calls, bool tf32,
                const std::vector<std::optional<tune::cuda_schedule>>& schedules)
       : w_(w), plan_(plan), prep_(prep), which_(which), ns_(ns), cuda_(cuda), calls_(calls), tf32_(tf32),
@@ -230,7 +230,7 @@ class body_emitter {
   }
 
   writer& w_;
-  const layout& plan_;
+  const named_plan& plan_;
   const preparation& prep_;
   const part which_;
   const std::string& ns_;
@@ -247,7 +247,7 @@ class body_emitter {
 // handle `ein_cudnn` (cuda), or their CBLAS or oneDNN host function; prepare() makes the states of
 // oneDNN steps whose filter it has (preparation::state), which run_prepared() calls.
 // Kernels launch under `schedules[k]` for step k where one is given (cuda_point).
-inline void emit_body(writer& w, const layout& plan, const preparation& prep, part which,
+inline void emit_body(writer& w, const named_plan& plan, const preparation& prep, part which,
                       const std::string& ns, bool cuda,
                       const std::vector<std::optional<ein::plan::library_call>>& calls, bool tf32 = false,
                       const std::vector<std::optional<tune::cuda_schedule>>& schedules = {}) {

@@ -28,11 +28,11 @@ struct timing_case {
 /// and a prepared plan's run() call in a generated header, so a timed case runs the code a plan
 /// runs. Compiled by the build's compiler into a shared object (measure::host_batch).
 inline std::string emit_timing_source(const std::vector<timing_case>& cases, accumulation accumulate) {
-  std::vector<layout> layouts;
+  std::vector<named_plan> layouts;
   std::vector<std::vector<std::optional<ein::plan::library_call>>> calls;
   bool blas = false, onednn = false, matmul = false;
   for (auto& c : cases) {
-    layouts.push_back(make_layout(c.plan));
+    layouts.push_back(make_named_plan(c.plan));
     calls.push_back(emitted_calls(layouts.back(), backend::host));
     blas = blas || any_call(calls.back(), ein::plan::blas);
     onednn = onednn || any_call(calls.back(), ein::plan::onednn) ||

@@ -86,7 +86,7 @@ inline std::string attrs_text(const match::instance& i) {
            "," + n(c->stride_w) + " dilation=" + n(c->dilation_h) + "," + n(c->dilation_w) +
            (c->groups != 1 ? " groups=" + n(c->groups) : "") + " strides=" + list_text(c->x_strides) +
            list_text(c->w_strides) + list_text(c->y_strides) +
-           " layout=" + c->layout + "/" + c->filter_layout + " alpha=" + number_text(c->alpha);
+           " layout=" + c->data_format + "/" + c->filter_format + " alpha=" + number_text(c->alpha);
   auto& b = std::get<match::band_attrs>(i.attrs);
   return "batch=" + n(b.batch) + " m=" + n(b.m) + " features=" + n(b.features) + " width=" + n(b.width) +
          " dilation=" + n(b.dilation) + " strides=" + list_text(b.a_strides) + list_text(b.b_strides) +

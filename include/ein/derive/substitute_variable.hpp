@@ -17,14 +17,14 @@ namespace ein::derive {
 
 /// A change of traversal iterators Φ: the new iterators as indices over the old traversal
 /// iterators (`define`), the old iterators they replace as indices over the kept and the new ones
-/// (`invert`, i.e. Φ⁻¹), and the traversal order of the new scope (`layout`: kept and new names).
+/// (`invert`, i.e. Φ⁻¹), and the traversal order of the new scope (`order`: kept and new names).
 struct substitution {
   std::vector<std::pair<std::string, ir::affine>> define;
   std::vector<std::pair<std::string, ir::affine>> invert;
-  std::vector<std::string> layout;
+  std::vector<std::string> order;
 
   /// The step applying it at `at`, e.g. printed `substitute_variable(at /: t1 = h + r - 1,
-  /// t2 = s + w - 1, for {h,w})` (the layout follows from the choice).
+  /// t2 = s + w - 1, for {h,w})` (the order follows from the choice).
   step at_position(const path& at) const {
     std::vector<std::string> replaced;
     for (auto& [x, e] : invert) replaced.push_back(x);
@@ -46,7 +46,7 @@ struct substitution {
 /// alike: at y = Φ(x) the new body reads what the old read at x, inside or outside its box, so
 /// the same points are left out; the outer copy reads inside the new box.
 /// @pre proven, not assumed: `simplify(Φ⁻¹(Φ(x)), X)` is syntactically x for every replaced
-///      iterator; `define` reads only traversal iterators of `s`; the new names are fresh; `layout`
+///      iterator; `define` reads only traversal iterators of `s`; the new names are fresh; `order`
 ///      names every kept and new iterator once; Φ defines at least one iterator. Otherwise the
 ///      result is empty.
 /// Example, as printed: Φ = (t1 = h + r - 1 for h) on `L_{r:[0,3), h:[0,5)} A[h + r - 1]` gives
@@ -67,15 +67,15 @@ inline std::optional<ir::scope_ptr> substitute(const ir::scope& s, const substit
   }
   for (auto& [x, g] : phi.invert)
     if (!is_traversal(x) || !backward.emplace(x, g).second) return std::nullopt;
-  // the layout: every kept traversal iterator and every new one, once
+  // the order: every kept traversal iterator and every new one, once
   std::vector<std::string> expected;
   for (auto& i : s.traversal)
     if (!backward.count(i.name)) expected.push_back(i.name);
   for (auto& [n, e] : phi.define) expected.push_back(n);
-  std::vector<std::string> layout = phi.layout;
+  std::vector<std::string> order = phi.order;
   std::sort(expected.begin(), expected.end());
-  std::sort(layout.begin(), layout.end());
-  if (layout != expected) return std::nullopt;
+  std::sort(order.begin(), order.end());
+  if (order != expected) return std::nullopt;
 
   ranges old(s);
   for (auto& [x, g] : phi.invert) {
@@ -87,7 +87,7 @@ inline std::optional<ir::scope_ptr> substitute(const ir::scope& s, const substit
   ranges inner(s);
   std::vector<ir::iterator> traversal;
   std::vector<ir::affine> read;
-  for (auto& n : phi.layout) {
+  for (auto& n : phi.order) {
     if (auto f = forward.find(n); f != forward.end()) {
       interval v = bounds(f->second, old);
       if (v.empty()) return std::nullopt;
@@ -175,7 +175,7 @@ class substitution_proposer {
       phi.invert.push_back({b.name, ir::idx(t).mod(b.extent()) + b.lo});
       for (auto& k : s_.traversal) {
         if (k.name == b.name) continue;
-        phi.layout.push_back(k.name == a.name ? t : k.name);
+        phi.order.push_back(k.name == a.name ? t : k.name);
       }
       out_.push_back(std::move(phi));
     }
@@ -251,7 +251,7 @@ class substitution_proposer {
 
   // t = e for each e of `exprs` and each of its iterators of coefficient ±1, one substitution each
   template <class Layout>
-  void each_alone(const std::vector<ir::affine>& exprs, Layout set_layout) {
+  void each_alone(const std::vector<ir::affine>& exprs, Layout set_order) {
     for (auto& e : exprs)
       for (auto& [at, c] : e.terms()) {
         if (c != 1 && c != -1) continue;
@@ -260,7 +260,7 @@ class substitution_proposer {
         std::string t = fresh(taken);
         phi.define.push_back({t, e});
         phi.invert.push_back({at.name, linear_step(e, at.name, t)});
-        set_layout(phi);
+        set_order(phi);
         out_.push_back(std::move(phi));
       }
   }
@@ -269,7 +269,7 @@ class substitution_proposer {
   // replaces the iterator it shares least with the other indices, none read by another choice;
   // one substitution when two or more are chosen.
   template <class Layout>
-  void all_at_once(const std::vector<ir::affine>& exprs, Layout set_layout) {
+  void all_at_once(const std::vector<ir::affine>& exprs, Layout set_order) {
     if (exprs.size() < 2) return;
     substitution phi;
     std::vector<std::string> taken = names_;
@@ -291,7 +291,7 @@ class substitution_proposer {
       read_by_chosen.insert(used.begin(), used.end());
     }
     if (phi.define.size() < 2) return;
-    set_layout(phi);
+    set_order(phi);
     out_.push_back(std::move(phi));
   }
 
@@ -309,26 +309,26 @@ class substitution_proposer {
     phi.invert.push_back({x, ir::idx(q) * d + ir::idx(p) + it.lo});
     for (auto& j : s_.traversal) {
       if (j.name != x) {
-        phi.layout.push_back(j.name);
+        phi.order.push_back(j.name);
       } else {
-        phi.layout.push_back(first);
-        phi.layout.push_back(second);
+        phi.order.push_back(first);
+        phi.order.push_back(second);
       }
     }
     out_.push_back(std::move(phi));
   }
 
-  // The layout: the kept traversal iterators in their order, then the new ones.
+  // The order: the kept traversal iterators in their order, then the new ones.
   void append_new_iterators(substitution& phi) const {
     std::set<std::string> replaced;
     for (auto& [x, g] : phi.invert) replaced.insert(x);
-    phi.layout.clear();
+    phi.order.clear();
     for (auto& i : s_.traversal)
-      if (!replaced.count(i.name)) phi.layout.push_back(i.name);
-    for (auto& [t, e] : phi.define) phi.layout.push_back(t);
+      if (!replaced.count(i.name)) phi.order.push_back(i.name);
+    for (auto& [t, e] : phi.define) phi.order.push_back(t);
   }
 
-  // The layout groups the iterators by the first access that reads them once Φ is applied (the
+  // The order groups the iterators by the first access that reads them once Φ is applied (the
   // new ones in the places of those they replace): each operand's iterators are then adjacent, as
   // an operator's iterator groups must be to flatten (Figure 6's (r1, s1, f) become one channel
   // dimension whatever the batch).
@@ -341,15 +341,15 @@ class substitution_proposer {
         for (auto& x : e.substitute(back).iterators()) first.emplace(x, k);
       ++k;
     });
-    phi.layout.clear();
+    phi.order.clear();
     for (auto& i : s_.traversal) {
       std::string n = i.name;
       for (std::size_t j = 0; j < phi.invert.size(); ++j)
         if (phi.invert[j].first == i.name) n = phi.define[j].first;
-      phi.layout.push_back(n);
+      phi.order.push_back(n);
     }
     auto key = [&](const std::string& n) { return first.count(n) ? first.at(n) : k; };
-    std::stable_sort(phi.layout.begin(), phi.layout.end(),
+    std::stable_sort(phi.order.begin(), phi.order.end(),
                      [&](const std::string& a, const std::string& b) { return key(a) < key(b); });
   }
 

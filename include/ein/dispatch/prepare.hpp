@@ -31,7 +31,7 @@ class prepared;
 /// The prepared form of a generated plan: prepared_bytes of the plan's storage.
 template <class Program>
 class prepared<Program, true> {
-  using plan = runtime::plan<std::remove_cvref_t<Program>>;
+  using plan = runtime::generated_plan<std::remove_cvref_t<Program>>;
 
  public:
   /// Binds `weights` (every weight of the program, nothing else) and runs the weight transforms

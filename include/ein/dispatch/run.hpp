@@ -28,7 +28,7 @@ const ir::program& reified(const Program& p) {
 
 /// Runs `program` on the bound buffers: `ein::run(model::net, {{"A", a}, {"K", k}, {"conv", out}})`.
 /// With the header that ein_generate wrote for `program` included, this calls its generated
-/// plan (`ein::runtime::plan<...>::run`, on `s` for the cuda backend; pointers then point to
+/// plan (`ein::runtime::generated_plan<...>::run`, on `s` for the cuda backend; pointers then point to
 /// device memory). Without it, the program is reified once and interpreted on host buffers.
 /// Defining EIN_STRICT makes the missing header a compile error instead.
 /// The second template parameter records the choice in the instantiation, so translation units
@@ -42,7 +42,7 @@ void run(const Program& program, const runtime::bindings& b, runtime::stream s =
                 "the header that ein_generate wrote for it before calling ein::run");
 #endif
   if constexpr (Generated)
-    runtime::plan<std::remove_cvref_t<Program>>::run(b, s);
+    runtime::generated_plan<std::remove_cvref_t<Program>>::run(b, s);
   else
     runtime::run_generic(runtime::detail::reified(program), b);
 }

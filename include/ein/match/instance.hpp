@@ -78,7 +78,7 @@ struct gemm_attrs {
 /// with reads of x outside [0, h) × [0, w) equal to zero. `pad_h_end` is the padding after the
 /// last row (equal to pad_h when the padding is symmetric). Every tensor is described by its
 /// element strides in the order given, from the operand's origin, so any layout is representable;
-/// `layout` and `filter_layout` name the common packed orders.
+/// `data_format` and `filter_format` name the common packed orders.
 /// conv2d computes y from x and w (x = A, w = B, y = O); conv_transpose2d is the backward-data
 /// pass of this convolution: it computes x (= O) from y (= A) and w (= B).
 /// A grouped convolution (`groups` G > 1; depthwise when G = c) splits the c channels and the k
@@ -92,8 +92,8 @@ struct conv_attrs {
   std::int64_t stride_h = 1, stride_w = 1, dilation_h = 1, dilation_w = 1;
   std::array<std::int64_t, 4> x_strides{}, w_strides{},
       y_strides{};            // (n,c,h,w) (k,c,r,s) (n,k,p,q)
-  std::string layout;         // of x and y: "nchw", "nhwc" (by stride order) or "strided"
-  std::string filter_layout;  // "kcrs", "krsc" (packed) or "strided"
+  std::string data_format;         // of x and y: "nchw", "nhwc" (by stride order) or "strided"
+  std::string filter_format;  // "kcrs", "krsc" (packed) or "strided"
   double alpha = 1;
   bool backward_data = false;  // the backward-data pass (conv_transpose2d): x is the output
   bool symmetric() const { return pad_h == pad_h_end && pad_w == pad_w_end; }
@@ -174,8 +174,8 @@ inline std::string instance::str() const {
          " pad=" + n(c->pad_h) + "," + n(c->pad_w) + " pad_end=" + n(c->pad_h_end) + "," +
          n(c->pad_w_end) + " stride=" + n(c->stride_h) + "," + n(c->stride_w) +
          " dilation=" + n(c->dilation_h) + "," + n(c->dilation_w) +
-         (c->groups != 1 ? " groups=" + n(c->groups) : "") + " " + c->layout + "/" +
-         c->filter_layout + " strides=" + list(c->x_strides) + list(c->w_strides) +
+         (c->groups != 1 ? " groups=" + n(c->groups) : "") + " " + c->data_format + "/" +
+         c->filter_format + " strides=" + list(c->x_strides) + list(c->w_strides) +
          list(c->y_strides);
   if (auto* b = std::get_if<band_attrs>(&attrs))
     s += "batch=" + n(b->batch) + " m=" + n(b->m) + " features=" + n(b->features) +

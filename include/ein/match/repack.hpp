@@ -61,7 +61,7 @@ struct repacked {
 /// Rewrites a conv2d or conv_transpose2d instance to read a packed copy of its filter in
 /// `layout`: "krsc" (cuDNN's NHWC filter format) or "kcrs" (NCHW).
 /// Example: the canonical Conv's K[r, s, f, c] gives the copy L_{k,r,s,c} K[...] and an
-/// instance with filter_layout "krsc".
+/// instance with filter_format "krsc".
 inline repacked repack_filter(const instance& conv, std::string_view layout = "krsc") {
   if (!std::holds_alternative<conv_attrs>(conv.attrs))
     throw internal_error(std::string("repack_filter: not a convolution: ") + name(conv.kind));
@@ -80,7 +80,7 @@ inline repacked repack_filter(const instance& conv, std::string_view layout = "k
     a.w_strides[order[j]] = stride;
     stride *= ext[order[j]];
   }
-  a.filter_layout = std::string(layout);
+  a.filter_format = std::string(layout);
   r.op = conv;
   r.op.attrs = a;
   r.op.inputs[1].source = r.filter;

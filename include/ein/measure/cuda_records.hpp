@@ -8,7 +8,7 @@
 #include <variant>
 
 #include "ein/codegen/kernel_shape.hpp"
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/cost/measured.hpp"
 #include "ein/error.hpp"
 #include "ein/ir/canonical.hpp"
@@ -23,9 +23,9 @@ namespace ein::measure {
 /// Example: a 64×64×64 float matmul: `eoperator <its canonical form>`, traversal {64, 64}.
 inline std::pair<std::string, tune::kernel_shape> identify_cuda_kernel(const ir::scope& s) {
   auto flat = cost::flat_eoperator(s);
-  auto layout = codegen::make_layout(cost::eoperator_program(*flat));
-  if (layout.steps.size() != 1) throw internal_error("identify_cuda_kernel: an eOperator's plan has other than one step");
-  auto shape = codegen::shape_of(layout.steps[0], layout);
+  auto named = codegen::make_named_plan(cost::eoperator_program(*flat));
+  if (named.steps.size() != 1) throw internal_error("identify_cuda_kernel: an eOperator's plan has other than one step");
+  auto shape = codegen::shape_of(named.steps[0], named);
   shape.body = kernel_body(*flat);
   return {"eoperator " + ir::canonical_string(*flat), shape};
 }

@@ -137,22 +137,22 @@ class cuda_tuner {
   }
 
  private:
-  // An eOperator as a kernel of its own: its flat scope and key, its program, layout and shape,
+  // An eOperator as a kernel of its own: its flat scope and key, its program, named plan and shape,
   // the interpreter's output on random inputs, and those inputs and that output on the device.
   struct kernel {
     explicit kernel(const ir::scope& s)
         : flat(cost::flat_eoperator(s)),
           key("eoperator " + ir::canonical_string(*flat)),
           program(cost::eoperator_program(*flat)),
-          layout(codegen::make_layout(program)) {
-      if (layout.steps.size() != 1) throw internal_error("cuda_tuner: an eOperator's plan has other than one step");
-      shape = codegen::shape_of(layout.steps[0], layout);
+          named(codegen::make_named_plan(program)) {
+      if (named.steps.size() != 1) throw internal_error("cuda_tuner: an eOperator's plan has other than one step");
+      shape = codegen::shape_of(named.steps[0], named);
       shape.body = kernel_body(*flat);
     }
     ir::scope_ptr flat;
     std::string key;
     ir::program program;
-    codegen::layout layout;
+    codegen::named_plan named;
     tune::kernel_shape shape;
   };
 
@@ -209,7 +209,7 @@ class cuda_tuner {
   loaded load(const kernel& k, const tune::cuda_schedule& point) {
     auto compiled =
         compile_eoperator(*k.flat, launcher_.arch(), detail::ein_include_dir(), point, options_.accumulate);
-    return {point, launcher_.load(compiled.ptx, compiled.entry, codegen::schedule(k.layout.steps[0], k.layout, point))};
+    return {point, launcher_.load(compiled.ptx, compiled.entry, codegen::schedule(k.named.steps[0], k.named, point))};
   }
 
   void launch(const loaded& l, std::vector<void*>& args) { launcher_.launch(l.kernel, args); }
@@ -238,9 +238,9 @@ class cuda_tuner {
     EIN_CUDA_CHECK(cudaSetDevice(device_index_));
     const auto start = std::chrono::steady_clock::now();
     const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
-    const auto& step = k.layout.steps[0];
-    std::vector<ir::dtype> types{codegen::compute_type(step, k.layout, options_.accumulate)};
-    const double tolerance = codegen::tolerance(k.layout, types, {false}, false);
+    const auto& step = k.named.steps[0];
+    std::vector<ir::dtype> types{codegen::compute_type(step, k.named, options_.accumulate)};
+    const double tolerance = codegen::tolerance(k.named, types, {false}, false);
     // random non-zero inputs, float ones holding floats, so the interpreter reads what the kernel reads
     auto env = eval::random_inputs(k.program, input_seed);
     for (auto& t : k.program.tensors)
@@ -250,11 +250,11 @@ class cuda_tuner {
     std::vector<std::unique_ptr<device_buffer>> buffers;
     std::vector<void*> pointers;
     for (auto id : step.reads) {
-      const auto& b = k.layout.buffers[id];
+      const auto& b = k.named.buffers[id];
       buffers.push_back(std::make_unique<device_buffer>(env.at(b.name).data, b.type));
       pointers.push_back(buffers.back()->data());
     }
-    const auto& target = k.layout.buffers[step.target];
+    const auto& target = k.named.buffers[step.target];
     const auto outputs = static_cast<std::size_t>(target.count());
     const std::vector<double> unwritten(outputs, std::numeric_limits<double>::quiet_NaN());
     buffers.push_back(std::make_unique<device_buffer>(unwritten, target.type));

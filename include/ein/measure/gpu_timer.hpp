@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "ein/codegen/cuda_kernel.hpp"
-#include "ein/codegen/layout.hpp"
+#include "ein/codegen/named_plan.hpp"
 #include "ein/codegen/library_step.hpp"
 #include "ein/cost/gpu_environment.hpp"
 #include "ein/cost/measured.hpp"
@@ -80,7 +80,7 @@ inline void nvrtc_check(nvrtcResult r, const char* call) {
 inline std::string eoperator_cuda_source(const ir::scope& s, std::string* kernel = nullptr,
                                          codegen::accumulation accumulate = codegen::accumulation::element,
                                          const std::optional<tune::cuda_schedule>& point = std::nullopt) {
-  auto plan = codegen::make_layout(cost::eoperator_program(s));
+  auto plan = codegen::make_named_plan(cost::eoperator_program(s));
   if (plan.steps.size() != 1) throw internal_error("eoperator_cuda_source: an eOperator is one step");
   codegen::writer w;
   codegen::emit_cuda_kernel(w, plan.steps[0], plan, accumulate, point);
@@ -335,7 +335,7 @@ class gpu_timer final : public cost::timer {
 
   std::optional<double> time_eoperator(const ir::scope& s) {
     auto program = cost::eoperator_program(s);
-    auto plan = codegen::make_layout(program);
+    auto plan = codegen::make_named_plan(program);
     auto& step = plan.steps.at(0);
     const codegen::buffer& target = plan.buffers[step.target];
     if (codegen::empty_box(s.traversal)) return std::nullopt;  // nothing runs

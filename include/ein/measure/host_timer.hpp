@@ -134,7 +134,7 @@ class host_timer final : public cost::timer {
     }
     // the kernel as the timer compiles it alone, whose space the record was tuned in
     const auto plan = eoperator_plan(*cost::flat_eoperator(*w.eop));
-    const auto l = codegen::make_layout(plan);
+    const auto l = codegen::make_named_plan(plan);
     const bool fits = l.steps.size() == 1 && tune::host_valid(codegen::shape_of(l.steps[0], l), *h);
     std::lock_guard lock(mutex_);
     fits_.emplace(key, fits);

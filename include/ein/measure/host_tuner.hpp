@@ -142,16 +142,16 @@ class host_tuner {
 
  private:
   // An eOperator as a kernel of its own: its key, its program over its inputs, that program's plan
-  // and layout (which points into the plan: never copied), and its shape.
+  // and named plan (which points into the plan: never copied), and its shape.
   struct kernel {
     explicit kernel(const ir::scope& s)
         : flat(cost::flat_eoperator(s)),
           key("eoperator " + ir::canonical_string(*flat)),
           program(host_timer::eoperator_inputs_program(*flat)),
           plan(ein::plan::make_plan(program, {})),
-          layout(codegen::make_layout(plan)) {
-      if (layout.steps.size() != 1) throw internal_error("host_tuner: an eOperator's plan has other than one step");
-      shape = codegen::shape_of(layout.steps[0], layout);
+          named(codegen::make_named_plan(plan)) {
+      if (named.steps.size() != 1) throw internal_error("host_tuner: an eOperator's plan has other than one step");
+      shape = codegen::shape_of(named.steps[0], named);
       shape.body = kernel_body(*flat);
     }
     kernel(const kernel&) = delete;
@@ -160,7 +160,7 @@ class host_tuner {
     std::string key;
     ir::program program;
     ein::plan::program_plan plan;
-    codegen::layout layout;
+    codegen::named_plan named;
     tune::kernel_shape shape;
   };
 
@@ -177,8 +177,8 @@ class host_tuner {
     result.key = k.key;
     const ir::program& program = k.program;
     const ein::plan::program_plan& plan = k.plan;
-    const codegen::layout& layout = k.layout;
-    const double tolerance = codegen::tolerance(layout, codegen::backend::host, options_.accumulate, false);
+    const codegen::named_plan& named = k.named;
+    const double tolerance = codegen::tolerance(named, codegen::backend::host, options_.accumulate, false);
     const auto start = std::chrono::steady_clock::now();
     const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
     eval::dense expected;                   // the interpreter's output on the inputs every case binds

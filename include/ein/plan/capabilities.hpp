@@ -64,7 +64,7 @@ inline bool blas_accepts(const match::gemm_attrs& g) {
 /// bfloat16 one runs, and not with a KCRS filter.
 inline bool cudnn_accepts(const match::instance& op) {
   auto* a = std::get_if<match::conv_attrs>(&op.attrs);
-  if (!a || !a->symmetric() || (a->filter_layout != "kcrs" && a->filter_layout != "krsc")) return false;
+  if (!a || !a->symmetric() || (a->filter_format != "kcrs" && a->filter_format != "krsc")) return false;
   for (auto v : {a->n, a->c, a->h, a->w, a->k, a->r, a->s, a->p, a->q, a->pad_h, a->pad_w, a->stride_h, a->stride_w,
                  a->dilation_h, a->dilation_w, a->groups})
     if (!detail::fits_int(v, 0)) return false;
@@ -72,7 +72,7 @@ inline bool cudnn_accepts(const match::instance& op) {
     for (auto v : strides)
       if (!detail::fits_int(v, 0)) return false;
   const std::array<std::int64_t, 4> x{a->n, a->c, a->h, a->w}, y{a->n, a->k, a->p, a->q};
-  const bool krsc = a->filter_layout == "krsc";
+  const bool krsc = a->filter_format == "krsc";
   const bool nhwc_data = detail::channels_last(x, a->x_strides) || detail::channels_last(y, a->y_strides);
   if (krsc && !(detail::nhwc_packed(x, a->x_strides) && detail::nhwc_packed(y, a->y_strides))) return false;
   if (ir::is_16bit(op.type)) return !a->backward_data && (krsc || !nhwc_data);

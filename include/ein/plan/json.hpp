@@ -28,8 +28,8 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(elementwise_attrs, fn, count)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(gemm_attrs, batch, m, n, k, trans_a, trans_b, lda, ldb, ldc, stride_a, stride_b,
                                    stride_c, alpha)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(conv_attrs, n, c, h, w, k, r, s, p, q, groups, pad_h, pad_w, pad_h_end, pad_w_end,
-                                   stride_h, stride_w, dilation_h, dilation_w, x_strides, w_strides, y_strides, layout,
-                                   filter_layout, alpha)
+                                   stride_h, stride_w, dilation_h, dilation_w, x_strides, w_strides, y_strides, data_format,
+                                   filter_format, alpha)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(band_attrs, batch, m, features, width, dilation, a_strides, b_strides, o_strides,
                                    alpha)
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(output_grid, batch, rows, cols)

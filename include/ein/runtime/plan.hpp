@@ -39,13 +39,13 @@ enum class backend : unsigned char { host, cuda };
 /// prepare() binds the weights only and runs the weight transforms into the storage;
 /// run_prepared() binds inputs and outputs only and runs the other steps, reading the storage.
 template <class Program>
-struct plan {
+struct generated_plan {
   static constexpr bool generated = false;
 };
 
 /// True when the header generated for `Program` has been included in this translation unit.
 template <class Program>
-inline constexpr bool has_plan_v = plan<std::remove_cvref_t<Program>>::generated;
+inline constexpr bool has_plan_v = generated_plan<std::remove_cvref_t<Program>>::generated;
 
 template <class Program>
 struct has_plan : std::bool_constant<has_plan_v<Program>> {};

@@ -31,7 +31,7 @@ struct priced_instance {
 
 /// One kernel of a plan: a scope of the derived expression, run as a library operator (`op`) or
 /// as a generated eOperator (no `op`). Nested scopes it reads are earlier kernels.
-struct kernel {
+struct priced_kernel {
   std::string name;             // "k1", "k2", ...: the tensor later kernels read
   ir::scope_ptr value;          // the scope as derived, nested scopes included
   ir::scope_ptr flat;           // the same scope reading earlier kernels as tensors `k<i>`,
@@ -58,7 +58,7 @@ struct kernel {
 /// eOperator). Example: a batch of products `S[h, i, j] = Σ_f Q[h, i, f]·K[h, j, f]` also matches
 /// as a grouped convolution whose filter spans each row, priced cheaper but run by no library;
 /// a build with CBLAS runs it as the batch_matmul.
-inline const priced_instance* called_operator(const kernel& k, const ein::plan::capabilities& caps) {
+inline const priced_instance* called_operator(const priced_kernel& k, const ein::plan::capabilities& caps) {
   for (auto& o : k.operators)
     if (caps.calls(o.op)) return &o;
   return nullptr;
@@ -66,9 +66,9 @@ inline const priced_instance* called_operator(const kernel& k, const ein::plan::
 
 /// The kernels of one derived expression in dependency order (the last computes its value),
 /// with the total predicted time.
-struct plan {
+struct expression_plan {
   ir::scope_ptr expr;  // the derived expression the plan instantiates
-  std::vector<kernel> kernels;
+  std::vector<priced_kernel> kernels;
   double seconds = 0;
 
   /// The library operators of the plan, in kernel order.
@@ -81,12 +81,12 @@ struct plan {
   /// Kernels that read inputs (weight-only ones run once in ein::prepare, first in each ein::run).
   std::size_t run_time_kernels() const {
     return static_cast<std::size_t>(
-        std::count_if(kernels.begin(), kernels.end(), [](const kernel& k) { return !k.weight_only; }));
+        std::count_if(kernels.begin(), kernels.end(), [](const priced_kernel& k) { return !k.weight_only; }));
   }
   /// True when every kernel that runs is a library operator or a memory-bound eOperator: the
   /// plans the converging search keeps (EinNet §6.1).
   bool matched_or_memory_bound() const {
-    return std::all_of(kernels.begin(), kernels.end(), [](const kernel& k) {
+    return std::all_of(kernels.begin(), kernels.end(), [](const priced_kernel& k) {
       return k.weight_only || k.library() || k.memory_bound();
     });
   }
@@ -135,7 +135,7 @@ inline std::vector<ir::affine> shifted(const std::vector<ir::affine>& index,
 
 // `s` with every nested scope read as the named tensor of its kernel and the traversal box
 // moved to start at 0.
-inline ir::scope_ptr flatten_kernel(const ir::scope& s, const std::vector<kernel>& done,
+inline ir::scope_ptr flatten_kernel(const ir::scope& s, const std::vector<priced_kernel>& done,
                                     const std::map<const ir::scope*, std::size_t>& by_node) {
   std::map<std::string, ir::affine> move;
   std::vector<ir::iterator> trav;
@@ -207,7 +207,7 @@ namespace detail {
 struct instantiator {
   const cost::model& model;
   kernel_memo& memo;
-  std::vector<kernel> kernels;
+  std::vector<priced_kernel> kernels;
   std::map<std::string, std::size_t> by_form;        // canonical text → kernel
   std::map<const ir::scope*, std::size_t> by_node;   // scope node → kernel
 
@@ -215,7 +215,7 @@ struct instantiator {
     if (auto it = by_node.find(s.get()); it != by_node.end()) return it->second;
     const auto& form = memo.form(s);
     if (auto it = by_form.find(form); it != by_form.end()) return by_node[s.get()] = it->second;
-    kernel k;
+    priced_kernel k;
     std::vector<bool> from_weights;  // per access: whether what it reads is computed from weights alone
     derive::for_each_access(s->body, [&](const ir::access& a) {
       if (auto* nested = std::get_if<ir::scope_ptr>(&a.source)) {
@@ -264,12 +264,12 @@ struct instantiator {
 /// Example: EinNet's E6 of Figure 5 gives `kernel 1: matmul(...)`, `kernel 2: eOperator
 /// L_{h,w,f} Σ_{r,s} k1[r, s, f, h + r - 1, s + w - 1]` (the OffsetReduce).
 /// `memo` (optional) remembers what does not depend on the plan, across the calls of one search.
-inline plan instantiate(const ir::scope_ptr& expr, const cost::model& model,
+inline expression_plan instantiate(const ir::scope_ptr& expr, const cost::model& model,
                         kernel_memo* memo = nullptr) {
   kernel_memo own;
   detail::instantiator in{model, memo ? *memo : own, {}, {}, {}};
   in.add(expr);
-  plan p;
+  expression_plan p;
   p.expr = expr;
   p.kernels = std::move(in.kernels);
   for (auto& k : p.kernels) p.seconds += k.seconds;
@@ -291,9 +291,9 @@ inline double eoperator_seconds(const ir::scope& s, const cost::model& model) {
 /// eOperator that keeps it so. Plans of float definitions of float tensors are unchanged; so are
 /// double ones but for a nested product of nested values, which matching sees as float and the
 /// plan holds in double: never a library call.
-inline plan stored_as(plan p, ir::dtype type, const cost::model& model) {
+inline expression_plan stored_as(expression_plan p, ir::dtype type, const cost::model& model) {
   for (std::size_t i = 0; i < p.kernels.size(); ++i) {
-    kernel& k = p.kernels[i];
+    priced_kernel& k = p.kernels[i];
     const ir::dtype held = i + 1 == p.kernels.size() ? type : ir::held_type(type);
     std::erase_if(k.operators, [&](const priced_instance& o) { return o.op.type != held; });
     // an eOperator storing 16 bits writes 2 bytes an element
@@ -315,14 +315,14 @@ inline plan stored_as(plan p, ir::dtype type, const cost::model& model) {
 }
 
 /// instantiate(value), stored as `type` (stored_as): the plan of a definition as written.
-inline plan instantiate_stored(const ir::scope_ptr& value, ir::dtype type, const cost::model& model) {
+inline expression_plan instantiate_stored(const ir::scope_ptr& value, ir::dtype type, const cost::model& model) {
   return stored_as(instantiate(value, model), type, model);
 }
 
 /// Runs a plan on the interpreter: each kernel's flat scope in order, with the values of the
 /// kernels before it bound under their names. Returns the value of the last kernel, on the box
 /// of the expression (shifted back from the flat form).
-inline eval::dense evaluate(const plan& p, eval::bindings env) {
+inline eval::dense evaluate(const expression_plan& p, eval::bindings env) {
   eval::dense last;
   for (auto& k : p.kernels) {
     last = eval::evaluate(*k.flat, env);

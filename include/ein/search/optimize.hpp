@@ -43,7 +43,7 @@ struct options {
 
 /// One plan the search can choose, with how it was reached.
 struct candidate_plan {
-  plan p;
+  expression_plan p;
   std::string target;  // the operator it converged to, or "as written" / "explored"
   /// Rule steps from the source, then how the operator matched (converged::how), then the
   /// post-optimization steps.
@@ -81,8 +81,8 @@ struct search_statistics {
 
 /// The result of a search: the chosen plan, the plan as written, every candidate.
 struct optimized {
-  plan best;
-  plan baseline;
+  expression_plan best;
+  expression_plan baseline;
   std::vector<candidate_plan> candidates;  // baseline first, then in discovery order
   std::size_t chosen = 0;                  // index of `best` in candidates
   search_statistics stats;
@@ -111,7 +111,7 @@ inline ir::scope_ptr inlined_scope(const ir::scope_ptr& root, const derive::step
 }
 
 // True when the kernel computing `s` in `p` is a library operator.
-inline bool runs_library(const plan& p, const ir::scope_ptr& s, kernel_memo& memo) {
+inline bool runs_library(const expression_plan& p, const ir::scope_ptr& s, kernel_memo& memo) {
   auto& form = memo.form(s);
   for (auto& k : p.kernels)
     if (k.library() && memo.form(k.value) == form) return true;
@@ -126,14 +126,14 @@ inline bool runs_library(const plan& p, const ir::scope_ptr& s, kernel_memo& mem
 /// runs no fewer library operators. A library operator is never inlined into its reader (that
 /// would undo the derivation); a tightened scope may become one (E5 → E6 of Figure 5).
 /// `memo` (optional) is instantiate's, shared by the calls of one search.
-inline plan post_optimize(plan p, const cost::model& model, int max_steps,
+inline expression_plan post_optimize(expression_plan p, const cost::model& model, int max_steps,
                           std::vector<derive::step>* steps = nullptr, kernel_memo* memo = nullptr) {
   static constexpr derive::rule fusions[] = {{"merge_traversal", &derive::merge_traversal},
                                              {"tighten_boundary", &derive::tighten_boundary}};
   kernel_memo own;
   auto& known = memo ? *memo : own;
   for (int i = 0; i < max_steps; ++i) {
-    std::optional<plan> best;
+    std::optional<expression_plan> best;
     derive::step how;
     for (auto& f : fusions)
       for (auto& c : derive::apply(f, p.expr)) {
@@ -151,7 +151,7 @@ inline plan post_optimize(plan p, const cost::model& model, int max_steps,
 }
 
 /// The better of two plans: cheaper, then fewer kernels at run time; ties keep `a`.
-inline bool better(const plan& a, const plan& b) {
+inline bool better(const expression_plan& a, const expression_plan& b) {
   if (a.seconds != b.seconds) return a.seconds < b.seconds;
   return a.run_time_kernels() < b.run_time_kernels();
 }

@@ -93,8 +93,8 @@ struct device_weights {
 template <int K>
 bool check() {
   constexpr int id = ein_test::prepared_base + K;
-  const double tolerance = ein::runtime::plan<ein_test::hand_program<id>>::tolerance;
-  static_assert(ein::runtime::plan<ein_test::hand_program<id>>::target == ein::runtime::backend::cuda);
+  const double tolerance = ein::runtime::generated_plan<ein_test::hand_program<id>>::tolerance;
+  static_assert(ein::runtime::generated_plan<ein_test::hand_program<id>>::target == ein::runtime::backend::cuda);
   constexpr ein_test::hand_program<id> object;
   auto p = ein::reify(object);
   device_weights weights(p, 21);
@@ -205,7 +205,7 @@ struct stream_pair {
 template <int K>
 bool check_capture() {
   constexpr int id = ein_test::prepared_base + K;
-  const double tolerance = ein::runtime::plan<ein_test::hand_program<id>>::tolerance;
+  const double tolerance = ein::runtime::generated_plan<ein_test::hand_program<id>>::tolerance;
   constexpr ein_test::hand_program<id> object;
   auto p = ein::reify(object);
   device_weights weights(p, 41);

@@ -122,7 +122,7 @@ std::unique_ptr<device_tensor> output_tensor(const ein::ir::program& p, const st
 
 template <int Id>
 bool check() {
-  static_assert(ein::runtime::plan<ein_test::hand_program<Id>>::target == ein::runtime::backend::cuda);
+  static_assert(ein::runtime::generated_plan<ein_test::hand_program<Id>>::target == ein::runtime::backend::cuda);
   constexpr ein_test::hand_program<Id> object;
   auto p = ein::reify(object);
   auto env = ein::eval::random_inputs(p, 11);
@@ -140,7 +140,7 @@ bool check() {
   bool ok = true;
   for (std::size_t i = 0; i < p.outputs.size(); ++i) {
     double err = keep[first_output + i]->error_against(ref.at(p.outputs[i]));
-    bool pass = err <= ein::runtime::plan<ein_test::hand_program<Id>>::tolerance;
+    bool pass = err <= ein::runtime::generated_plan<ein_test::hand_program<Id>>::tolerance;
     std::printf("%-16s %-4s max_rel_err=%.3g %s\n", p.name.c_str(), p.outputs[i].c_str(), err,
                 pass ? "ok" : "FAILED");
     ok = ok && pass;
@@ -192,7 +192,7 @@ bool check_streams() {
   for (int t = 0; t < threads; ++t)
     for (std::size_t i = 0; i < p.outputs.size(); ++i) {
       double err = outputs[t][i]->error_against(ref.at(p.outputs[i]));
-      if (!(err <= ein::runtime::plan<ein_test::hand_program<Id>>::tolerance)) {
+      if (!(err <= ein::runtime::generated_plan<ein_test::hand_program<Id>>::tolerance)) {
         std::printf("%s %s on stream %d of %d at once: max_rel_err=%.3g FAILED\n", p.name.c_str(),
                     p.outputs[i].c_str(), t, threads, err);
         ok = false;
@@ -213,7 +213,7 @@ bool check_all_streams(std::integer_sequence<int, Id...>) {
 template <int Id>
 bool check_capture() {
   constexpr ein_test::hand_program<Id> object;
-  const double tolerance = ein::runtime::plan<ein_test::hand_program<Id>>::tolerance;
+  const double tolerance = ein::runtime::generated_plan<ein_test::hand_program<Id>>::tolerance;
   auto p = ein::reify(object);
   auto env = ein::eval::random_inputs(p, 14);
   auto ref = ein::eval::evaluate(p, env);
@@ -311,7 +311,7 @@ bool check_host() {
   for (auto& o : p.outputs)
     bind(o, p.find_definition(o)->type == ein::ir::dtype::f32,
          std::vector<double>(ref.at(o).data.size(), -7.0));
-  ein::runtime::plan<ein_test::hand_program<Id>>::run_host(ein::runtime::bindings(items));
+  ein::runtime::generated_plan<ein_test::hand_program<Id>>::run_host(ein::runtime::bindings(items));
   bool ok = true;
   for (std::size_t i = p.outputs.size(); i-- > 0;) {
     auto& r = ref.at(p.outputs[i]);
@@ -322,7 +322,7 @@ bool check_host() {
       floats.pop_back();
     else
       values.pop_back();
-    const double tolerance = ein::runtime::plan<ein_test::hand_program<Id>>::tolerance;
+    const double tolerance = ein::runtime::generated_plan<ein_test::hand_program<Id>>::tolerance;
     ok = ok && err <= tolerance;
     if (!(err <= tolerance))
       std::printf("%s %s: host loops max_rel_err=%.3g FAILED\n", p.name.c_str(), p.outputs[i].c_str(), err);

@@ -40,7 +40,7 @@ void check_against(const Object& object, std::uint64_t seed, double tolerance, R
   ein::runtime::bindings b(buffers.items);
   if constexpr (ein::runtime::has_plan_v<Object>) {
     if (host_loops)
-      ein::runtime::plan<Object>::run_host(b);
+      ein::runtime::generated_plan<Object>::run_host(b);
     else
       ein::run(object, b);
   } else {

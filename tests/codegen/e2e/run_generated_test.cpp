@@ -41,7 +41,7 @@ namespace {
 template <int Id>
 void check_generated() {
   constexpr ein_test::hand_program<Id> object;
-  using plan = ein::runtime::plan<ein_test::hand_program<Id>>;
+  using plan = ein::runtime::generated_plan<ein_test::hand_program<Id>>;
   const double tolerance = plan::tolerance;
   static_assert(ein::runtime::has_plan_v<decltype(object)>, "the generated header defines the plan");
   static_assert(plan::target == ein::runtime::backend::host);
@@ -109,8 +109,8 @@ TEST_CASE("generated host plan equals the interpreter: a convolution ending in b
 TEST_CASE("generated host plan equals the interpreter: a depthwise convolution") { check_generated<19>(); }
 
 TEST_CASE("a BLAS call ends in the bias, residual and ReLU after it: 40 layers are 40 steps, not 80") {
-  using one = ein::runtime::plan<ein_test::hand_program<16>>;
-  using chain = ein::runtime::plan<ein_test::hand_program<17>>;
+  using one = ein::runtime::generated_plan<ein_test::hand_program<16>>;
+  using chain = ein::runtime::generated_plan<ein_test::hand_program<17>>;
   CAPTURE(one::description);
   auto steps = [](std::string_view d) {
     std::size_t n = 0;
@@ -129,10 +129,10 @@ TEST_CASE("a BLAS call ends in the bias, residual and ReLU after it: 40 layers a
 }
 
 TEST_CASE("compute-bound matrix products are library calls in the plan, small ones eOperators") {
-  using chain = ein::runtime::plan<ein_test::hand_program<8>>;
-  using batch = ein::runtime::plan<ein_test::hand_program<9>>;
-  using f64 = ein::runtime::plan<ein_test::hand_program<10>>;
-  using small = ein::runtime::plan<ein_test::hand_program<0>>;
+  using chain = ein::runtime::generated_plan<ein_test::hand_program<8>>;
+  using batch = ein::runtime::generated_plan<ein_test::hand_program<9>>;
+  using f64 = ein::runtime::generated_plan<ein_test::hand_program<10>>;
+  using small = ein::runtime::generated_plan<ein_test::hand_program<0>>;
   CAPTURE(chain::description);
   CAPTURE(batch::description);
   CAPTURE(f64::description);
@@ -150,7 +150,7 @@ TEST_CASE("compute-bound matrix products are library calls in the plan, small on
 }
 
 TEST_CASE("a generated plan describes itself and checks its bindings") {
-  using plan = ein::runtime::plan<ein_test::hand_program<0>>;
+  using plan = ein::runtime::generated_plan<ein_test::hand_program<0>>;
   CHECK(plan::name == "hand_matmul");
   CHECK(plan::description.find("out = eOperator") != std::string_view::npos);
   std::vector<float> a(30, 1.0f), b(42, 1.0f), c(35), short_c(34);
@@ -175,7 +175,7 @@ TEST_CASE("generated host plans of generated programs equal the interpreter") {
 
 TEST_CASE("one generated host plan runs from several threads at once, directly and prepared") {
   auto concurrent = [](auto object, double tolerance) {
-    using plan = ein::runtime::plan<decltype(object)>;
+    using plan = ein::runtime::generated_plan<decltype(object)>;
     auto p = ein::reify(object);
     ein_test::check_concurrent_runs(p, [&](const ein::runtime::bindings& b) { ein::run(object, b); }, tolerance);
     ein_test::check_concurrent_runs(p, [](const ein::runtime::bindings& b) { plan::run_host(b); }, tolerance);

@@ -39,7 +39,7 @@ namespace {
 
 
 template <int K>
-using prepared_plan = ein::runtime::plan<ein_test::hand_program<ein_test::prepared_base + K>>;
+using prepared_plan = ein::runtime::generated_plan<ein_test::hand_program<ein_test::prepared_base + K>>;
 
 // The text of one generated function of `header`: from `head` to the closing brace of the
 // plan's member (two-space indentation).
@@ -77,7 +77,7 @@ int check_paper_cases(std::integer_sequence<int, K...>) {
   int checked = 0;
   auto one = [&]<int Id>(ein_test::hand_program<Id> object) {
     if constexpr (ein::runtime::has_plan_v<decltype(object)>) {
-      using plan = ein::runtime::plan<decltype(object)>;
+      using plan = ein::runtime::generated_plan<decltype(object)>;
       if (plan::description.find("[weight transform]") == std::string_view::npos) return;
       MESSAGE(plan::description);
       ein_test::check_prepared_against_interpreter(object, 1, 1e-4, 2);
@@ -205,8 +205,8 @@ TEST_CASE("a prepared plan owns its storage: movable, not copyable") {
 }
 
 TEST_CASE("a plan without weight transforms is prepared too: the weights are kept as bound") {
-  using matmul = ein::runtime::plan<ein_test::hand_program<0>>;
-  using elementwise = ein::runtime::plan<ein_test::hand_program<2>>;
+  using matmul = ein::runtime::generated_plan<ein_test::hand_program<0>>;
+  using elementwise = ein::runtime::generated_plan<ein_test::hand_program<2>>;
   CHECK(matmul::description.find("[weight transform]") == std::string_view::npos);
   CHECK(matmul::prepared_bytes == 6 * 7 * sizeof(float));  // B, a weight
   CHECK(elementwise::prepared_bytes == 0);                 // no weights at all

@@ -36,7 +36,7 @@ constexpr bool have_cblas = false;
 #endif
 
 template <int K>
-using searched_plan = ein::runtime::plan<ein_test::hand_program<ein_test::searched_base + K>>;
+using searched_plan = ein::runtime::generated_plan<ein_test::hand_program<ein_test::searched_base + K>>;
 
 // One step of a plan's description (`  name = library matmul(...) ...` or `  name = eOperator
 // L_{...} Σ_{...} ...`), with the extents of its traversal and summation, each sorted (the
@@ -251,7 +251,7 @@ namespace {
 template <int... K>
 void check_family(std::integer_sequence<int, K...>) {
   auto one = [](auto object) {
-    using plan = ein::runtime::plan<decltype(object)>;
+    using plan = ein::runtime::generated_plan<decltype(object)>;
     static_assert(ein::runtime::has_plan_v<decltype(object)>, "the generated header defines the plan");
     MESSAGE(plan::description);
     CHECK(plan::description.find("search: optimize_program") != std::string_view::npos);

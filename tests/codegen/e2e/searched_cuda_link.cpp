@@ -16,7 +16,7 @@ namespace {
 // Whether the cuda plan of case K is linked and was chosen by the search.
 template <int K>
 bool linked() {
-  using plan = ein::runtime::plan<ein_test::hand_program<ein_test::searched_base + K>>;
+  using plan = ein::runtime::generated_plan<ein_test::hand_program<ein_test::searched_base + K>>;
   static_assert(plan::target == ein::runtime::backend::cuda);
   void (*run)(const ein::runtime::bindings&, ein::runtime::stream) = &plan::run;
   std::printf("%s\n", plan::description.data());

@@ -6,7 +6,7 @@
 #include "ein_generated/codegen_ops_cuda.hpp"
 
 int main() {
-  using plan = ein::runtime::plan<std::remove_cvref_t<decltype(codegen_ops::net)>>;
+  using plan = ein::runtime::generated_plan<std::remove_cvref_t<decltype(codegen_ops::net)>>;
   static_assert(plan::target == ein::runtime::backend::cuda);
   void (*run)(const ein::runtime::bindings&, ein::runtime::stream) = &plan::run;
   std::printf("%s", plan::description.data());

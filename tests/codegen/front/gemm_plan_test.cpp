@@ -7,7 +7,7 @@
 #include "codegen/front/gemm_model.hpp"
 #include "ein_generated/codegen_gemm.hpp"
 
-using gemm_plan = ein::runtime::plan<std::remove_cvref_t<decltype(codegen_gemm::net)>>;
+using gemm_plan = ein::runtime::generated_plan<std::remove_cvref_t<decltype(codegen_gemm::net)>>;
 
 TEST_CASE("generated host plan of ein::ops matrix products equals the interpreter") {
   for (std::uint64_t seed : {1, 2}) {

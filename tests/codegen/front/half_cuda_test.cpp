@@ -59,7 +59,7 @@ struct device_copies {
 // the plan's tolerance.
 template <class Object>
 bool equals_interpreter(const Object& object, std::uint64_t seed, const char* check = "16-bit") {
-  using plan = ein::runtime::plan<std::remove_cvref_t<Object>>;
+  using plan = ein::runtime::generated_plan<std::remove_cvref_t<Object>>;
   static_assert(plan::target == ein::runtime::backend::cuda);
   auto p = ein::reify(object);
   auto env = ein::eval::random_inputs(p, seed);

@@ -18,7 +18,7 @@
 namespace {
 
 template <class Object>
-using plan_of = ein::runtime::plan<std::remove_cvref_t<Object>>;
+using plan_of = ein::runtime::generated_plan<std::remove_cvref_t<Object>>;
 
 // ein::prepare binds the weights once; its run equals the interpreter.
 template <class Object>

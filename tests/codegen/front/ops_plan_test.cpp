@@ -16,7 +16,7 @@ TEST_CASE("generated host plan of every ein::ops operator equals the interpreter
 }
 
 TEST_CASE("the generated plan has one eOperator per definition") {
-  using plan = ein::runtime::plan<std::remove_cvref_t<decltype(codegen_ops::net)>>;
+  using plan = ein::runtime::generated_plan<std::remove_cvref_t<decltype(codegen_ops::net)>>;
   auto p = ein::reify(codegen_ops::net);
   std::size_t steps = 0;
   for (std::size_t at = 0; (at = plan::description.find("eOperator", at)) != std::string_view::npos; ++at) ++steps;

@@ -41,7 +41,7 @@ inline void eop_out_host([[maybe_unused]] const float* EIN_RESTRICT t_t, [[maybe
 
 namespace ein::runtime {
 template <>
-struct plan<std::remove_cvref_t<decltype(::model::net)>> {
+struct generated_plan<std::remove_cvref_t<decltype(::model::net)>> {
   static constexpr bool generated = true;
   static constexpr backend target = backend::host;
   static constexpr std::string_view name = "gemm_chain";

@@ -89,7 +89,7 @@ void free_graph_cuda_0000000000001234(void* graph) noexcept;
 
 namespace ein::runtime {
 template <>
-struct plan<std::remove_cvref_t<decltype(::model::net)>> {
+struct generated_plan<std::remove_cvref_t<decltype(::model::net)>> {
   static constexpr bool generated = true;
   static constexpr backend target = backend::cuda;
   static constexpr std::string_view name = "prepared_relayout";

@@ -37,7 +37,7 @@ struct plan_buffers {
   std::vector<void*> pointers;
   std::size_t shift;
 
-  plan_buffers(const codegen::layout& plan, const ein::eval::bindings& env, std::size_t shift) : shift(shift) {
+  plan_buffers(const codegen::named_plan& plan, const ein::eval::bindings& env, std::size_t shift) : shift(shift) {
     f32.resize(plan.buffers.size());
     f64.resize(plan.buffers.size());
     for (std::size_t id = 0; id < plan.buffers.size(); ++id) {
@@ -56,7 +56,7 @@ struct plan_buffers {
     }
   }
 
-  double error(const codegen::layout& plan, std::size_t id, const ein::eval::dense& ref) const {
+  double error(const codegen::named_plan& plan, std::size_t id, const ein::eval::dense& ref) const {
     return plan.buffers[id].type == ein::ir::dtype::f32
                ? ein::eval::max_rel_error(std::span<const float>(f32[id]).subspan(shift), ref)
                : ein::eval::max_rel_error(std::span<const double>(f64[id]).subspan(shift), ref);
@@ -74,7 +74,7 @@ void check(std::size_t k, const ein_test::kernel_case& c, bool kernels, unsigned
   CAPTURE(resident);
   CAPTURE(shift);
   CAPTURE(variant);
-  auto plan = codegen::make_layout(c.program);
+  auto plan = codegen::make_named_plan(c.program);
   std::vector<ein::ir::dtype> types;
   for (auto& s : plan.steps) types.push_back(codegen::compute_type(s, plan, c.accumulate));
   const double tolerance = codegen::tolerance(plan, types, std::vector<bool>(plan.steps.size(), false), false);
@@ -122,7 +122,7 @@ TEST_CASE("the families reach every kernel shape, lanes, blocked sums with and w
   int tiled = 0, flat_unrolled = 0, flat = 0, chunks = 0, remainders = 0, int64 = 0, vectors = 0, reused = 0;
   int extrema = 0, extrema_in_lanes = 0;
   for (auto& c : ein_test::kernel_cases()) {
-    auto plan = codegen::make_layout(c.program);
+    auto plan = codegen::make_named_plan(c.program);
     for (auto& s : plan.steps) {
       if (codegen::empty_box(s.value->traversal)) continue;
       auto k = codegen::schedule(s, plan);
@@ -171,7 +171,7 @@ TEST_CASE("host loops write what each drawn schedule asks, and the draws reach e
   auto cases = ein_test::kernel_cases();
   for (std::size_t k = 0; k < cases.size(); ++k) {
     auto& c = cases[k];
-    auto plan = codegen::make_layout(c.program);
+    auto plan = codegen::make_named_plan(c.program);
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {
       auto& s = plan.steps[i];
       if (codegen::empty_box(s.value->traversal)) continue;
@@ -234,7 +234,7 @@ TEST_CASE("kernels write what each drawn CUDA schedule asks, and the draws reach
   auto cases = ein_test::kernel_cases();
   for (std::size_t k = 0; k < cases.size(); ++k) {
     auto& c = cases[k];
-    auto plan = codegen::make_layout(c.program);
+    auto plan = codegen::make_named_plan(c.program);
     for (std::size_t i = 0; i < plan.steps.size(); ++i) {
       auto& s = plan.steps[i];
       if (codegen::empty_box(s.value->traversal)) continue;

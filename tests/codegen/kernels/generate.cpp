@@ -21,12 +21,12 @@ namespace {
 namespace codegen = ein::codegen;
 
 // `static_cast<const float*>(b[3])`: buffer `id` as the pointer a step's function takes.
-std::string argument(const codegen::layout& plan, std::size_t id, bool read) {
+std::string argument(const codegen::named_plan& plan, std::size_t id, bool read) {
   return "static_cast<" + std::string(read ? "const " : "") + codegen::element_text(plan.buffers[id].type) + "*>(b[" +
          std::to_string(id) + "])";
 }
 
-bool float_only(const codegen::layout& plan, codegen::accumulation a) {
+bool float_only(const codegen::named_plan& plan, codegen::accumulation a) {
   for (auto& s : plan.steps)
     if (codegen::compute_type(s, plan, a) != ein::ir::dtype::f32) return false;
   return true;
@@ -34,7 +34,7 @@ bool float_only(const codegen::layout& plan, codegen::accumulation a) {
 
 // `ein_emulate::launch(...)` of step `s`'s kernel `<function>_kernel` under schedule `k`, with at
 // most `resident` blocks.
-std::string launch(const codegen::layout& plan, const codegen::step& s, const codegen::kernel_schedule& k,
+std::string launch(const codegen::named_plan& plan, const codegen::named_kernel& s, const codegen::kernel_schedule& k,
                    const std::string& function) {
   std::string args;
   for (auto id : s.reads) args += ", " + argument(plan, id, true);
@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
     auto cases = ein_test::kernel_cases();
     for (std::size_t index = 0; index < cases.size(); ++index) {
       auto& c = cases[index];
-      auto plan = codegen::make_layout(c.program);
+      auto plan = codegen::make_named_plan(c.program);
       const std::string ns = "ein_kernels::" + c.name;
       const int type = float_only(plan, c.accumulate) ? 0 : 1;
       codegen::writer& device = cu[type];

@@ -20,7 +20,7 @@ inline constexpr int schedule_variants = 2;
 /// `schedule_variants` points of step `s`'s host space other than its default (the default
 /// where the space holds nothing else), drawn from `seed`: the first without a blocking, the
 /// second with one, where the space has such points (blocked points outnumber the others).
-inline std::vector<ein::tune::host_schedule> drawn_schedules(const ein::codegen::step& s, const ein::codegen::layout& plan,
+inline std::vector<ein::tune::host_schedule> drawn_schedules(const ein::codegen::named_kernel& s, const ein::codegen::named_plan& plan,
                                                              std::uint64_t seed) {
   const auto shape = ein::codegen::shape_of(s, plan);
   const auto fixed = ein::tune::host_default(shape);
@@ -39,8 +39,8 @@ inline std::vector<ein::tune::host_schedule> drawn_schedules(const ein::codegen:
 /// `schedule_variants` points of step `s`'s CUDA space other than its default (the default
 /// where the space holds nothing else), drawn from `seed`: the first a flat kernel, the second a
 /// tiled one, where the space has such points.
-inline std::vector<ein::tune::cuda_schedule> drawn_cuda_schedules(const ein::codegen::step& s,
-                                                                  const ein::codegen::layout& plan, std::uint64_t seed) {
+inline std::vector<ein::tune::cuda_schedule> drawn_cuda_schedules(const ein::codegen::named_kernel& s,
+                                                                  const ein::codegen::named_plan& plan, std::uint64_t seed) {
   const auto shape = ein::codegen::shape_of(s, plan);
   const auto fixed = ein::tune::cuda_default(shape);
   std::vector<ein::tune::cuda_schedule> others[2];  // flat, tiled

@@ -29,7 +29,7 @@
 namespace {
 
 template <int K>
-using plan_of = ein::runtime::plan<ein_test::onednn_case<K>>;
+using plan_of = ein::runtime::generated_plan<ein_test::onednn_case<K>>;
 
 template <int K>
 void check_case() {

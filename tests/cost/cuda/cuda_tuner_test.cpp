@@ -69,7 +69,7 @@ TEST_CASE("cuda tuning without a GPU: the database's records of its one GPU, and
   if (measure::gpu_present()) return;  // with a GPU, its own records (tuned) are read
   const auto s = matmul(64, 128);
   const auto plan = ein::plan::make_plan(program_of(s), {});
-  const auto l = codegen::make_layout(plan);
+  const auto l = codegen::make_named_plan(plan);
   REQUIRE(l.steps.size() == 1);
   const auto [key, shape] = measure::identify_cuda_kernel(*l.steps[0].value);
   const auto point = other_point(codegen::shape_of(l.steps[0], l));

@@ -40,7 +40,7 @@ TEST_CASE("nvrtc: the kernels of the plans found for small Conv3x3, ConvTranspos
   for (auto& src : {search_test::conv(5, 8, 8, 3, 1), search_test::conv_transpose(1, 2, 4, 4, 4, 2, 1),
                     search_test::g2bmm(1, 16, 4, 2, 2)}) {
     auto r = search::optimize(src, derive::intra_rules(), search_test::h100());
-    std::vector<const search::plan*> plans{&r.best};
+    std::vector<const search::expression_plan*> plans{&r.best};
     for (auto& c : r.candidates) plans.push_back(&c.p);
     for (auto* p : plans)
       for (auto& k : p->kernels) {

@@ -17,7 +17,7 @@ namespace {
 
 template <class Plan>
 void check(const Plan& net) {
-  using plan = ein::runtime::plan<std::remove_cvref_t<decltype(net)>>;
+  using plan = ein::runtime::generated_plan<std::remove_cvref_t<decltype(net)>>;
   INFO(plan::description);
   ein::ir::program p = ein::reify(grad_layers::net, "layers");
   std::vector<std::string> targets;

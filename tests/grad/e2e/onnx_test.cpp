@@ -44,7 +44,7 @@ TEST_CASE("an imported graph's gradient agrees with finite differences of the gr
 }
 
 TEST_CASE("an imported graph's gradient plan equals the interpreter's gradient program") {
-  using plan = ein::runtime::plan<ein_generated::grad_tiny_cnn::program>;
+  using plan = ein::runtime::generated_plan<ein_generated::grad_tiny_cnn::program>;
   INFO(plan::description);
   auto p = tiny_cnn();
   auto g = ein::grad::gradient(p, every_tensor(p)).program;

@@ -16,15 +16,15 @@ using namespace ein;
 
 template <class Net>
 void check_equals_interpreter(const Net& net) {
-  ein_test::check_against_interpreter(net, 7, ein::runtime::plan<std::remove_cvref_t<Net>>::tolerance);
+  ein_test::check_against_interpreter(net, 7, ein::runtime::generated_plan<std::remove_cvref_t<Net>>::tolerance);
 }
 
 TEST_CASE("FSRCNN's deconvolution: the measured search's plan equals the interpreter and is no slower than as written") {
   check_equals_interpreter(measure_fsrcnn::searched::net);
   check_equals_interpreter(measure_fsrcnn::written::net);
   std::printf("searched: %s\nas written: %s\n",
-              std::string(ein::runtime::plan<std::remove_cvref_t<decltype(measure_fsrcnn::searched::net)>>::description).c_str(),
-              std::string(ein::runtime::plan<std::remove_cvref_t<decltype(measure_fsrcnn::written::net)>>::description).c_str());
+              std::string(ein::runtime::generated_plan<std::remove_cvref_t<decltype(measure_fsrcnn::searched::net)>>::description).c_str(),
+              std::string(ein::runtime::generated_plan<std::remove_cvref_t<decltype(measure_fsrcnn::written::net)>>::description).c_str());
   std::vector<float> a7(32 * 32 * 56), k8(9 * 9 * 56), b8{0.25f}, image_s(64 * 64), image_w(64 * 64);
   eval::random_stream rng(3);
   for (auto* v : {&a7, &k8})

@@ -10,7 +10,7 @@
 #include "tuned/layer.hpp"
 
 TEST_CASE("a plan generated with TUNE ON equals the interpreter") {
-  using plan = ein::runtime::plan<std::remove_cvref_t<decltype(measure_tuned::net)>>;
+  using plan = ein::runtime::generated_plan<std::remove_cvref_t<decltype(measure_tuned::net)>>;
   std::printf("tuned: %s\n", std::string(plan::description).c_str());
   ein_test::check_against_interpreter(measure_tuned::net, 7, plan::tolerance);
 }

@@ -106,7 +106,7 @@ int main(int argc, char** argv) {
     }
     includes += "#include \"ein_generated/" + test + ".hpp\"\n";
     plans += "    {\"" + test + "\", [](const ein::runtime::bindings& b) { ein::run(ein_generated::" + test +
-             "::net, b); }, ein::runtime::plan<ein_generated::" + test + "::program>::tolerance},\n";
+             "::net, b); }, ein::runtime::generated_plan<ein_generated::" + test + "::program>::tolerance},\n";
     ++planned;
   }
   write_if_changed(out / "node_plans.hpp",

@@ -28,7 +28,7 @@ inline runtime::convolution_geometry geometry(const match::instance& op, bool tf
   runtime::convolution_geometry g;
   g.forward = !a.backward_data;
   g.type = runtime_type(op.type);
-  g.krsc = a.filter_layout == "krsc";
+  g.krsc = a.filter_format == "krsc";
   const std::int64_t x_dims[4] = {a.n, a.c, a.h, a.w}, y_dims[4] = {a.n, a.k, a.p, a.q},
                      filter[4] = {a.k, a.filter_channels(), a.r, a.s};
   for (int d = 0; d < 4; ++d) {

@@ -27,9 +27,9 @@ concept operand = requires {
 
 /// Data layout of a convolution: activations (n, h, w, c) with weights (r, s, f, c), or
 /// activations (n, c, h, w) with weights (f, c, r, s).
-enum class layout : std::uint8_t { nhwc, nchw };
-inline constexpr layout nhwc = layout::nhwc;
-inline constexpr layout nchw = layout::nchw;
+enum class data_format : std::uint8_t { nhwc, nchw };
+inline constexpr data_format nhwc = data_format::nhwc;
+inline constexpr data_format nchw = data_format::nchw;
 
 /// Filter layout of a convolution: rsfc (r, s, f, c), today's default with nhwc; kcrs (f, c, r, s),
 /// PyTorch's and the default with nchw; rscf (r, s, c, f), TensorFlow's; krsc (f, r, s, c), a
@@ -41,7 +41,7 @@ inline constexpr filter kcrs = filter::kcrs;
 inline constexpr filter rscf = filter::rscf;
 inline constexpr filter krsc = filter::krsc;
 /// The filter layout a convolution reads unless told: rsfc with nhwc, kcrs with nchw.
-constexpr filter default_filter(layout l) { return l == layout::nhwc ? filter::rsfc : filter::kcrs; }
+constexpr filter default_filter(data_format l) { return l == data_format::nhwc ? filter::rsfc : filter::kcrs; }
 
 /// A stride, padding, dilation or window along h and w: one number for both axes (`2`), or one
 /// each (`ops::hw{0, 5}` pads h by 0 and w by 5).

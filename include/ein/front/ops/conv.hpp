@@ -101,10 +101,10 @@ constexpr auto summed(I0 i0, I1 i1, I2 i2, Body body) {
 /// c = 0 and nothing is summed over c.
 ///
 ///     inline constexpr auto y = ops::grouped_conv2d<"y", /*groups*/ 2, ops::nchw, 1, 1>(X, K);  // K (F, C/2, 3, 3)
-template <front::fixed_string Name, std::int64_t Groups, layout L = nhwc, hw Stride = 1, hw Pad = 0,
+template <front::fixed_string Name, std::int64_t Groups, data_format L = nhwc, hw Stride = 1, hw Pad = 0,
           hw Dilation = 1, filter F = default_filter(L), operand X, operand K>
 constexpr auto grouped_conv2d(X&& x, K&& k) {
-  constexpr bool nhwc_ = L == layout::nhwc;
+  constexpr bool nhwc_ = L == data_format::nhwc;
   constexpr std::size_t xh = nhwc_ ? 1 : 2, xw = nhwc_ ? 2 : 3, xc = nhwc_ ? 3 : 1;
   constexpr detail::filter_axes ka = detail::axes_of(F);
   if constexpr (!front::checks::operand_ranks<"conv2d", plain<X>::rank == 4 && plain<K>::rank == 4>()) {
@@ -150,7 +150,7 @@ constexpr auto grouped_conv2d(X&& x, K&& k) {
 ///     inline constexpr auto y = ops::conv2d<"y", ops::nhwc, /*stride*/ 1, /*pad*/ 1>(X, K);
 ///     inline constexpr auto z = ops::conv2d<"z", ops::nchw, 1, ops::hw{0, 5}>(Xc, Kc);  // 1×11
 ///     inline constexpr auto t = ops::conv2d<"t", ops::nhwc, 1, 1, 1, ops::rscf>(X, Ktf);
-template <front::fixed_string Name, layout L = nhwc, hw Stride = 1, hw Pad = 0, hw Dilation = 1,
+template <front::fixed_string Name, data_format L = nhwc, hw Stride = 1, hw Pad = 0, hw Dilation = 1,
           filter F = default_filter(L), operand X, operand K>
 constexpr auto conv2d(X&& x, K&& k) {
   return grouped_conv2d<Name, 1, L, Stride, Pad, Dilation, F>(std::forward<X>(x), std::forward<K>(k));
@@ -161,10 +161,10 @@ constexpr auto conv2d(X&& x, K&& k) {
 /// channel ⌊f / multiplier⌋), MobileNet's.
 ///
 ///     inline constexpr auto y = ops::depthwise_conv2d<"y", ops::nchw, 1, 1>(X, K);  // K (C, 1, 3, 3)
-template <front::fixed_string Name, layout L = nhwc, hw Stride = 1, hw Pad = 0, hw Dilation = 1,
+template <front::fixed_string Name, data_format L = nhwc, hw Stride = 1, hw Pad = 0, hw Dilation = 1,
           filter F = default_filter(L), operand X, operand K>
 constexpr auto depthwise_conv2d(X&& x, K&& k) {
-  constexpr std::int64_t channels = plain<X>::rank == 4 ? plain<X>::shape[L == layout::nhwc ? 3 : 1] : 1;
+  constexpr std::int64_t channels = plain<X>::rank == 4 ? plain<X>::shape[L == data_format::nhwc ? 3 : 1] : 1;
   return grouped_conv2d<Name, channels, L, Stride, Pad, Dilation, F>(std::forward<X>(x), std::forward<K>(k));
 }
 
@@ -180,10 +180,10 @@ constexpr auto depthwise_conv2d(X&& x, K&& k) {
 ///
 ///     inline constexpr auto y = ops::conv_transpose2d<"y", ops::nhwc, /*stride*/ 2, /*pad*/ 1>(X, K);
 ///     inline constexpr auto z = ops::conv_transpose2d<"z", ops::nhwc, 2, 4, /*out_pad*/ 1>(X, K9);
-template <front::fixed_string Name, layout L = nhwc, std::int64_t Stride = 1, std::int64_t Pad = 0,
+template <front::fixed_string Name, data_format L = nhwc, std::int64_t Stride = 1, std::int64_t Pad = 0,
           std::int64_t OutPad = 0, operand X, operand K>
 constexpr auto conv_transpose2d(X&& x, K&& k) {
-  static_assert(L == layout::nhwc, "ein::ops::conv_transpose2d: only the nhwc layout is provided");
+  static_assert(L == data_format::nhwc, "ein::ops::conv_transpose2d: only the nhwc layout is provided");
   if constexpr (!front::checks::operand_ranks<"conv_transpose2d", plain<X>::rank == 4 && plain<K>::rank == 4>()) {
     return front::invalid{};
   } else if constexpr (!front::checks::transposed_attributes<"conv_transpose2d", (Stride > 0 && Pad >= 0 && OutPad >= 0 &&

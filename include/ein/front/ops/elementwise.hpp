@@ -34,8 +34,8 @@ constexpr auto per_axis(F f, X&& x, P&&... p) {
 
 /// The channel axis of an activation of rank R in layout L: the last (nhwc), or 1 (nchw); past
 /// the rank when R is 0, which per_axis reports.
-template <layout L, std::size_t R>
-inline constexpr std::size_t channel_axis = L == layout::nhwc ? (R == 0 ? 1 : R - 1) : 1;
+template <data_format L, std::size_t R>
+inline constexpr std::size_t channel_axis = L == data_format::nhwc ? (R == 0 ? 1 : R - 1) : 1;
 
 }  // namespace detail
 
@@ -77,7 +77,7 @@ constexpr auto sigmoid(X&& x) {
 
 /// Per-channel bias, `y[.., c, ..] = x[.., c, ..] + b[c]`, c the last axis (nhwc, and the feature
 /// axis of a (n, features) activation) or axis 1 (nchw): `ops::bias_add<"y", ops::nchw>(x, b)`.
-template <front::fixed_string Name, layout L = nhwc, operand X, operand B>
+template <front::fixed_string Name, data_format L = nhwc, operand X, operand B>
 constexpr auto bias_add(X&& x, B&& b) {
   return detail::per_axis<Name, "bias_add", detail::channel_axis<L, plain<X>::rank>>([](auto v, auto bias) { return v + bias; }, std::forward<X>(x),
                                                   std::forward<B>(b));
@@ -85,7 +85,7 @@ constexpr auto bias_add(X&& x, B&& b) {
 
 /// PyTorch's PReLU with one slope per channel (channel axis as for bias_add):
 /// `y[.., c, ..] = max(x, 0) + a[c] · min(x, 0)`: `ops::prelu<"y">(x, a)`.
-template <front::fixed_string Name, layout L = nhwc, operand X, operand A>
+template <front::fixed_string Name, data_format L = nhwc, operand X, operand A>
 constexpr auto prelu(X&& x, A&& a) {
   return detail::per_axis<Name, "prelu", detail::channel_axis<L, plain<X>::rank>>(
       [](auto v, auto slope) { return front::max(v, 0.0) + slope * front::min(v, 0.0); }, std::forward<X>(x),

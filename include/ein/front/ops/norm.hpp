@@ -12,7 +12,7 @@ namespace ein::ops {
 ///   y[.., c, ..] = (x[.., c, ..] − mean[c]) · scale[c] / sqrt(var[c] + eps) + shift[c]
 ///
 ///     inline constexpr auto y = ops::batch_norm<"y", ops::nhwc>(X, gamma, beta, mean, var, 1e-5);
-template <front::fixed_string Name, layout L = nhwc, operand X, operand G, operand B, operand M, operand V>
+template <front::fixed_string Name, data_format L = nhwc, operand X, operand G, operand B, operand M, operand V>
 constexpr auto batch_norm(X&& x, G&& scale, B&& shift, M&& mean, V&& var, double eps = 1e-5) {
   return detail::per_axis<Name, "batch_norm", detail::channel_axis<L, plain<X>::rank>>(
       [eps](auto v, auto g, auto b, auto m, auto s) { return (v - m) * (g / front::sqrt(s + eps)) + b; },
@@ -30,7 +30,7 @@ constexpr auto batch_norm(X&& x, G&& scale, B&& shift, M&& mean, V&& var, double
 /// they are weight transforms, run once by ein::prepare (docs/decisions/0006).
 ///
 ///     inline constexpr auto y = ops::conv2d_batch_norm<"y", ops::nhwc, 1, 1>(X, K, gamma, beta, mean, var);
-template <front::fixed_string Name, layout L = nhwc, hw Stride = 1, hw Pad = 0, hw Dilation = 1,
+template <front::fixed_string Name, data_format L = nhwc, hw Stride = 1, hw Pad = 0, hw Dilation = 1,
           filter F = default_filter(L), operand X, operand K, operand G, operand B, operand M, operand V>
 constexpr auto conv2d_batch_norm(X&& x, K&& k, G&& scale, B&& shift, M&& mean, V&& var, double eps = 1e-5) {
   if constexpr (!front::checks::folded_operands<"conv2d_batch_norm",

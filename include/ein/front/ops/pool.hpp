@@ -21,10 +21,10 @@ inline constexpr bool pool_attributes = Kernel.h > 0 && Kernel.w > 0 && Stride.h
 
 /// The def of a 2-D window reduction `reduce(r, s)(f(x[n, h·st + r − pad, w·st + s − pad, c]))`
 /// (nchw: x[n, c, ...]), whatever Reduce is (front::sum, front::max).
-template <front::fixed_string Name, front::fixed_string Op, layout L, hw Kernel, hw Stride, hw Pad, class X, class Reduce,
+template <front::fixed_string Name, front::fixed_string Op, data_format L, hw Kernel, hw Stride, hw Pad, class X, class Reduce,
           class F>
 constexpr auto window(X&& x, Reduce reduce, F f) {
-  constexpr bool nhwc_ = L == layout::nhwc;
+  constexpr bool nhwc_ = L == data_format::nhwc;
   constexpr std::size_t xh = nhwc_ ? 1 : 2, xw = nhwc_ ? 2 : 3;
   if constexpr (!front::checks::operand_ranks<Op, plain<X>::rank == 4>()) {
     return front::invalid{};
@@ -66,7 +66,7 @@ constexpr auto window(X&& x, Reduce reduce, F f) {
 /// defaults to the window, and padding may be at most half the window (PyTorch's rule).
 ///
 ///     inline constexpr auto p = ops::max_pool2d<"p", ops::nhwc, /*window*/ 3, /*stride*/ 2, /*pad*/ 1>(X);
-template <front::fixed_string Name, layout L = nhwc, hw Kernel = 2, hw Stride = Kernel, hw Pad = 0, operand X>
+template <front::fixed_string Name, data_format L = nhwc, hw Kernel = 2, hw Stride = Kernel, hw Pad = 0, operand X>
 constexpr auto max_pool2d(X&& x) {
   return detail::window<Name, "max_pool2d", L, Kernel, Stride, Pad>(
       std::forward<X>(x), [](auto... i) { return front::max(i...); }, [](auto v) { return v; });
@@ -78,7 +78,7 @@ constexpr auto max_pool2d(X&& x) {
 /// Attributes as for max_pool2d.
 ///
 ///     inline constexpr auto p = ops::avg_pool2d<"p", ops::nchw, 3, 1, 1>(X);
-template <front::fixed_string Name, layout L = nhwc, hw Kernel = 2, hw Stride = Kernel, hw Pad = 0, operand X>
+template <front::fixed_string Name, data_format L = nhwc, hw Kernel = 2, hw Stride = Kernel, hw Pad = 0, operand X>
 constexpr auto avg_pool2d(X&& x) {
   constexpr double size = static_cast<double>(Kernel.h * Kernel.w);
   return detail::window<Name, "avg_pool2d", L, Kernel, Stride, Pad>(
@@ -89,12 +89,12 @@ constexpr auto avg_pool2d(X&& x) {
 /// as PyTorch's AdaptiveAvgPool2d(1) followed by flatten.
 ///
 ///     inline constexpr auto g = ops::global_avg_pool<"g", ops::nhwc>(X);   // (n, c)
-template <front::fixed_string Name, layout L = nhwc, operand X>
+template <front::fixed_string Name, data_format L = nhwc, operand X>
 constexpr auto global_avg_pool(X&& x) {
   if constexpr (!front::checks::operand_ranks<"global_avg_pool", plain<X>::rank == 4>()) {
     return front::invalid{};
   } else {
-    constexpr bool nhwc_ = L == layout::nhwc;
+    constexpr bool nhwc_ = L == data_format::nhwc;
     constexpr double size = static_cast<double>(plain<X>::shape[nhwc_ ? 1 : 2] * plain<X>::shape[nhwc_ ? 2 : 3]);
     constexpr front::var<"n"> n;
     constexpr front::var<"h"> h;

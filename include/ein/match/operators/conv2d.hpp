@@ -61,8 +61,8 @@ inline void name_layouts(conv_attrs& a) {
   auto both = [&](std::array<int, 4> perm) {
     return stride_order(a.x_strides, xe, perm) && stride_order(a.y_strides, ye, perm);
   };
-  a.layout = both({0, 1, 2, 3}) ? "nchw" : both({0, 2, 3, 1}) ? "nhwc" : "strided";
-  a.filter_layout = packed(a.w_strides, we, {0, 1, 2, 3})   ? "kcrs"
+  a.data_format = both({0, 1, 2, 3}) ? "nchw" : both({0, 2, 3, 1}) ? "nhwc" : "strided";
+  a.filter_format = packed(a.w_strides, we, {0, 1, 2, 3})   ? "kcrs"
                     : packed(a.w_strides, we, {0, 2, 3, 1}) ? "krsc"
                                                             : "strided";
 }

@@ -23,7 +23,7 @@ namespace ein::search {
 
 /// Whether kernel `k` runs as a library call for a build with capabilities `caps`: a library
 /// operator other than elementwise that the build calls (called_operator).
-inline bool runs_as_library(const kernel& k, const ein::plan::capabilities& caps) {
+inline bool runs_as_library(const priced_kernel& k, const ein::plan::capabilities& caps) {
   auto* o = called_operator(k, caps);
   return o && o->op.kind != match::op_kind::elementwise;
 }
@@ -31,7 +31,7 @@ inline bool runs_as_library(const kernel& k, const ein::plan::capabilities& caps
 /// The predicted time of kernel `k` as a build with capabilities `caps` runs it: as the operator
 /// it calls (called_operator), else as the eOperator it becomes (a CPU BLAS has no
 /// convolutions); a weight transform costs nothing at run time.
-inline double kernel_seconds_as_run(const kernel& k, const cost::model& model, const ein::plan::capabilities& caps) {
+inline double kernel_seconds_as_run(const priced_kernel& k, const cost::model& model, const ein::plan::capabilities& caps) {
   if (caps.every_operator || k.weight_only || !k.library()) return k.seconds;
   auto* o = called_operator(k, caps);
   return o ? o->seconds : eoperator_seconds(*k.value, model);
@@ -39,7 +39,7 @@ inline double kernel_seconds_as_run(const kernel& k, const cost::model& model, c
 
 /// The predicted time of `p` as a build with capabilities `caps` runs it: its kernels'
 /// (kernel_seconds_as_run), added.
-inline double seconds_as_run(const plan& p, const cost::model& model, const ein::plan::capabilities& caps) {
+inline double seconds_as_run(const expression_plan& p, const cost::model& model, const ein::plan::capabilities& caps) {
   if (caps.every_operator) return p.seconds;
   double t = 0;
   for (auto& k : p.kernels) t += kernel_seconds_as_run(k, model, caps);
@@ -76,7 +76,7 @@ inline std::map<std::string, std::optional<match::instance>> priced_instances(co
 /// scope it reads becomes the tensor `written` gives for the kernel computing it (by kernel
 /// name, `k<i>`: its flat form reads that name where the scope reads the nested scope). So the
 /// search's price is bound as it was found, with no second instantiation.
-inline std::optional<match::instance> written_instance(const kernel& k, const ein::plan::capabilities& caps,
+inline std::optional<match::instance> written_instance(const priced_kernel& k, const ein::plan::capabilities& caps,
                                                        const std::map<std::string, ir::tensor>& written) {
   if (!runs_as_library(k, caps)) return std::nullopt;
   match::instance op = called_operator(k, caps)->op;
@@ -99,8 +99,8 @@ inline std::optional<match::instance> written_instance(const kernel& k, const ei
 /// True when every kernel of `p` that runs is a library call of the build or a memory-bound
 /// eOperator (plan::matched_or_memory_bound, with the library kernels the build does not call
 /// counted as the eOperators they become).
-inline bool runs_well(const plan& p, const ein::plan::capabilities& caps) {
-  return std::all_of(p.kernels.begin(), p.kernels.end(), [&](const kernel& k) {
+inline bool runs_well(const expression_plan& p, const ein::plan::capabilities& caps) {
+  return std::all_of(p.kernels.begin(), p.kernels.end(), [&](const priced_kernel& k) {
     return k.weight_only || called_operator(k, caps) || match::memory_bound(match::eoperator_cost(*k.value));
   });
 }
@@ -111,7 +111,7 @@ namespace detail {
 struct weights_read {
   std::int64_t bytes = 0, element = 4;
 };
-inline weights_read weights_of(const plan& p) {
+inline weights_read weights_of(const expression_plan& p) {
   weights_read w;
   for (auto& t : ir::tensors_read(p.expr->body, ir::depth::nested))
     if (t.role == ir::tensor_role::weight) {
@@ -127,7 +127,7 @@ inline weights_read weights_of(const plan& p) {
 
 /// The bytes the weight transforms of `p` hold: the outputs of its weight-only kernels, which
 /// ein::prepare keeps for the plan's lifetime and ein::run computes on every call.
-inline std::int64_t weight_transform_bytes(const plan& p) {
+inline std::int64_t weight_transform_bytes(const expression_plan& p) {
   std::int64_t points = 0;
   for (auto& k : p.kernels)
     if (k.weight_only) {
@@ -143,7 +143,7 @@ inline std::int64_t weight_transform_bytes(const plan& p) {
 /// transposed convolution over a 2×2 image as one dense GEMM (docs/discoveries.md) 4 times its
 /// filter; the same over DCGAN's 32×32 images 3.2 GB for a 12 KB filter, which no device should
 /// hold for one layer, and which ein::run would write on every call.
-inline bool weight_transforms_fit(const plan& p) {
+inline bool weight_transforms_fit(const expression_plan& p) {
   constexpr std::int64_t floor = std::int64_t{64} << 20, factor = 16;
   return weight_transform_bytes(p) <= std::max(floor, factor * detail::weights_of(p).bytes);
 }

@@ -59,7 +59,7 @@ inline std::set<std::string> program_names(const optimized_program& r) {
 
 // The definitions plan `p` of subprogram `i` writes (plan_definitions, fresh names from `taken`),
 // each with the instance its kernel was priced as for `caps` (written_instance).
-inline std::vector<entry> written_entries(const optimized_program& r, std::size_t i, const plan& p,
+inline std::vector<entry> written_entries(const optimized_program& r, std::size_t i, const expression_plan& p,
                                           std::set<std::string>& taken, const ein::plan::capabilities& caps) {
   auto written = plan_definitions(r.subprograms[i], taken, &p);
   std::map<std::string, ir::tensor> tensors;  // kernel name → its definition's tensor
@@ -163,8 +163,8 @@ inline std::vector<std::size_t> alternatives(const subprogram& s, const std::set
   if (!s.searched || shared.empty()) return {};
   auto& c = s.result.candidates;
   auto [t, admitted] = detail::admit(s.result, model, caps);
-  auto reads_shared = [&](const plan& p) {
-    return std::any_of(p.kernels.begin(), p.kernels.end(), [&](const kernel& k) {
+  auto reads_shared = [&](const expression_plan& p) {
+    return std::any_of(p.kernels.begin(), p.kernels.end(), [&](const priced_kernel& k) {
       auto reads = ir::tensor_names_read(k.flat->body, ir::depth::top_level);
       return runs_as_library(k, caps) && !k.weight_only &&
              std::any_of(reads.begin(), reads.end(), [&](const std::string& n) { return shared.count(n) > 0; });

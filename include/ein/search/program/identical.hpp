@@ -91,7 +91,7 @@ struct tensor_renamer {
     for (auto& o : i.inputs) operand(o);
     operand(i.output);
   }
-  plan whole(plan p) {
+  expression_plan whole(expression_plan p) {
     p.expr = scope(p.expr);
     for (auto& k : p.kernels) {
       k.value = scope(k.value);

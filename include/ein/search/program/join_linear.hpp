@@ -145,7 +145,7 @@ inline bool reordering_pays(const ir::scope_ptr& joined, double written, const s
 inline bool library_operators_only(const ir::scope_ptr& s, const cost::model& model) {
   auto written = instantiate(s, model);
   return std::all_of(written.kernels.begin(), written.kernels.end(),
-                     [](const kernel& k) { return k.library() && k.op->kind != match::op_kind::elementwise; });
+                     [](const priced_kernel& k) { return k.library() && k.op->kind != match::op_kind::elementwise; });
 }
 
 // `p` joined one step at a time until no step is left: each round, `propose(p, weight_only,

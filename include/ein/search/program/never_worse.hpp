@@ -23,7 +23,7 @@ namespace ein::search {
 /// writes them (plan_definitions), its output the subprogram's definition; what they read that
 /// they do not define, an input (a weight where the source program computes it from weights
 /// alone, so that a prepared run treats it as a weight transform there).
-inline ir::program subprogram_program(const optimized_program& r, std::size_t i, const plan& p) {
+inline ir::program subprogram_program(const optimized_program& r, std::size_t i, const expression_plan& p) {
   auto& s = r.subprograms.at(i);
   std::vector<ir::definition> sources;
   for (auto& sub : r.subprograms) sources.push_back({sub.name, sub.source, sub.type});

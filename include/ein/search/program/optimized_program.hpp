@@ -93,14 +93,14 @@ struct optimized_program {
       if (s.shares) r += "as " + subprograms[*s.shares].name + " (same search, other tensors); ";
       if (s.searched)
         r += s.result.stats.str() + "\n  chosen " + s.result.best.shape() + " (" +
-             s.result.candidates[s.result.chosen].target + "), " + plan::ms_text(s.seconds_as_run) +
+             s.result.candidates[s.result.chosen].target + "), " + expression_plan::ms_text(s.seconds_as_run) +
              " ms as the backend runs it; baseline " + s.result.baseline.shape() + " " +
-             plan::ms_text(s.baseline_as_run) + " ms\n";
+             expression_plan::ms_text(s.baseline_as_run) + " ms\n";
       else
         r += "as written (no summation)\n";
       if (s.checked)
-        r += "  measured on this machine: chosen " + plan::ms_text(s.checked->chosen) + " ms, as written " +
-             plan::ms_text(s.checked->written) + " ms: " +
+        r += "  measured on this machine: chosen " + expression_plan::ms_text(s.checked->chosen) + " ms, as written " +
+             expression_plan::ms_text(s.checked->written) + " ms: " +
              (s.checked->replaced ? "replaced by the plan as written, not faster\n" : "kept\n");
       for (auto& line : split_lines(s.result.best.str(s.kernel_seconds_as_run))) r += "  " + line + "\n";
     }
@@ -121,7 +121,7 @@ struct optimized_program {
     std::snprintf(line, sizeof line,
                   "program search (alpha %g): %s ms, %s ms with plans chosen alone; %llu expanded, %llu kept, %llu "
                   "pruned, stop: %s (%.3f s)\n",
-                  p.alpha, plan::ms_text(p.best_seconds).c_str(), plan::ms_text(p.start_seconds).c_str(),
+                  p.alpha, expression_plan::ms_text(p.best_seconds).c_str(), expression_plan::ms_text(p.start_seconds).c_str(),
                   static_cast<unsigned long long>(p.expanded), static_cast<unsigned long long>(p.kept),
                   static_cast<unsigned long long>(p.pruned), name(p.reason), p.seconds);
     return line;

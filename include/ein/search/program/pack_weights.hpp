@@ -61,11 +61,11 @@ inline ir::access permuted(const ir::access& a, const std::vector<std::size_t>& 
 }
 
 // Whether `a` reads weights only: a weight tensor, or a nested scope `p` computes before run time.
-inline bool reads_weights_only(const ir::access& a, const plan& p) {
+inline bool reads_weights_only(const ir::access& a, const expression_plan& p) {
   if (auto* t = std::get_if<ir::tensor>(&a.source)) return t->role == ir::tensor_role::weight;
   auto* s = std::get<ir::scope_ptr>(a.source).get();
   return std::any_of(p.kernels.begin(), p.kernels.end(),
-                     [&](const kernel& k) { return k.value.get() == s && k.weight_only; });
+                     [&](const priced_kernel& k) { return k.value.get() == s && k.weight_only; });
 }
 
 // `s` with its operand `a` read through the copy permuted by `order` (permuted()).
@@ -127,7 +127,7 @@ enum class pack_kernels {
 /// orders found across calls; `which` says which kernels are tried. Each packing is appended to
 /// `steps` (when given): `pack_weight_operands(at <the kernel's position>: operand <its ordinal
 /// in the body, from 1>, order {...})`.
-inline plan pack_weight_operands(const plan& p, const cost::model& model, const ein::plan::capabilities& caps,
+inline expression_plan pack_weight_operands(const expression_plan& p, const cost::model& model, const ein::plan::capabilities& caps,
                                  pack_memo* memo = nullptr, pack_kernels which = pack_kernels::refused,
                                  std::vector<derive::step>* steps = nullptr) {
   if (caps.every_operator) return p;

@@ -151,7 +151,7 @@ inline std::vector<subprogram> split_program(const ir::program& source, std::set
 /// `s.name`, the source's box and `s.type`; each reads the definitions of the kernels it read. The
 /// others are of ir::held_type(s.type): `s.type`, float where it is 16-bit.
 inline std::vector<ir::definition> plan_definitions(const subprogram& s, std::set<std::string>& taken,
-                                                    const plan* p = nullptr) {
+                                                    const expression_plan* p = nullptr) {
   auto& kernels = (p ? *p : s.result.best).kernels;
   std::vector<ir::definition> out;
   std::map<std::string, ir::tensor> names;  // k<i> → the kernel's definition tensor

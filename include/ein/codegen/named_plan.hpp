@@ -20,7 +20,7 @@ struct buffer : ein::plan::buffer {
 
 /// A kernel of the plan (an eOperator or a library call) and the base name of its host
 /// function and CUDA kernel, `eop_<name>`.
-struct step : ein::plan::kernel {
+struct named_kernel : ein::plan::kernel {
   std::string function;
 };
 
@@ -44,15 +44,15 @@ class identifier_table {
 };
 
 /// Buffers and steps of a plan, in execution order, with their identifiers.
-struct layout : ein::plan::buffer_index {
+struct named_plan : ein::plan::buffer_index {
   std::vector<buffer> buffers;
-  std::vector<step> steps;
+  std::vector<named_kernel> steps;
 };
 
 /// The layout of plan `p`: its buffers and kernels in its order, buffers named `t_<name>` and
 /// steps `eop_<name>` (the name of the buffer a step writes), made unique in buffer order.
-inline layout make_layout(const ein::plan::program_plan& p) {
-  layout l;
+inline named_plan make_named_plan(const ein::plan::program_plan& p) {
+  named_plan l;
   static_cast<ein::plan::buffer_index&>(l) = p;
   identifier_table buffer_ids, function_ids;
   std::vector<std::string> function(p.buffers.size());
@@ -67,6 +67,6 @@ inline layout make_layout(const ein::plan::program_plan& p) {
 }
 
 /// The layout of `p` taken as written, every definition (and nested scope) an eOperator.
-inline layout make_layout(const ir::program& p) { return make_layout(ein::plan::make_plan(p, {})); }
+inline named_plan make_named_plan(const ir::program& p) { return make_named_plan(ein::plan::make_plan(p, {})); }
 
 }  // namespace ein::codegen
