@@ -7,12 +7,8 @@
 #include <utility>
 #include <variant>
 
-#include "ein/codegen/kernel_shape.hpp"
-#include "ein/codegen/named_plan.hpp"
 #include "ein/cost/measured.hpp"
-#include "ein/error.hpp"
-#include "ein/ir/canonical.hpp"
-#include "ein/measure/kernel_body.hpp"
+#include "ein/measure/eoperator_kernel.hpp"
 #include "ein/tune/cuda_schedule.hpp"
 #include "ein/tune/database.hpp"
 
@@ -22,12 +18,8 @@ namespace ein::measure {
 /// (cost::flat_eoperator makes it a kernel of its own, as the host tuner's key does).
 /// Example: a 64×64×64 float matmul: `eoperator <its canonical form>`, traversal {64, 64}.
 inline std::pair<std::string, tune::kernel_shape> identify_cuda_kernel(const ir::scope& s) {
-  auto flat = cost::flat_eoperator(s);
-  auto named = codegen::make_named_plan(cost::eoperator_program(*flat));
-  if (named.steps.size() != 1) throw internal_error("identify_cuda_kernel: an eOperator's plan has other than one step");
-  auto shape = codegen::shape_of(named.steps[0], named);
-  shape.body = kernel_body(*flat);
-  return {"eoperator " + ir::canonical_string(*flat), shape};
+  const eoperator_kernel k(s, cost::eoperator_program, "identify_cuda_kernel");
+  return {k.key, k.shape};
 }
 
 /// `db`'s record of the kernel `key` of shape `shape` on `device` where its schedule is a point

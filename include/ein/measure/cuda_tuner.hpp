@@ -7,11 +7,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
-#include <functional>
 #include <limits>
 #include <memory>
 #include <optional>
@@ -29,12 +27,13 @@
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
-#include "ein/ir/canonical.hpp"
 #include "ein/measure/cuda_launcher.hpp"
 #include "ein/measure/cuda_records.hpp"
 #include "ein/measure/drawn_schedules.hpp"
+#include "ein/measure/eoperator_kernel.hpp"
 #include "ein/measure/gpu_timer.hpp"
-#include "ein/measure/kernel_body.hpp"
+#include "ein/measure/median.hpp"
+#include "ein/measure/schedule_search.hpp"
 #include "ein/runtime/cuda.hpp"
 #include "ein/runtime/cuda_check.hpp"
 #include "ein/tune/cuda_reuse.hpp"
@@ -61,15 +60,9 @@ struct cuda_tuning_options {
   const char* progress = nullptr;
 };
 
-/// What tuning one eOperator's CUDA kernel gave: its key (as the host tuner's: the flat
-/// eOperator's canonical form), its record, the schedules refused for differing from the
-/// interpreter, and whether it was measured now (false: the database's).
-struct cuda_tuning {
-  std::string key;
-  tune::tuning_record record;
-  std::int64_t refused = 0;
-  bool measured = false;
-};
+/// What tuning one eOperator's CUDA kernel gave, as the host tuner's host_tuning: its key, its
+/// record, the schedules refused and whether it was measured now.
+using cuda_tuning = eoperator_tuning;
 
 /// The device CUDA tunings on device `device` are recorded under: its name, with its compute
 /// capability and the driver's and runtime's CUDA versions (what a kernel's time depends on
@@ -130,30 +123,13 @@ class cuda_tuner {
     tune::reuse_rounds<tune::cuda_schedule> rounds(
         tune::cuda_reuse_start(from_shape, std::get<tune::cuda_schedule>(parent->best), k.shape),
         [&](const tune::cuda_schedule& p) { return tune::cuda_neighbourhood(k.shape, p); }, options_.reuse_rounds);
-    return measured(k, rounds.first_after(tune::cuda_default(k.shape)), from_key, &db,
-                    [&](const tune::cuda_schedule& best, const std::vector<tune::cuda_schedule>& tried) {
-                      return rounds.next(best, tried);
-                    });
+    return measured(k, rounds.first_after(tune::cuda_default(k.shape)), from_key, &db, next_rounds(rounds));
   }
 
  private:
-  // An eOperator as a kernel of its own: its flat scope and key, its program, named plan and shape,
-  // the interpreter's output on random inputs, and those inputs and that output on the device.
-  struct kernel {
-    explicit kernel(const ir::scope& s)
-        : flat(cost::flat_eoperator(s)),
-          key("eoperator " + ir::canonical_string(*flat)),
-          program(cost::eoperator_program(*flat)),
-          named(codegen::make_named_plan(program)) {
-      if (named.steps.size() != 1) throw internal_error("cuda_tuner: an eOperator's plan has other than one step");
-      shape = codegen::shape_of(named.steps[0], named);
-      shape.body = kernel_body(*flat);
-    }
-    ir::scope_ptr flat;
-    std::string key;
-    ir::program program;
-    codegen::named_plan named;
-    tune::kernel_shape shape;
+  // An eOperator as a kernel of its own, its program reading every tensor of its body as an input.
+  struct kernel : eoperator_kernel {
+    explicit kernel(const ir::scope& s) : eoperator_kernel(s, cost::eoperator_program, "cuda_tuner") {}
   };
 
   // A device allocation holding `values` as the buffer's element type.
@@ -219,25 +195,15 @@ class cuda_tuner {
     return launcher_.seconds([&] { launch(l, args); });
   }
 
-  static double median(std::vector<double> t) {
-    std::sort(t.begin(), t.end());
-    return t.size() % 2 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
-  }
-
-  // The points a search adds once its candidates are timed, given the best so far and every
-  // point tried (tune::reuse_rounds::next); none: the search is over.
-  using more_points =
-      std::function<std::vector<tune::cuda_schedule>(const tune::cuda_schedule&, const std::vector<tune::cuda_schedule>&)>;
-
   // `candidates` (the default first), then what `more` adds, of kernel `k` measured: see tune().
   // The record says it reused `reused_from`'s schedule (empty: from scratch).
   cuda_tuning measured(const kernel& k, std::vector<tune::cuda_schedule> candidates, const std::string& reused_from,
-                       tune::tuning_database* db, const more_points& more = {}) {
+                       tune::tuning_database* db, more_points<tune::cuda_schedule> more = {}) {
     cuda_tuning result;
     result.key = k.key;
     EIN_CUDA_CHECK(cudaSetDevice(device_index_));
-    const auto start = std::chrono::steady_clock::now();
-    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    schedule_search<tune::cuda_schedule> search(std::move(candidates), options_.budget_seconds, options_.per_batch,
+                                                std::move(more));
     const auto& step = k.named.steps[0];
     std::vector<ir::dtype> types{codegen::compute_type(step, k.named, options_.accumulate)};
     const double tolerance = codegen::tolerance(k.named, types, {false}, false);
@@ -272,25 +238,15 @@ class cuda_tuner {
     };
 
     std::optional<loaded> fixed;
-    double default_seconds = 0, best_seconds = 0;  // best: of the points other than the default
-    std::optional<tune::cuda_schedule> best;
-    std::int64_t trials = 0;
-    const std::size_t per_batch = std::max<std::size_t>(options_.per_batch, 1);
-    for (std::size_t from = 0, to = 0; from < candidates.size() && (from == 0 || elapsed() < options_.budget_seconds);
-         from = to) {
-      to = std::min(candidates.size(), from + per_batch);
+    while (search.next_batch()) {
       std::vector<loaded> passed;
-      for (std::size_t i = from; i < to; ++i) {
-        loaded l = load(k, candidates[i]);
-        if (!agrees(l)) {
-          if (i == 0) throw internal_error("cuda_tuner: the default schedule differs from the interpreter on " + k.key);
-          ++result.refused;
-        } else if (i == 0) {
+      for (std::size_t i = search.from(); i < search.to(); ++i) {
+        loaded l = load(k, search.candidates()[i]);
+        if (!search.passes(i, agrees(l), "cuda_tuner", k.key)) continue;
+        if (i == 0)
           fixed = std::move(l);
-          ++trials;
-        } else {
+        else
           passed.push_back(std::move(l));
-        }
       }
       // turns: each schedule once per turn, the default first, so that the device's clocks
       // and caches treat them alike
@@ -299,33 +255,16 @@ class cuda_tuner {
         times[0].push_back(timed(*fixed, args));
         for (std::size_t c = 0; c < passed.size(); ++c) times[c + 1].push_back(timed(passed[c], args));
       }
-      const double d = median(times[0]);
-      default_seconds = from == 0 ? d : std::min(default_seconds, d);
-      for (std::size_t c = 0; c < passed.size(); ++c, ++trials) {
-        const double t = median(times[c + 1]);
-        if (!best || t < best_seconds) {
-          best = passed[c].point;
-          best_seconds = t;
-        }
-      }
-      if (to == candidates.size() && more)
-        for (auto& p : more(best && best_seconds < default_seconds ? *best : candidates[0], candidates))
-          candidates.push_back(p);
-      if (options_.progress)
-        std::fprintf(stderr, "%s: %lld of %zu CUDA schedules timed (%lld refused), the best %.3g s, the default %.3g s\n",
-                     options_.progress, static_cast<long long>(trials), candidates.size(),
-                     static_cast<long long>(result.refused), best && best_seconds < default_seconds ? best_seconds : default_seconds,
-                     default_seconds);
+      search.default_timed(median(times[0]));
+      for (std::size_t c = 0; c < passed.size(); ++c) search.timed(passed[c].point, median(times[c + 1]));
+      search.end_batch(options_.progress, "CUDA schedules");
     }
     // the default keeps its place unless a point beat its median over every batch
-    if (!best || best_seconds >= default_seconds) {
-      best = candidates[0];
-      best_seconds = default_seconds;
-    }
-    result.record = {*best, best_seconds, default_seconds, trials, reused_from};
+    result.record = search.record(reused_from);
+    result.refused = search.refused();
     if (options_.progress)
       std::fprintf(stderr, "%s: kept %s in %.1f s\n", options_.progress, tune::schedule_json(result.record.best).dump().c_str(),
-                   elapsed());
+                   search.elapsed());
     result.measured = true;
     if (db) db->store(device_, result.key, result.record);
     return result;

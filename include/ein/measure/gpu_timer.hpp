@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -27,6 +28,7 @@
 #include "ein/eval/random.hpp"
 #include "ein/half.hpp"
 #include "ein/measure/cuda_launcher.hpp"
+#include "ein/measure/median.hpp"
 #include "ein/plan/capabilities.hpp"
 #include "ein/runtime/cublas.hpp"
 #include "ein/runtime/cuda.hpp"
@@ -249,8 +251,7 @@ class gpu_timer final : public cost::timer {
     last_runs_ = slow ? options_.slow_runs : options_.runs;
     std::vector<double> t;
     for (int i = 0; i < last_runs_; ++i) t.push_back(timed());
-    std::sort(t.begin(), t.end());
-    return t.size() % 2 ? t[t.size() / 2] : (t[t.size() / 2 - 1] + t[t.size() / 2]) / 2;
+    return median(std::move(t));
   }
   std::optional<double> time_library(const match::instance& op) {
     bool gemm = std::holds_alternative<match::gemm_attrs>(op.attrs);

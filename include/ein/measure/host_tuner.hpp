@@ -4,7 +4,6 @@
 #pragma once
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -23,12 +22,12 @@
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/eval/random.hpp"
-#include "ein/ir/canonical.hpp"
 #include "ein/measure/drawn_schedules.hpp"
+#include "ein/measure/eoperator_kernel.hpp"
 #include "ein/measure/host_batch.hpp"
 #include "ein/measure/host_machine.hpp"
 #include "ein/measure/host_timer.hpp"
-#include "ein/measure/kernel_body.hpp"
+#include "ein/measure/schedule_search.hpp"
 #include "ein/measure/timing.hpp"
 #include "ein/tune/database.hpp"
 #include "ein/tune/host_reuse.hpp"
@@ -58,14 +57,9 @@ struct host_tuning_options {
   const char* progress = nullptr;
 };
 
-/// What tuning one eOperator gave: its key (cost::kernel_key's), its record, the schedules refused
-/// for differing from the interpreter, and whether it was measured now (false: the database's).
-struct host_tuning {
-  std::string key;
-  tune::tuning_record record;
-  std::int64_t refused = 0;
-  bool measured = false;
-};
+/// What tuning one eOperator gave, as the CUDA tuner's cuda_tuning: its key (cost::kernel_key's),
+/// its record, the schedules refused and whether it was measured now.
+using host_tuning = eoperator_tuning;
 
 /// The margin by which a point must beat the default's time `fixed` (timed in turns with it) to be
 /// kept, its time times 1 + margin below the default's: the default's own spread in those turns
@@ -134,65 +128,36 @@ class host_tuner {
     tune::reuse_rounds<tune::host_schedule> rounds(
         tune::host_reuse_start(from.shape, std::get<tune::host_schedule>(parent->best), k.shape),
         [&](const tune::host_schedule& p) { return tune::host_neighbourhood(k.shape, p); }, options_.reuse_rounds);
-    return measured(k, rounds.first_after(tune::host_default(k.shape)), from.key, &db,
-                    [&](const tune::host_schedule& best, const std::vector<tune::host_schedule>& tried) {
-                      return rounds.next(best, tried);
-                    });
+    return measured(k, rounds.first_after(tune::host_default(k.shape)), from.key, &db, next_rounds(rounds));
   }
 
  private:
-  // An eOperator as a kernel of its own: its key, its program over its inputs, that program's plan
-  // and named plan (which points into the plan: never copied), and its shape.
-  struct kernel {
-    explicit kernel(const ir::scope& s)
-        : flat(cost::flat_eoperator(s)),
-          key("eoperator " + ir::canonical_string(*flat)),
-          program(host_timer::eoperator_inputs_program(*flat)),
-          plan(ein::plan::make_plan(program, {})),
-          named(codegen::make_named_plan(plan)) {
-      if (named.steps.size() != 1) throw internal_error("host_tuner: an eOperator's plan has other than one step");
-      shape = codegen::shape_of(named.steps[0], named);
-      shape.body = kernel_body(*flat);
-    }
-    kernel(const kernel&) = delete;
-    kernel& operator=(const kernel&) = delete;
-    ir::scope_ptr flat;
-    std::string key;
-    ir::program program;
-    ein::plan::program_plan plan;
-    codegen::named_plan named;
-    tune::kernel_shape shape;
+  // An eOperator as a kernel of its own, its program reading every tensor of its body as an input.
+  struct kernel : eoperator_kernel {
+    explicit kernel(const ir::scope& s) : eoperator_kernel(s, host_timer::eoperator_inputs_program, "host_tuner") {}
   };
-
-  // The points a search adds once its candidates are timed, given the best so far and every
-  // point tried (tune::reuse_rounds::next); none: the search is over.
-  using more_points =
-      std::function<std::vector<tune::host_schedule>(const tune::host_schedule&, const std::vector<tune::host_schedule>&)>;
 
   // `candidates` (the default first), then what `more` adds, of kernel `k` measured: see tune().
   // The record says it reused `reused_from`'s schedule (empty: from scratch).
   host_tuning measured(const kernel& k, std::vector<tune::host_schedule> candidates, const std::string& reused_from,
-                       tune::tuning_database* db, const more_points& more = {}) {
+                       tune::tuning_database* db, more_points<tune::host_schedule> more = {}) {
     host_tuning result;
     result.key = k.key;
     const ir::program& program = k.program;
     const ein::plan::program_plan& plan = k.plan;
     const codegen::named_plan& named = k.named;
     const double tolerance = codegen::tolerance(named, codegen::backend::host, options_.accumulate, false);
-    const auto start = std::chrono::steady_clock::now();
-    const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
+    schedule_search<tune::host_schedule> search(std::move(candidates), options_.budget_seconds, options_.per_batch,
+                                                std::move(more));
     eval::dense expected;                   // the interpreter's output on the inputs every case binds
     std::unique_ptr<host_batch> first;      // holds the default's case, timed in every turn
     std::unique_ptr<host_batch::prepared_case> fixed;
-    double default_seconds = 0, best_seconds = 0;  // best: of the points other than the default
     double margin = std::clamp(options_.least_margin, 0.0, tune::tuning_database::max_margin);
-    std::optional<tune::host_schedule> best;
-    std::int64_t trials = 0;
-    for (std::size_t from = 0, to = 0; from < candidates.size() && (from == 0 || elapsed() < options_.budget_seconds);
-         from = to) {
-      to = std::min(candidates.size(), from + std::max<std::size_t>(options_.per_batch, 1));
+    while (search.next_batch()) {
+      const std::size_t from = search.from(), to = search.to();
       std::vector<codegen::timing_case> cases;
-      for (std::size_t i = from; i < to; ++i) cases.push_back({"ein_tune_" + std::to_string(i), plan, {candidates[i]}});
+      for (std::size_t i = from; i < to; ++i)
+        cases.push_back({"ein_tune_" + std::to_string(i), plan, {search.candidates()[i]}});
       auto batch = std::make_unique<host_batch>(std::move(cases), toolchain_, options_.accumulate, options_.batch);
       ++batches_;
       std::vector<std::unique_ptr<host_batch::prepared_case>> passed;
@@ -203,47 +168,30 @@ class host_tuner {
         c->run();
         eval::dense got(expected.shape, expected.lower);
         got.data = c->values(program.outputs[0]);
-        if (!(eval::max_rel_error(got, expected) <= tolerance)) {
-          if (i == 0) throw internal_error("host_tuner: the default schedule differs from the interpreter on " + result.key);
-          ++result.refused;
-        } else if (i == 0) {
+        if (!search.passes(i, eval::max_rel_error(got, expected) <= tolerance, "host_tuner", result.key)) continue;
+        if (i == 0) {
           fixed = std::move(c);
-          ++trials;
         } else {
           passed.push_back(std::move(c));
-          schedules.push_back(candidates[i]);
+          schedules.push_back(search.candidates()[i]);
         }
       }
       std::vector<std::function<void()>> turns{[&] { fixed->run(); }};
       for (auto& c : passed) turns.push_back([&c] { c->run(); });
       const auto times = options_.turns(turns, options_.timing);
-      default_seconds = from == 0 ? times[0].seconds : std::min(default_seconds, times[0].seconds);
+      search.default_timed(times[0].seconds);
       margin = std::max(margin, noise_margin(times[0], options_.least_margin));
-      for (std::size_t k = 0; k < schedules.size(); ++k, ++trials)
-        if (!best || times[k + 1].seconds < best_seconds) {
-          best = schedules[k];
-          best_seconds = times[k + 1].seconds;
-        }
+      for (std::size_t p = 0; p < schedules.size(); ++p) search.timed(schedules[p], times[p + 1].seconds);
       if (from == 0) first = std::move(batch);
-      if (to == candidates.size() && more)
-        for (auto& p : more(best && best_seconds < default_seconds ? *best : candidates[0], candidates))
-          candidates.push_back(p);
-      if (options_.progress)
-        std::fprintf(stderr, "%s: %lld of %zu schedules timed (%lld refused), the best %.3g s, the default %.3g s\n",
-                     options_.progress, static_cast<long long>(trials), candidates.size(),
-                     static_cast<long long>(result.refused), best && best_seconds < default_seconds ? best_seconds : default_seconds,
-                     default_seconds);
+      search.end_batch(options_.progress, "schedules");
     }
     // the default keeps its place unless a point beat its fastest run over every turn by more than
     // the noise
-    if (!best || !(best_seconds * (1 + margin) < default_seconds)) {
-      best = candidates[0];
-      best_seconds = default_seconds;
-    }
-    result.record = {*best, best_seconds, default_seconds, trials, reused_from, margin};
+    result.record = search.record(reused_from, margin);
+    result.refused = search.refused();
     if (options_.progress)
       std::fprintf(stderr, "%s: kept %s (a point had to beat the default by %.1f%%) in %.1f s\n", options_.progress,
-                   tune::schedule_json(result.record.best).dump().c_str(), 100 * margin, elapsed());
+                   tune::schedule_json(result.record.best).dump().c_str(), 100 * margin, search.elapsed());
     result.measured = true;
     if (db) db->store(device_, result.key, result.record);
     return result;

@@ -10,7 +10,10 @@
 #include <fstream>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
+
+#include "ein/measure/median.hpp"
 
 namespace ein::measure {
 
@@ -60,10 +63,10 @@ inline std::int64_t run_queue_wait_ns() {
 
 // The fastest and the median of `runs` times.
 inline timed summary(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  const std::size_t n = v.size();
-  if (n == 0) return {};
-  return {v.front(), n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2, static_cast<int>(n)};
+  if (v.empty()) return {};
+  const double fastest = *std::min_element(v.begin(), v.end());
+  const int runs = static_cast<int>(v.size());
+  return {fastest, median(std::move(v)), runs};
 }
 
 template <class F>

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "ein/runtime/cuda_check.hpp"
+#include "ein/runtime/resource_owner.hpp"
 
 namespace ein::runtime {
 
@@ -27,7 +28,7 @@ inline void cublas_check(cublasStatus_t status, const char* call, const char* fi
 /// An owned cuBLAS handle on the device current at construction. A plan keeps one per device,
 /// stream and thread (runtime::per_stream), made for that stream by the plan's prepare() (or its
 /// first run there) and kept for the process (or until its stream's state is released).
-class cublas_handle {
+class cublas_handle : resource_owner {
  public:
   cublas_handle() { create(); }
   /// A handle bound for good to `stream`, with a workspace of its own (workspace_bytes(), by
@@ -36,18 +37,12 @@ class cublas_handle {
   /// workspace to cuBLAS's default pool: the handle's stream is never set again.
   explicit cublas_handle(cudaStream_t stream) {
     create();
-    try {
-      EIN_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes()));
-      cublas_check(cublasSetStream(handle_, stream), "cublasSetStream(handle_, stream)", __FILE__, __LINE__);
-      cublas_check(cublasSetWorkspace(handle_, workspace_, workspace_bytes()),
-                   "cublasSetWorkspace(handle_, workspace_, workspace_bytes())", __FILE__, __LINE__);
-    } catch (...) {
-      release();
-      throw;
-    }
+    const release_on_throw undo([this] { release(); });
+    EIN_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes()));
+    cublas_check(cublasSetStream(handle_, stream), "cublasSetStream(handle_, stream)", __FILE__, __LINE__);
+    cublas_check(cublasSetWorkspace(handle_, workspace_, workspace_bytes()),
+                 "cublasSetWorkspace(handle_, workspace_, workspace_bytes())", __FILE__, __LINE__);
   }
-  cublas_handle(const cublas_handle&) = delete;
-  cublas_handle& operator=(const cublas_handle&) = delete;
   ~cublas_handle() { release(); }
   cublasHandle_t get() const { return handle_; }
 

@@ -14,13 +14,14 @@
 
 #include "ein/runtime/cublas.hpp"
 #include "ein/runtime/cuda_check.hpp"
+#include "ein/runtime/resource_owner.hpp"
 
 namespace ein::runtime {
 
 /// An owned cuBLASLt handle and the workspace its products share, on the device current at
 /// construction. A plan keeps one per device, stream and thread (runtime::per_stream), so the
 /// products that share a workspace run in one stream's order.
-class cublaslt_handle {
+class cublaslt_handle : resource_owner {
  public:
   /// cuBLASLt picks among more algorithms with a workspace; 8 MiB covers its heuristics' choices
   /// for the products of ein's models.
@@ -28,24 +29,20 @@ class cublaslt_handle {
 
   cublaslt_handle() {
     EIN_CUBLAS_CHECK(cublasLtCreate(&handle_));
-    try {
-      EIN_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes));
-    } catch (...) {
-      cublasLtDestroy(handle_);
-      throw;
-    }
+    const release_on_throw undo([this] { release(); });
+    EIN_CUDA_CHECK(cudaMalloc(&workspace_, workspace_bytes));
   }
-  cublaslt_handle(const cublaslt_handle&) = delete;
-  cublaslt_handle& operator=(const cublaslt_handle&) = delete;
-  // At exit the device may already be gone: failed frees are not worth reporting then.
-  ~cublaslt_handle() {
-    ignore_status(cudaFree(workspace_));
-    cublasLtDestroy(handle_);
-  }
+  ~cublaslt_handle() { release(); }
   cublasLtHandle_t get() const { return handle_; }
   void* workspace() const { return workspace_; }
 
  private:
+  // At exit the device may already be gone: failed frees are not worth reporting then.
+  void release() noexcept {
+    if (workspace_) ignore_status(cudaFree(workspace_));
+    cublasLtDestroy(handle_);
+  }
+
   cublasLtHandle_t handle_ = nullptr;
   void* workspace_ = nullptr;
 };
@@ -67,41 +64,35 @@ struct lt_product {
 /// ein's n, and the bias runs along its rows (CUBLASLT_EPILOGUE_BIAS adds a vector of m).
 /// A plan keeps one per step, device, stream and thread: run() sets the bias pointer on it and
 /// asks cuBLASLt's heuristic for an algorithm once per alignment of the operands (algorithm()).
-class cublaslt_product {
+class cublaslt_product : resource_owner {
  public:
   explicit cublaslt_product(const lt_product& p) : residual_(p.residual) {
-    try {
-      EIN_CUBLAS_CHECK(cublasLtMatmulDescCreate(&desc_, p.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F,
-                                                CUDA_R_32F));
-      const cublasOperation_t ta = p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, tb = p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
-      EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
-      EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
-      const cublasLtEpilogue_t epilogue = p.bias ? (p.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
-                                                 : (p.relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT);
-      EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
-      // The bias is of the output's type, as cuBLASLt requires of float and 16-bit outputs (its
-      // default, said outright).
-      if (p.bias) {
-        const std::int32_t bias_type = p.type;
-        EIN_CUBLAS_CHECK(
-            cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type));
-      }
-      // cuBLASLt's A: ein's B, (n × k) or its transpose, column-major; its B: ein's A.
-      const auto rows = [](bool t, std::int64_t r, std::int64_t c) { return static_cast<std::uint64_t>(t ? c : r); };
-      const auto cols = [](bool t, std::int64_t r, std::int64_t c) { return static_cast<std::uint64_t>(t ? r : c); };
-      EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&a_, p.type, rows(p.trans_b, p.n, p.k), cols(p.trans_b, p.n, p.k),
-                                                  p.ldb));
-      EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&b_, p.type, rows(p.trans_a, p.k, p.m), cols(p.trans_a, p.k, p.m),
-                                                  p.lda));
-      EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_, p.type, static_cast<std::uint64_t>(p.n),
-                                                  static_cast<std::uint64_t>(p.m), p.ldc));
-    } catch (...) {
-      release();
-      throw;
+    const release_on_throw undo([this] { release(); });
+    EIN_CUBLAS_CHECK(
+        cublasLtMatmulDescCreate(&desc_, p.tf32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F, CUDA_R_32F));
+    const cublasOperation_t ta = p.trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, tb = p.trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
+    EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof ta));
+    EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof tb));
+    const cublasLtEpilogue_t epilogue = p.bias ? (p.relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS)
+                                               : (p.relu ? CUBLASLT_EPILOGUE_RELU : CUBLASLT_EPILOGUE_DEFAULT);
+    EIN_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue, sizeof epilogue));
+    // The bias is of the output's type, as cuBLASLt requires of float and 16-bit outputs (its
+    // default, said outright).
+    if (p.bias) {
+      const std::int32_t bias_type = p.type;
+      EIN_CUBLAS_CHECK(
+          cublasLtMatmulDescSetAttribute(desc_, CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type, sizeof bias_type));
     }
+    // cuBLASLt's A: ein's B, (n × k) or its transpose, column-major; its B: ein's A.
+    const auto rows = [](bool t, std::int64_t r, std::int64_t c) { return static_cast<std::uint64_t>(t ? c : r); };
+    const auto cols = [](bool t, std::int64_t r, std::int64_t c) { return static_cast<std::uint64_t>(t ? r : c); };
+    EIN_CUBLAS_CHECK(
+        cublasLtMatrixLayoutCreate(&a_, p.type, rows(p.trans_b, p.n, p.k), cols(p.trans_b, p.n, p.k), p.ldb));
+    EIN_CUBLAS_CHECK(
+        cublasLtMatrixLayoutCreate(&b_, p.type, rows(p.trans_a, p.k, p.m), cols(p.trans_a, p.k, p.m), p.lda));
+    EIN_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&c_, p.type, static_cast<std::uint64_t>(p.n),
+                                                static_cast<std::uint64_t>(p.m), p.ldc));
   }
-  cublaslt_product(const cublaslt_product&) = delete;
-  cublaslt_product& operator=(const cublaslt_product&) = delete;
   ~cublaslt_product() { release(); }
 
   /// C = epilogue(alpha · op(A) · op(B)) on stream `s`, every operand of the product's type:
@@ -160,7 +151,7 @@ class cublaslt_product {
   }
 
   // At exit the device may already be gone: failed destroys are not worth reporting then.
-  void release() {
+  void release() noexcept {
     if (c_) cublasLtMatrixLayoutDestroy(c_);
     if (b_) cublasLtMatrixLayoutDestroy(b_);
     if (a_) cublasLtMatrixLayoutDestroy(a_);

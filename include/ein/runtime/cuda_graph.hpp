@@ -16,6 +16,7 @@
 #include "ein/runtime/bindings.hpp"
 #include "ein/runtime/cuda_check.hpp"
 #include "ein/runtime/per_stream.hpp"
+#include "ein/runtime/resource_owner.hpp"
 
 namespace ein::runtime {
 
@@ -25,7 +26,7 @@ namespace ein::runtime {
 /// its bound pointer's offset modulo 256, so that library calls that choose by alignment
 /// (cuBLASLt, cuDNN) choose as for the bound buffers. An output not bound, or bound to null,
 /// stays as it is: the run reports it.
-class scratch_outputs {
+class scratch_outputs : resource_owner {
  public:
   struct output {
     std::string_view name;
@@ -34,25 +35,20 @@ class scratch_outputs {
 
   scratch_outputs(const bindings& b, std::initializer_list<output> outputs, cudaStream_t s)
       : stream_(s), bound_(std::vector<binding>{}, b.caller()) {
+    const release_on_throw undo([this] { release(); });
     std::vector<binding> items = b.items();
-    try {
-      for (binding& item : items) {
-        const auto* o = std::find_if(outputs.begin(), outputs.end(), [&](const output& x) { return x.name == item.name; });
-        if (o == outputs.end() || !item.data) continue;
-        void* base = nullptr;
-        EIN_CUDA_CHECK(cudaMallocAsync(&base, o->bytes + 2 * alignment, s));
-        memory_.push_back(base);
-        const std::uintptr_t start = (reinterpret_cast<std::uintptr_t>(base) + alignment - 1) / alignment * alignment;
-        item.data = reinterpret_cast<const void*>(start + reinterpret_cast<std::uintptr_t>(item.data) % alignment);
-      }
-    } catch (...) {
-      release();
-      throw;
+    for (binding& item : items) {
+      const auto* o =
+          std::find_if(outputs.begin(), outputs.end(), [&](const output& x) { return x.name == item.name; });
+      if (o == outputs.end() || !item.data) continue;
+      void* base = nullptr;
+      EIN_CUDA_CHECK(cudaMallocAsync(&base, o->bytes + 2 * alignment, s));
+      memory_.push_back(base);
+      const std::uintptr_t start = (reinterpret_cast<std::uintptr_t>(base) + alignment - 1) / alignment * alignment;
+      item.data = reinterpret_cast<const void*>(start + reinterpret_cast<std::uintptr_t>(item.data) % alignment);
     }
     bound_ = bindings(std::move(items), b.caller());
   }
-  scratch_outputs(const scratch_outputs&) = delete;
-  scratch_outputs& operator=(const scratch_outputs&) = delete;
   ~scratch_outputs() { release(); }
 
   const bindings& get() const { return bound_; }
@@ -81,7 +77,7 @@ class scratch_outputs {
 ///
 ///     cuda_graph g([&](cudaStream_t s) { make_state(s); warm_up(s); }, [&](cudaStream_t s) { run(s); });
 ///     g.replay(stream);
-class cuda_graph {
+class cuda_graph : resource_owner {
  public:
   /// Makes the stream, runs `prepare(stream)` outside capture and waits for it (what must not
   /// happen under capture: handles, cudaMalloc, occupancy queries; and a generated plan's warm-up
@@ -92,32 +88,26 @@ class cuda_graph {
   /// memory nodes. An exception from either ends the capture and releases everything.
   template <class Prepare, class Record>
   cuda_graph(Prepare&& prepare, Record&& record) {
+    const release_on_throw undo([this] { release(); });
+    EIN_CUDA_CHECK(cudaGetDevice(&device_));
+    EIN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+    EIN_CUDA_CHECK(cudaEventCreateWithFlags(&replayed_, cudaEventDisableTiming));
+    std::forward<Prepare>(prepare)(stream_);
+    EIN_CUDA_CHECK(cudaStreamSynchronize(stream_));
+    EIN_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
+    cudaGraph_t graph = nullptr;
     try {
-      EIN_CUDA_CHECK(cudaGetDevice(&device_));
-      EIN_CUDA_CHECK(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
-      EIN_CUDA_CHECK(cudaEventCreateWithFlags(&replayed_, cudaEventDisableTiming));
-      std::forward<Prepare>(prepare)(stream_);
-      EIN_CUDA_CHECK(cudaStreamSynchronize(stream_));
-      EIN_CUDA_CHECK(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeThreadLocal));
-      cudaGraph_t graph = nullptr;
-      try {
-        std::forward<Record>(record)(stream_);
-      } catch (...) {
-        ignore_status(cudaStreamEndCapture(stream_, &graph));
-        if (graph) ignore_status(cudaGraphDestroy(graph));
-        throw;
-      }
-      EIN_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
-      const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
-      ignore_status(cudaGraphDestroy(graph));
-      EIN_CUDA_CHECK(instantiated);
+      std::forward<Record>(record)(stream_);
     } catch (...) {
-      release();
+      ignore_status(cudaStreamEndCapture(stream_, &graph));
+      if (graph) ignore_status(cudaGraphDestroy(graph));
       throw;
     }
+    EIN_CUDA_CHECK(cudaStreamEndCapture(stream_, &graph));
+    const cudaError_t instantiated = cudaGraphInstantiate(&exec_, graph, 0);
+    ignore_status(cudaGraphDestroy(graph));
+    EIN_CUDA_CHECK(instantiated);
   }
-  cuda_graph(const cuda_graph&) = delete;
-  cuda_graph& operator=(const cuda_graph&) = delete;
   ~cuda_graph() { release(); }
 
   /// Launches the graph on `s`, after the work already there; asynchronous. Under the lock, so

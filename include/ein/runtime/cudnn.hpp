@@ -15,6 +15,7 @@
 #include "ein/runtime/convolution_geometry.hpp"
 #include "ein/runtime/cuda_check.hpp"
 #include "ein/runtime/cudnn_algorithm.hpp"
+#include "ein/runtime/resource_owner.hpp"
 
 namespace ein::runtime {
 
@@ -50,14 +51,12 @@ namespace ein::runtime {
 /// An owned cuDNN handle on the device current at construction. A plan keeps one per device,
 /// stream and thread (runtime::per_stream), made for that stream by the plan's prepare() (or its
 /// first run there) and kept for the process (or until its stream's state is released).
-class cudnn_handle {
+class cudnn_handle : resource_owner {
  public:
   cudnn_handle() { EIN_CUDNN_CHECK(cudnnCreate(&handle_)); }
   /// A handle bound for good to `stream`: a plan's runs then set no stream on it. (The
   /// delegated constructor has made the object: the destructor destroys the handle on a throw.)
   explicit cudnn_handle(cudaStream_t stream) : cudnn_handle() { EIN_CUDNN_CHECK(cudnnSetStream(handle_, stream)); }
-  cudnn_handle(const cudnn_handle&) = delete;
-  cudnn_handle& operator=(const cudnn_handle&) = delete;
   // At exit the device may already be gone: a failed destroy is not worth reporting then.
   ~cudnn_handle() { cudnnDestroy(handle_); }
   cudnnHandle_t get() const { return handle_; }
@@ -76,7 +75,7 @@ enum class algorithm_choice : unsigned char { heuristic, fastest };
 /// the workspace, set up for a geometry on a handle. A plan keeps one per step, device, stream and
 /// thread (runtime::per_stream: set up by its prepare() or its first run there); the measured
 /// cost model times the same.
-class cudnn_convolution {
+class cudnn_convolution : resource_owner {
  public:
   cudnnTensorDescriptor_t x = nullptr, y = nullptr;
   cudnnFilterDescriptor_t w = nullptr;
@@ -99,67 +98,60 @@ class cudnn_convolution {
   cudnn_convolution(cudnnHandle_t handle, const convolution_geometry& g,
                     algorithm_choice choice = algorithm_choice::heuristic)
       : f64_(g.type == element_type::f64), relu_(g.relu) {
-    try {
-      EIN_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x));
-      EIN_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y));
-      EIN_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w));
-      EIN_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv));
-      const cudnnDataType_t data = data_type(g.type);
-      EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(x, data, 4, g.x_dims, g.x_strides));
-      EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(y, data, 4, g.y_dims, g.y_strides));
-      EIN_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w, data, g.krsc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, g.filter[0],
-                                                 g.filter[1], g.filter[2], g.filter[3]));
-      EIN_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv, g.pad[0], g.pad[1], g.stride[0], g.stride[1],
-                                                      g.dilation[0], g.dilation[1], CUDNN_CROSS_CORRELATION,
-                                                      f64_ ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT));
-      if (g.groups != 1) EIN_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv, g.groups));
-      const cudnnMathType_t math = math_type(g);
-      EIN_CUDNN_CHECK(cudnnSetConvolutionMathType(conv, math));
-      std::size_t bytes = 0;
-      if (g.forward) {
-        cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-        int found = 0;
-        if (choice == algorithm_choice::heuristic)
-          EIN_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
-                                                                 &found, perf));
-        else
-          EIN_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(handle, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+    const release_on_throw undo([this] { release(); });
+    EIN_CUDNN_CHECK(cudnnCreateTensorDescriptor(&x));
+    EIN_CUDNN_CHECK(cudnnCreateTensorDescriptor(&y));
+    EIN_CUDNN_CHECK(cudnnCreateFilterDescriptor(&w));
+    EIN_CUDNN_CHECK(cudnnCreateConvolutionDescriptor(&conv));
+    const cudnnDataType_t data = data_type(g.type);
+    EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(x, data, 4, g.x_dims, g.x_strides));
+    EIN_CUDNN_CHECK(cudnnSetTensorNdDescriptor(y, data, 4, g.y_dims, g.y_strides));
+    EIN_CUDNN_CHECK(cudnnSetFilter4dDescriptor(w, data, g.krsc ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, g.filter[0],
+                                               g.filter[1], g.filter[2], g.filter[3]));
+    EIN_CUDNN_CHECK(cudnnSetConvolution2dDescriptor(conv, g.pad[0], g.pad[1], g.stride[0], g.stride[1], g.dilation[0],
+                                                    g.dilation[1], CUDNN_CROSS_CORRELATION,
+                                                    f64_ ? CUDNN_DATA_DOUBLE : CUDNN_DATA_FLOAT));
+    if (g.groups != 1) EIN_CUDNN_CHECK(cudnnSetConvolutionGroupCount(conv, g.groups));
+    const cudnnMathType_t math = math_type(g);
+    EIN_CUDNN_CHECK(cudnnSetConvolutionMathType(conv, math));
+    std::size_t bytes = 0;
+    if (g.forward) {
+      cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+      int found = 0;
+      if (choice == algorithm_choice::heuristic)
+        EIN_CUDNN_CHECK(cudnnGetConvolutionForwardAlgorithm_v7(handle, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
                                                                &found, perf));
-        const auto ranked = ranked_algorithms(perf, found, math);
-        forward_algo = choose(ranked, perf, found, math);
-        EIN_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, forward_algo, &bytes));
-        if (g.fused) {
-          describe_epilogue(g, data);
-          reserve_workspace(bytes);
-          std::unique_ptr<trial_operands> trial;  // made by the first trial
-          const auto taken = first_accepted(fused_candidates(ranked, g.relu), [&](cudnnConvolutionFwdAlgo_t a) {
-            return fused_call_takes(handle, g, a, trial);
-          });
-          fused_call = taken.has_value();
-          if (taken) fused_algo = *taken;
-          bytes = workspace_size;
-        }
-      } else {
-        cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-        int found = 0;
-        if (choice == algorithm_choice::heuristic)
-          EIN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(handle, w, y, conv, x,
-                                                                      CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf));
-        else
-          EIN_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithm(handle, w, y, conv, x,
-                                                                    CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf));
-        backward_data_algo = choose(ranked_algorithms(perf, found, math), perf, found, math);
-        EIN_CUDNN_CHECK(
-            cudnnGetConvolutionBackwardDataWorkspaceSize(handle, w, y, conv, x, backward_data_algo, &bytes));
+      else
+        EIN_CUDNN_CHECK(cudnnFindConvolutionForwardAlgorithm(handle, x, w, conv, y, CUDNN_CONVOLUTION_FWD_ALGO_COUNT,
+                                                             &found, perf));
+      const auto ranked = ranked_algorithms(perf, found, math);
+      forward_algo = choose(ranked, perf, found, math);
+      EIN_CUDNN_CHECK(cudnnGetConvolutionForwardWorkspaceSize(handle, x, w, conv, y, forward_algo, &bytes));
+      if (g.fused) {
+        describe_epilogue(g, data);
+        reserve_workspace(bytes);
+        std::unique_ptr<trial_operands> trial;  // made by the first trial
+        const auto taken = first_accepted(fused_candidates(ranked, g.relu), [&](cudnnConvolutionFwdAlgo_t a) {
+          return fused_call_takes(handle, g, a, trial);
+        });
+        fused_call = taken.has_value();
+        if (taken) fused_algo = *taken;
+        bytes = workspace_size;
       }
-      reserve_workspace(bytes);
-    } catch (...) {
-      release();
-      throw;
+    } else {
+      cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+      int found = 0;
+      if (choice == algorithm_choice::heuristic)
+        EIN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataAlgorithm_v7(
+            handle, w, y, conv, x, CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf));
+      else
+        EIN_CUDNN_CHECK(cudnnFindConvolutionBackwardDataAlgorithm(handle, w, y, conv, x,
+                                                                  CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &found, perf));
+      backward_data_algo = choose(ranked_algorithms(perf, found, math), perf, found, math);
+      EIN_CUDNN_CHECK(cudnnGetConvolutionBackwardDataWorkspaceSize(handle, w, y, conv, x, backward_data_algo, &bytes));
     }
+    reserve_workspace(bytes);
   }
-  cudnn_convolution(const cudnn_convolution&) = delete;
-  cudnn_convolution& operator=(const cudnn_convolution&) = delete;
   ~cudnn_convolution() { release(); }
 
   /// CUDNN_TENSOR_OP_MATH for half and bfloat16 data (tensor cores, float accumulation: the
@@ -253,10 +245,11 @@ class cudnn_convolution {
   }
 
   // Scratch operands of a geometry for the fused call's trials, zeroed on the handle's stream.
-  struct trial_operands {
+  struct trial_operands : resource_owner {
     cudaStream_t stream = nullptr;
     void *x = nullptr, *w = nullptr, *y = nullptr, *bias = nullptr;
     trial_operands(cudnnHandle_t handle, const convolution_geometry& g) {
+      const release_on_throw undo([this] { free(); });
       EIN_CUDNN_CHECK(cudnnGetStream(handle, &stream));
       const std::size_t element = element_bytes(g.type);
       const auto extent = [](const int* dims, const int* strides) {
@@ -265,20 +258,13 @@ class cudnn_convolution {
         return n;
       };
       const std::size_t filter = static_cast<std::size_t>(g.filter[0]) * g.filter[1] * g.filter[2] * g.filter[3];
-      try {
-        for (auto [p, n] : {std::pair{&x, extent(g.x_dims, g.x_strides)}, std::pair{&w, filter},
-                            std::pair{&y, extent(g.y_dims, g.y_strides)},
-                            std::pair{&bias, static_cast<std::size_t>(g.y_dims[1])}}) {
-          EIN_CUDA_CHECK(cudaMalloc(p, n * element));
-          EIN_CUDA_CHECK(cudaMemsetAsync(*p, 0, n * element, stream));
-        }
-      } catch (...) {
-        free();
-        throw;
+      for (auto [p, n] :
+           {std::pair{&x, extent(g.x_dims, g.x_strides)}, std::pair{&w, filter},
+            std::pair{&y, extent(g.y_dims, g.y_strides)}, std::pair{&bias, static_cast<std::size_t>(g.y_dims[1])}}) {
+        EIN_CUDA_CHECK(cudaMalloc(p, n * element));
+        EIN_CUDA_CHECK(cudaMemsetAsync(*p, 0, n * element, stream));
       }
     }
-    trial_operands(const trial_operands&) = delete;
-    trial_operands& operator=(const trial_operands&) = delete;
     ~trial_operands() { free(); }
     // After the work queued on them: the stream first.
     void free() noexcept {
@@ -310,7 +296,7 @@ class cudnn_convolution {
   }
 
   // At exit the device may already be gone: failed frees are not worth reporting then.
-  void release() {
+  void release() noexcept {
     if (workspace) ignore_status(cudaFree(workspace));
     if (activation) cudnnDestroyActivationDescriptor(activation);
     if (bias) cudnnDestroyTensorDescriptor(bias);
