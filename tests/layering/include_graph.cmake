@@ -1,0 +1,51 @@
+# The include graph of include/ein/, for the layering test and the headers that compile alone.
+#
+# ein_include_graph(<include folder> <header>...) sets, in the caller's scope, for each header
+# (a path under the include folder, `ein/...`): includes_<header>, the ein headers it includes, and
+# needs_<header>, the libraries it includes (cuda, cudnn, onednn, onnx).
+macro(ein_include_graph root)
+  foreach(header ${ARGN})
+    file(STRINGS ${root}/${header} lines REGEX "^[ \t]*#[ \t]*include[ \t]+[<\"]")
+    set(includes_${header})
+    set(needs_${header})
+    foreach(line ${lines})
+      if(line MATCHES "\"(ein/[^\"]+)\"")
+        list(APPEND includes_${header} ${CMAKE_MATCH_1})
+      elseif(line MATCHES "<(cuda|cublas|nvrtc|library_types)")
+        list(APPEND needs_${header} cuda)
+      elseif(line MATCHES "<cudnn")
+        list(APPEND needs_${header} cudnn)
+      elseif(line MATCHES "<oneapi/dnnl")
+        list(APPEND needs_${header} onednn)
+      elseif(line MATCHES "<(onnx|google)/")
+        list(APPEND needs_${header} onnx)
+      endif()
+    endforeach()
+  endforeach()
+endmacro()
+
+# ein_reached(<header> <out>) sets <out> to the headers <header> reaches through includes_ (itself
+# first), breadth first, and via_<reached> to the header that first led to each (ein_unreached
+# clears them).
+macro(ein_reached header out)
+  set(${out})
+  set(ein_queue ${header})
+  while(ein_queue)
+    list(POP_FRONT ein_queue ein_next)
+    if(ein_next IN_LIST ${out})
+      continue()
+    endif()
+    list(APPEND ${out} ${ein_next})
+    foreach(ein_further ${includes_${ein_next}})
+      if(NOT ein_further IN_LIST ${out} AND NOT DEFINED via_${ein_further})
+        set(via_${ein_further} ${ein_next})
+      endif()
+      list(APPEND ein_queue ${ein_further})
+    endforeach()
+  endwhile()
+endmacro()
+macro(ein_unreached reached)
+  foreach(ein_r ${${reached}})
+    unset(via_${ein_r})
+  endforeach()
+endmacro()
