@@ -22,6 +22,7 @@
 #include "ein/measure/cuda_records.hpp"
 #include "ein/tune/cuda_reuse.hpp"
 #include "ein/tune/database.hpp"
+#include "ein/tune/recorded_sources.hpp"
 #include "ein/tune/reuse_plan.hpp"
 #if defined(EIN_HAVE_CUDA_TIMER)
 #include "ein/measure/cuda_tuner.hpp"
@@ -33,7 +34,8 @@ namespace ein::generator::detail {
 // Tunes the kernels `untuned` (steps of `l` whose kernels `db` has no record of on the GPU, each
 // of shape `shapes[i]`) on device 0 while `budget_seconds` last, in the order of their reuse plan
 // (tune::plan_cuda_reuse, decision 0029): a root from scratch, each other kernel from its source's
-// record (every one from scratch without `reuse`). Returns the GPU's device key, and how many
+// record, a source being a kernel of `untuned` or one `db` holds a record of (every one from
+// scratch without `reuse`). Returns the GPU's device key, and how many
 // were tuned from scratch and by reuse.
 inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_gpu(
     const codegen::named_plan& l, const std::vector<std::size_t>& untuned, const std::vector<tune::kernel_shape>& shapes,
@@ -45,16 +47,23 @@ inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_
   o.progress = "ein_generate: tuning";
   const tune::device_key device = measure::cuda_tuning_device();
   db.expect(device);
-  const auto reuse = tune::plan_cuda_reuse(shapes, o.trials);
+  const auto recorded = tune::reuse_sources(
+      db.records(device), shapes, [](const tune::kernel_shape& k, const tune::schedule& best) {
+        const auto* c = std::get_if<tune::cuda_schedule>(&best);
+        return c && tune::cuda_valid(k, *c);
+      });
+  const auto reuse = tune::plan_cuda_reuse(shapes, o.trials, reuse_schedules ? recorded : std::vector<tune::recorded_kernel>{});
   std::size_t scratch = 0, by_reuse = 0;
   for (std::size_t i : reuse.order()) {
     o.budget_seconds = budget_seconds - elapsed();
-    if (o.budget_seconds <= 0) continue;
+    if (i >= untuned.size() || o.budget_seconds <= 0) continue;
     measure::cuda_tuner tuner(0, o);
     const auto& s = *l.steps[untuned[i]].value;
     const std::size_t source = reuse_schedules ? reuse.source[i] : tune::reuse_plan::scratch;
     const auto t = source == tune::reuse_plan::scratch ? tuner.tune(s, &db)
-                                                       : tuner.tune_from(s, *l.steps[untuned[source]].value, db);
+                   : source < untuned.size()
+                       ? tuner.tune_from(s, *l.steps[untuned[source]].value, db)
+                       : tuner.tune_from(s, recorded[source - untuned.size()].key, recorded[source - untuned.size()].shape, db);
     ++(t.record.reused_from.empty() ? scratch : by_reuse);
   }
   return {device, {scratch, by_reuse}};

@@ -21,6 +21,7 @@
 #include "ein/measure/host_tuner.hpp"
 #include "ein/tune/database.hpp"
 #include "ein/tune/host_reuse.hpp"
+#include "ein/tune/recorded_sources.hpp"
 #include "ein/tune/reuse_plan.hpp"
 
 namespace ein::generator::detail {
@@ -86,10 +87,11 @@ inline std::string tuning_line(const std::string& definition, std::size_t step, 
 }
 
 // The tuning of the eOperator steps of `e`'s plan (by step of its layout; none: a library call),
-// computing as the plan's codegen::accumulation asks: each step's record in the database where it holds one of this machine;
-// the kernels without one tuned (measure::host_tuner) while the budget lasts in the order of
-// their reuse plan (tune::plan_reuse, decision 0029): a root from scratch, each other kernel from
-// its source's record (every one from scratch without `r.reuse`); else the default. The weight
+// computing as the plan's codegen::accumulation asks: each step's record in the database where it
+// holds one of this machine; the kernels without one tuned (measure::host_tuner) while the budget
+// lasts in the order of their reuse plan (tune::plan_host_reuse, decision 0029): a root from
+// scratch, each other kernel from its source's record, a source being a kernel of this plan or
+// one the database holds a record of (every one from scratch without `r.reuse`); else the default. The weight
 // transforms that prepare() runs once keep the default and are not counted: tuning them would
 // spend the budget on work a prepared plan never repeats. A schedule that is no point of the
 // step's own space (the tuned kernel stands alone, its reads starting at 0) stays the default. Holds the database's file
@@ -130,29 +132,27 @@ inline std::vector<std::optional<codegen::step_tuning>> tune_host_plan(const cod
     untuned.push_back(k);
     shapes.push_back(std::move(shape));
   }
-  // a search from scratch costs its trials; a reuse, the default and the neighbourhood of where
-  // the source's default maps (its best, which the reuse starts from, is not known yet)
-  const auto reuse = tune::plan_reuse(
-      shapes,
-      [&](std::size_t k) {
-        const auto space = static_cast<std::int64_t>(tune::host_space(shapes[k]).size());
-        return static_cast<double>(std::min(space, o.trials));
-      },
-      [&](std::size_t j, std::size_t k) {
-        const auto from = tune::host_reuse_start(shapes[j], tune::host_default(shapes[j]), shapes[k]);
-        return static_cast<double>(1 + tune::host_neighbourhood(shapes[k], from).size());
+  // the kernels an earlier build tuned may be sources too; a search from scratch costs its
+  // trials, a reuse the default and the neighbourhood of where the source's best maps
+  const auto recorded = tune::reuse_sources(
+      db.records(reader.device()), shapes, [](const tune::kernel_shape& k, const tune::schedule& best) {
+        const auto* h = std::get_if<tune::host_schedule>(&best);
+        return h && tune::host_valid(k, *h);
       });
+  const auto reuse = tune::plan_host_reuse(shapes, o.trials, r.reuse ? recorded : std::vector<tune::recorded_kernel>{});
   std::vector<bool> tuned(untuned.size());  // per untuned kernel: whether it was measured now
   for (std::size_t i : reuse.order()) {
     o.budget_seconds = r.budget_seconds - elapsed();
-    if (o.budget_seconds <= 0) continue;
+    if (i >= untuned.size() || o.budget_seconds <= 0) continue;
     measure::host_tuner tuner(toolchain, o);
     const auto& s = *l.steps[untuned[i]].value;
     const std::size_t source = r.reuse ? reuse.source[i] : tune::reuse_plan::scratch;
     if (source == tune::reuse_plan::scratch)
       tuner.tune(s, &db);
-    else
+    else if (source < untuned.size())
       tuner.tune_from(s, *l.steps[untuned[source]].value, db);
+    else
+      tuner.tune_from(s, recorded[source - untuned.size()].key, recorded[source - untuned.size()].shape, db);
     tuned[i] = true;
   }
 

@@ -25,10 +25,10 @@ using namespace ein;
 
 // out[i, j] = Σ_k A[i, k] · B[j, k] + A[i, j mod 16] over i < rows, j < columns: B read across its
 // rows (a blocking can pay); at 32 × 64, 2^15 multiply-adds (the default shares the rows among
-// threads).
-ir::scope_ptr kernel(std::int64_t rows = 32, std::int64_t columns = 64) {
+// threads). `a` and `b` name A and B.
+ir::scope_ptr kernel(std::int64_t rows = 32, std::int64_t columns = 64, const char* a = "A", const char* b = "B") {
   using namespace ir;
-  auto A = search_test::input("A", {rows, 16}), B = search_test::input("B", {columns, 16});
+  auto A = search_test::input(a, {rows, 16}), B = search_test::input(b, {columns, 16});
   return make_scope({{"i", 0, rows}, {"j", 0, columns}}, {{"k", 0, 16}},
                     make_access(A, {idx("i"), idx("k")}) * make_access(B, {idx("j"), idx("k")}) +
                         make_access(A, {idx("i"), idx("j").mod(16)}));
@@ -76,6 +76,15 @@ TEST_CASE("host_tuner: a tuned schedule is a point of the space equal to the int
   const auto best = std::get<tune::host_schedule>(r.record.best);
   REQUIRE(db.find(tuner.device(), r.key) != nullptr);
   CHECK(*db.find(tuner.device(), r.key) == r.record);
+  CHECK(r.record.shape == measure::host_tuner::identify(*s).second);  // a later build may reuse it
+
+  // the same kernel over tensors of other names is the same record: nothing is measured
+  const auto renamed = kernel(32, 64, "P", "Q");
+  CHECK(measure::host_tuner::identify(*renamed).first == r.key);
+  CHECK(measure::host_tuner::identify(*kernel(32, 32, "A", "A")).first != measure::host_tuner::identify(*kernel(32, 32)).first);
+  const auto same = tuner.tune(*renamed, &db);
+  CHECK_FALSE(same.measured);
+  CHECK(tuner.batches() == 2);
 
   // the best schedule's kernel, compiled alone, equals the interpreter on other inputs
   const auto layout = codegen::make_named_plan(

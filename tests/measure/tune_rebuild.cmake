@@ -1,23 +1,28 @@
 # A host generation with --tune on tunes its plan's eOperators into the tuning database, some by
 # reuse; a second one from that database tunes nothing and writes the same header; a third, with
-# --tuning-reuse off and a database of its own, tunes every one from scratch; a fourth, which
-# searches under the measured model, prices the tuned eOperators under their records (the cost
-# cache keys their times with the schedule):
+# --tuning-reuse off and a database of its own, tunes every one from scratch; one whose budget
+# ends after the first kernel leaves the other at its default, and the next, from that database,
+# tunes it by reuse from the record the one before left (ETO's reuse across builds); a last one,
+# which searches under the measured model, prices the tuned eOperators under their records (the
+# cost cache keys their times with the schedule):
 # cmake -DSEARCH=<ein_search> -DMODEL=<model file> -DTOOLCHAIN=<file> -DPROFILE=<shipped host profile>
 # -DWORK=<folder> -P tune_rebuild.cmake
 file(REMOVE_RECURSE ${WORK})
 file(MAKE_DIRECTORY ${WORK})
-# each run's database and --tuning-reuse
-set(first tuning.json on)
-set(second tuning.json on)
-set(scratch scratch.json off)
-foreach(run first second scratch)
+# each run's database, --tuning-reuse and --tuning-budget
+set(first tuning.json on 60)
+set(second tuning.json on 60)
+set(scratch scratch.json off 60)
+set(partial resumable.json on 0.1)
+set(resumed resumable.json on 60)
+foreach(run first second scratch partial resumed)
   list(GET ${run} 0 database)
   list(GET ${run} 1 reuse)
+  list(GET ${run} 2 budget)
   execute_process(
     COMMAND ${SEARCH} --model ${MODEL} --name tuned --backend host --header ${WORK}/${run}.hpp
             --report ${WORK}/${run}.json --search off --host-toolchain ${TOOLCHAIN}
-            --tune on --tuning-db ${WORK}/${database} --tuning-budget 60 --tuning-reuse ${reuse}
+            --tune on --tuning-db ${WORK}/${database} --tuning-budget ${budget} --tuning-reuse ${reuse}
     OUTPUT_VARIABLE out_${run} ERROR_VARIABLE err_${run} RESULT_VARIABLE status)
   if(NOT status EQUAL 0)
     message(FATAL_ERROR "the ${run} generation failed (${status}):\n${out_${run}}\n${err_${run}}")
@@ -34,6 +39,12 @@ if(NOT out_second MATCHES
 endif()
 if(NOT out_scratch MATCHES "tuning: ${tuned} eOperators tuned from scratch, 0 by reuse, 0 from the tuning database")
   message(FATAL_ERROR "--tuning-reuse off did not tune all ${tuned} eOperators from scratch:\n${out_scratch}")
+endif()
+if(NOT out_partial MATCHES "tuning: 1 eOperators tuned from scratch, 0 by reuse, 0 from the tuning database, 1 at the default")
+  message(FATAL_ERROR "a budget of 0.1 s did not end after the first kernel:\n${out_partial}")
+endif()
+if(NOT out_resumed MATCHES "tuning: 0 eOperators tuned from scratch, 1 by reuse, 1 from the tuning database")
+  message(FATAL_ERROR "the kernel left untuned did not start from the record of the one tuned before:\n${out_resumed}")
 endif()
 if(NOT EXISTS ${WORK}/tuning.json)
   message(FATAL_ERROR "the first generation wrote no tuning database")

@@ -140,19 +140,81 @@ TEST_CASE("devices and records list what a database holds, by device and environ
   }
 }
 
+TEST_CASE("a record keeps the kernel's shape, which a later tuning may start from") {
+  scratch_folder folder("shape");
+  const auto path = folder.file("tuning.json");
+  kernel_shape tiled{"x0:float", {7, 64, 512}, {3}, 4, 1, true};
+  auto r = host_record();
+  r.shape = tiled;
+  {
+    tuning_database db(path);
+    db.store(host, relu, r);
+    db.store(host, matmul, host_record());  // no shape
+    db.save();
+  }
+  const tuning_database loaded(path);
+  REQUIRE(loaded.find(host, relu));
+  CHECK(*loaded.find(host, relu) == r);
+  CHECK(loaded.find(host, relu)->shape->staged_y == std::size_t(1));
+  CHECK_FALSE(loaded.find(host, matmul)->shape);
+  CHECK(loaded.dump().find("\"traversal\": [\n") != std::string::npos);
+}
+
+TEST_CASE("a database of format 1, keyed by tensor names, is read under unnamed keys and saved as format 2") {
+  scratch_folder folder("format1");
+  // two ReLUs of one shape over other tensors (tuned twice then), and an addition that reused the first
+  const std::string relu_a = "eoperator L([0,1)[0,14))S() relu(res4_a:float[1, 14][0+1*t0,0+1*t1])";
+  const std::string relu_b = "eoperator L([0,1)[0,14))S() relu(res5_a:float[1, 14][0+1*t0,0+1*t1])";
+  const std::string add = "eoperator L([0,1)[0,14))S() (+ +p:float[1, 14][0+1*t0,0+1*t1] +q:float[1, 14][0+1*t0,0+1*t1])";
+  auto record = [](const std::string& seconds, const std::string& reused_from) {
+    return R"({"schedule": {"kind": "host", "parallel_loops": 0, "chunk": 0, "lanes": 1, "block_rows": 0,
+               "block_columns": 0}, "seconds": )" +
+           seconds + R"(, "default_seconds": 3e-5, "trials": 3, "reused_from": ")" + reused_from + R"("})";
+  };
+  const auto path = folder.file("old.json", R"({"format": 1, "devices": {"cpu": {"environment": {}, "kernels": {")" + relu_a +
+                                                R"(": )" + record("2e-5", "") + R"(, ")" + relu_b + R"(": )" +
+                                                record("1e-5", "") + R"(, ")" + add + R"(": )" + record("2e-5", relu_a) +
+                                                "}}}}");
+  tuning_database db(path);
+  const device_key cpu{"cpu", {}};
+  const auto records = db.records(cpu);
+  REQUIRE(records.size() == 2);
+  const std::string relu_key = "eoperator L([0,1)[0,14))S() relu(x0:float[1, 14][0+1*t0,0+1*t1])";
+  REQUIRE(records.count(relu_key));
+  CHECK(records.at(relu_key).seconds == 1e-5);  // the faster of the two
+  const std::string add_key =
+      "eoperator L([0,1)[0,14))S() (+ +x0:float[1, 14][0+1*t0,0+1*t1] +x1:float[1, 14][0+1*t0,0+1*t1])";
+  REQUIRE(records.count(add_key));
+  CHECK(records.at(add_key).reused_from == relu_key);
+  db.save();
+  const tuning_database saved(path);
+  CHECK(saved.records(cpu) == records);
+  CHECK(saved.dump().find("\"format\": 2") != std::string::npos);
+}
+
+TEST_CASE("unnamed_key names tensors by their first appearance, keeping types, shapes and repeated reads") {
+  CHECK(unnamed_key("eoperator L([0,4))S() (* a:float[4][0+1*t0] b:float[4][0+1*t0])") ==
+        "eoperator L([0,4))S() (* x0:float[4][0+1*t0] x1:float[4][0+1*t0])");
+  CHECK(unnamed_key("eoperator L([0,4))S() (* b:float[4][0+1*t0] b:float[4][0+1*t0])") ==
+        "eoperator L([0,4))S() (* x0:float[4][0+1*t0] x0:float[4][0+1*t0])");
+  CHECK(unnamed_key("eoperator L([0,4))S() (* x1:bfloat16[8][0+1*t0] x0:float[4][0+1*t0])") ==
+        "eoperator L([0,4))S() (* x0:bfloat16[8][0+1*t0] x1:float[4][0+1*t0])");
+  CHECK(unnamed_key("") == "");
+}
+
 TEST_CASE("a file that is not a valid database is refused, naming the file and the field") {
   scratch_folder folder("corrupt");
   const std::string valid_record =
       R"({"schedule": {"kind": "host", "parallel_loops": 1, "chunk": 0, "lanes": 8, "block_rows": 0, "block_columns": 0},
           "seconds": 1e-5, "default_seconds": 2e-5, "trials": 3, "reused_from": ""})";
   auto database_of = [](const std::string& record) {
-    return R"({"format": 1, "devices": {"cpu": {"environment": {}, "kernels": {"k": )" + record + "}}}}";
+    return R"({"format": 2, "devices": {"cpu": {"environment": {}, "kernels": {"k": )" + record + "}}}}";
   };
   CHECK(refusal(folder, database_of(valid_record)).empty());
-  CHECK(refusal(folder, "{\"format\": 1, \"devices\": {").find("bad.json` is not valid JSON") != std::string::npos);
-  CHECK(refusal(folder, R"({"format": 2, "devices": {}})").find("at /format: a database of format 2") != std::string::npos);
-  CHECK(refusal(folder, R"({"format": 1})").find("missing field `devices`") != std::string::npos);
-  CHECK(refusal(folder, R"({"format": 1, "devices": {}, "extra": 0})").find("at /extra: unknown field") != std::string::npos);
+  CHECK(refusal(folder, "{\"format\": 2, \"devices\": {").find("bad.json` is not valid JSON") != std::string::npos);
+  CHECK(refusal(folder, R"({"format": 3, "devices": {}})").find("at /format: a database of format 3") != std::string::npos);
+  CHECK(refusal(folder, R"({"format": 2})").find("missing field `devices`") != std::string::npos);
+  CHECK(refusal(folder, R"({"format": 2, "devices": {}, "extra": 0})").find("at /extra: unknown field") != std::string::npos);
 
   auto with = [&](const std::string& from, const std::string& to) {
     std::string r = valid_record;
@@ -171,6 +233,24 @@ TEST_CASE("a file that is not a valid database is refused, naming the file and t
   CHECK(with("\"trials\": 3", "\"trials\": 3, \"margin\": 0.05").empty());
   CHECK(with("\"trials\": 3", "\"trials\": 3, \"margin\": -0.5").find("/margin: expected a number in") !=
         std::string::npos);
+  // the kernel's shape, where a record keeps it
+  const std::string kernel = R"(, "kernel": {"body": "b", "traversal": [7, 512], "summation": [], "widest_lanes": 16,
+                                              "staged_y": null, "int_indices": true})";
+  auto with_kernel = [&](const std::string& from, const std::string& to) {
+    std::string k = kernel;
+    if (!from.empty()) k.replace(k.find(from), from.size(), to);
+    return with("\"trials\": 3", "\"trials\": 3" + k);
+  };
+  CHECK(with_kernel("", "").empty());
+  CHECK(with_kernel("\"staged_y\": null", "\"staged_y\": 1").empty());
+  CHECK(with_kernel("\"widest_lanes\": 16", "\"widest_lanes\": 3").find("/kernel/widest_lanes: expected a power of two") !=
+        std::string::npos);
+  CHECK(with_kernel("\"staged_y\": null", "\"staged_y\": 2").find("/kernel/staged_y: expected a traversal position") !=
+        std::string::npos);
+  CHECK(with_kernel("[7, 512]", "[7, -1]").find("/kernel/traversal/1: expected an extent") != std::string::npos);
+  CHECK(with_kernel("\"int_indices\": true", "\"int_indices\": true, \"lanes\": 4").find("/kernel/lanes: unknown field") !=
+        std::string::npos);
+  CHECK(with_kernel(", \"summation\": []", "").find("missing field `summation`") != std::string::npos);
 
   // a folder where the file should be
   std::filesystem::create_directories(folder.path / "folder.json");

@@ -11,6 +11,8 @@
 #include <optional>
 #include <random>
 
+#include "ein/tune/host_reuse.hpp"
+#include "ein/tune/recorded_sources.hpp"
 #include "ein/tune/reuse_plan.hpp"
 #include "ein/tune/reuse_rounds.hpp"
 
@@ -151,6 +153,43 @@ TEST_CASE("a reuse plan tunes one kernel of a family from scratch and the others
   const auto none = plan_reuse(kernels, [](std::size_t) { return 100.0; },
                                [](std::size_t, std::size_t) { return std::numeric_limits<double>::infinity(); });
   CHECK(none.source == std::vector<std::size_t>(4, reuse_plan::scratch));
+}
+
+TEST_CASE("kernels tuned by an earlier build are sources of a reuse plan at no cost of their own") {
+  const std::vector<kernel_shape> untuned{conv(28, 64, 64), conv(14, 64, 64), conv(7, 64, 64, "other")};
+  auto record = [](const kernel_shape& k) {
+    tuning_record r{host_default(k), 1e-5, 2e-5, 8, ""};
+    r.shape = k;
+    return r;
+  };
+  std::map<std::string, tuning_record> records{{"a 56", record(conv(56, 64, 64))},
+                                               {"b 28x128", record(conv(28, 64, 128))},  // fails (2) against 14
+                                               {"c other body", record(conv(7, 64, 64, "third"))},
+                                               {"d no shape", {host_default(conv(56, 64, 64)), 1e-5, 2e-5, 8, ""}}};
+  auto usable = [](const kernel_shape& k, const schedule& best) {
+    const auto* h = std::get_if<host_schedule>(&best);
+    return h && host_valid(k, *h);
+  };
+  const auto sources = reuse_sources(records, untuned, usable);
+  REQUIRE(sources.size() == 2);  // the third body's record and the one without a shape are none
+  CHECK(sources[0].key == "a 56");
+  CHECK(sources[1].key == "b 28x128");  // 28 may reuse it
+  CHECK(reuse_sources(records, untuned, [](const kernel_shape&, const schedule&) { return false; }).empty());
+
+  const auto plan = plan_reuse_with_records(
+      untuned, sources, [](std::size_t) { return 100.0; },
+      [](const kernel_shape&, const schedule* best, const kernel_shape&) { return best ? 10.0 : 12.0; });
+  REQUIRE(plan.source.size() == 5);
+  CHECK(plan.source[0] >= 3);  // 28 from a record (10), not from 14 of this plan (12)
+  CHECK(plan.source[1] == 3);  // 14 from the 56's record: the 28x128 one fails (2)
+  CHECK(plan.source[2] == reuse_plan::scratch);
+  CHECK(plan.source[3] == reuse_plan::scratch);  // the records themselves, at no cost
+  CHECK(plan.source[4] == reuse_plan::scratch);
+  CHECK(plan.cost == 120);
+  // the host tuner's costs: a recorded source's search starts at its best, a planned one's at its default
+  const auto host = plan_host_reuse(untuned, 32, sources);
+  CHECK(host.source[1] != reuse_plan::scratch);
+  CHECK(plan_host_reuse(untuned, 32).source.size() == 3);
 }
 
 TEST_CASE("reuse plans equal brute force over small random sets of kernels") {

@@ -115,15 +115,22 @@ class cuda_tuner {
   /// the seconds do), measured as tune() measures; the record says `reused_from` `source`'s key.
   /// Without a record of `source`, tune(s, &db).
   cuda_tuning tune_from(const ir::scope& s, const ir::scope& source, tune::tuning_database& db) {
+    const auto [from_key, from_shape] = identify_cuda_kernel(source);
+    return tune_from(s, from_key, from_shape, db);
+  }
+
+  /// As above, from the record of the kernel of key `source_key` and shape `source_shape` (a
+  /// kernel of an earlier build, as its record keeps it: tune::tuning_record::shape).
+  cuda_tuning tune_from(const ir::scope& s, const std::string& source_key, const tune::kernel_shape& source_shape,
+                        tune::tuning_database& db) {
     const kernel k(s);
     if (auto r = recorded_cuda(device_, k.key, k.shape, db)) return {k.key, *r, 0, false};
-    const auto [from_key, from_shape] = identify_cuda_kernel(source);
-    const auto parent = recorded_cuda(device_, from_key, from_shape, db);
+    const auto parent = recorded_cuda(device_, source_key, source_shape, db);
     if (!parent) return measured(k, drawn(k.shape), "", &db);
     tune::reuse_rounds<tune::cuda_schedule> rounds(
-        tune::cuda_reuse_start(from_shape, std::get<tune::cuda_schedule>(parent->best), k.shape),
+        tune::cuda_reuse_start(source_shape, std::get<tune::cuda_schedule>(parent->best), k.shape),
         [&](const tune::cuda_schedule& p) { return tune::cuda_neighbourhood(k.shape, p); }, options_.reuse_rounds);
-    return measured(k, rounds.first_after(tune::cuda_default(k.shape)), from_key, &db, next_rounds(rounds));
+    return measured(k, rounds.first_after(tune::cuda_default(k.shape)), source_key, &db, next_rounds(rounds));
   }
 
  private:
@@ -261,6 +268,7 @@ class cuda_tuner {
     }
     // the default keeps its place unless a point beat its median over every batch
     result.record = search.record(reused_from);
+    result.record.shape = k.shape;
     result.refused = search.refused();
     if (options_.progress)
       std::fprintf(stderr, "%s: kept %s in %.1f s\n", options_.progress, tune::schedule_json(result.record.best).dump().c_str(),

@@ -10,18 +10,20 @@
 #include "ein/ir/canonical.hpp"
 #include "ein/measure/kernel_body.hpp"
 #include "ein/plan/build.hpp"
+#include "ein/tune/kernel_key.hpp"
 
 namespace ein::measure {
 
 /// eOperator `s` as a kernel of its own: its flat scope (cost::flat_eoperator), its key
-/// (`eoperator ` and the flat scope's canonical form, the same for the host and the CUDA tuner),
+/// (tune::unnamed_key of `eoperator ` and the flat scope's canonical form, the same for the host
+/// and the CUDA tuner),
 /// the program `program_of` makes of the flat scope, that program's plan and named plan (which points
 /// into the plan: never copied), and its shape. `tuner` names the caller in the internal error
 /// thrown where the plan has other than one step.
 struct eoperator_kernel {
   eoperator_kernel(const ir::scope& s, ir::program (*program_of)(const ir::scope&), const char* tuner)
       : flat(cost::flat_eoperator(s)),
-        key("eoperator " + ir::canonical_string(*flat)),
+        key(tune::unnamed_key("eoperator " + ir::canonical_string(*flat))),
         program(program_of(*flat)),
         plan(ein::plan::make_plan(program, {})),
         named(codegen::make_named_plan(plan)) {

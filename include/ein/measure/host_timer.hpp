@@ -29,6 +29,7 @@
 #include "ein/plan/capabilities.hpp"
 #include "ein/tune/database.hpp"
 #include "ein/tune/host_schedule.hpp"
+#include "ein/tune/kernel_key.hpp"
 #include "ein/tune/schedule_json.hpp"
 #if defined(EIN_HAVE_ONEDNN)
 #include "ein/codegen/library/onednn.hpp"
@@ -121,11 +122,11 @@ class host_timer final : public cost::timer {
   }
 
   /// The schedule eOperator `w` (key `key`, cost::kernel_key's) runs under here: the tuning
-  /// database's record of this machine where its schedule is a point of the kernel's space, else
-  /// none (the default). Thread-safe.
+  /// database's record of this machine (under tune::unnamed_key of `key`) where its schedule is a
+  /// point of the kernel's space, else none (the default). Thread-safe.
   std::optional<tune::host_schedule> tuned(const cost::workload& w, const std::string& key) const {
     if (!options_.tuning || !tuning_device_ || w.kind != cost::workload::engine::eoperator || !w.eop) return std::nullopt;
-    const auto* r = options_.tuning->find(*tuning_device_, key);
+    const auto* r = options_.tuning->find(*tuning_device_, tune::unnamed_key(key));
     const auto* h = r ? std::get_if<tune::host_schedule>(&r->best) : nullptr;
     if (!h) return std::nullopt;
     {

@@ -121,14 +121,22 @@ class host_tuner {
   /// Without a record of `source`, tune(s, &db).
   /// @pre tune::reusable(identify(source).second, identify(s).second)
   host_tuning tune_from(const ir::scope& s, const ir::scope& source, tune::tuning_database& db) {
-    const kernel k(s), from(source);
+    const kernel from(source);
+    return tune_from(s, from.key, from.shape, db);
+  }
+
+  /// As above, from the record of the kernel of key `source_key` and shape `source_shape` (a
+  /// kernel of an earlier build, as its record keeps it: tune::tuning_record::shape).
+  host_tuning tune_from(const ir::scope& s, const std::string& source_key, const tune::kernel_shape& source_shape,
+                        tune::tuning_database& db) {
+    const kernel k(s);
     if (auto r = recorded(k.key, k.shape, db)) return {k.key, *r, 0, false};
-    const auto parent = recorded(from.key, from.shape, db);
+    const auto parent = recorded(source_key, source_shape, db);
     if (!parent) return measured(k, drawn(k.shape), "", &db);
     tune::reuse_rounds<tune::host_schedule> rounds(
-        tune::host_reuse_start(from.shape, std::get<tune::host_schedule>(parent->best), k.shape),
+        tune::host_reuse_start(source_shape, std::get<tune::host_schedule>(parent->best), k.shape),
         [&](const tune::host_schedule& p) { return tune::host_neighbourhood(k.shape, p); }, options_.reuse_rounds);
-    return measured(k, rounds.first_after(tune::host_default(k.shape)), from.key, &db, next_rounds(rounds));
+    return measured(k, rounds.first_after(tune::host_default(k.shape)), source_key, &db, next_rounds(rounds));
   }
 
  private:
@@ -188,6 +196,7 @@ class host_tuner {
     // the default keeps its place unless a point beat its fastest run over every turn by more than
     // the noise
     result.record = search.record(reused_from, margin);
+    result.record.shape = k.shape;
     result.refused = search.refused();
     if (options_.progress)
       std::fprintf(stderr, "%s: kept %s (a point had to beat the default by %.1f%%) in %.1f s\n", options_.progress,

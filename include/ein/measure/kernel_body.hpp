@@ -2,12 +2,12 @@
 // up to its extents.
 #pragma once
 
-#include <map>
 #include <regex>
 #include <string>
 
 #include "ein/ir/canonical.hpp"
 #include "ein/ir/expr.hpp"
+#include "ein/tune/kernel_key.hpp"
 
 namespace ein::measure {
 
@@ -20,19 +20,7 @@ namespace ein::measure {
 /// `L([)[))S() relu(x0:float[0+1*t0,0+1*t1])`.
 inline std::string kernel_body(const ir::scope& s) {
   static const std::regex range(R"(\[-?[0-9]+,-?[0-9]+\))");
-  static const std::regex tensor(R"(([A-Za-z_][A-Za-z0-9_]*):([a-z0-9]+)\[[0-9, ]*\])");
-  const std::string text = std::regex_replace(ir::canonical_string(s), range, "[)");
-  std::map<std::string, std::string> names;
-  std::string body;
-  auto from = text.cbegin();
-  for (std::sregex_iterator m(text.begin(), text.end(), tensor), end; m != end; ++m) {
-    body.append(from, (*m)[0].first);
-    auto [name, added] = names.try_emplace((*m)[1].str(), "x" + std::to_string(names.size()));
-    body += name->second + ":" + (*m)[2].str();
-    from = (*m)[0].second;
-  }
-  body.append(from, text.cend());
-  return body;
+  return tune::detail::tensors_by_position(std::regex_replace(ir::canonical_string(s), range, "[)"), false);
 }
 
 }  // namespace ein::measure

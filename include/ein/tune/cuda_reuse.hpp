@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <variant>
 #include <vector>
 
 #include "ein/tune/cuda_schedule.hpp"
 #include "ein/tune/host_reuse.hpp"
 #include "ein/tune/kernel_shape.hpp"
+#include "ein/tune/recorded_sources.hpp"
 #include "ein/tune/reuse_plan.hpp"
 
 namespace ein::tune {
@@ -70,19 +72,21 @@ inline std::vector<cuda_schedule> cuda_neighbourhood(const kernel_shape& k, cons
   return r;
 }
 
-/// The reuse plan of CUDA kernels `shapes` (tune::plan_reuse) under the costs the CUDA tuner's
-/// searches take: from scratch, the smaller of the space's size and `trials`; by reuse, the
-/// default and the neighbourhood of where the source's default maps (its best, which the reuse
-/// starts from, is not known when the plan is made).
-inline reuse_plan plan_cuda_reuse(const std::vector<kernel_shape>& shapes, std::int64_t trials) {
-  return plan_reuse(
-      shapes,
+/// The reuse plan of CUDA kernels `shapes` (tune::plan_reuse_with_records), which may also start
+/// from the kernels `recorded` (tuned already), under the costs the CUDA tuner's searches take:
+/// from scratch, the smaller of the space's size and `trials`; by reuse, the default and the
+/// neighbourhood of where the source's best maps (a recorded kernel's; for a kernel of this plan,
+/// whose best is not known when the plan is made, its default's).
+inline reuse_plan plan_cuda_reuse(const std::vector<kernel_shape>& shapes, std::int64_t trials,
+                                  const std::vector<recorded_kernel>& recorded = {}) {
+  return plan_reuse_with_records(
+      shapes, recorded,
       [&](std::size_t k) {
         return static_cast<double>(std::min(static_cast<std::int64_t>(cuda_space(shapes[k]).size()), trials));
       },
-      [&](std::size_t j, std::size_t k) {
-        const auto from = cuda_reuse_start(shapes[j], cuda_default(shapes[j]), shapes[k]);
-        return static_cast<double>(1 + cuda_neighbourhood(shapes[k], from).size());
+      [&](const kernel_shape& from, const schedule* best, const kernel_shape& to) {
+        const auto start = cuda_reuse_start(from, best ? std::get<cuda_schedule>(*best) : cuda_default(from), to);
+        return static_cast<double>(1 + cuda_neighbourhood(to, start).size());
       });
 }
 

@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,8 @@
 #include "ein/error.hpp"
 #include "ein/detail/file_text.hpp"
 #include "ein/detail/json_input.hpp"
+#include "ein/tune/kernel_key.hpp"
+#include "ein/tune/kernel_shape.hpp"
 #include "ein/tune/schedule_json.hpp"
 
 namespace ein::tune {
@@ -37,15 +40,21 @@ struct tuning_record {
   std::int64_t trials = 0;     // schedules timed
   std::string reused_from;     // the kernel whose best schedule the search started from; empty: from scratch
   double margin = 0;           // a point was kept where its time times 1 + margin beat the default's (0: not said)
+  /// The kernel as the tuner saw it, so that a later tuning may start from this record (ETO's
+  /// reuse across builds); none in a record written before records kept it.
+  std::optional<kernel_shape> shape;
   friend bool operator==(const tuning_record&, const tuning_record&) = default;
 };
 
-/// Tuning records by device and kernel key (cost::kernel_key: the kernel's canonical form), kept
-/// in a JSON file (format 1), like TVM MetaSchedule's database or TensorRT's timing cache:
-/// `{"format": 1, "devices": {"<device>": {"environment": {"compiler": "g++ 12.2 -O3"}, "kernels":
-/// {"<key>": {"schedule": {"kind": "host", ...}, "seconds": 2.1e-05, "default_seconds": 3.4e-05,
-/// "trials": 40, "reused_from": "", "margin": 0.02}}}}}` (a record without `margin`, written before
-/// the tuner kept one, reads as 0).
+/// Tuning records by device and kernel key (unnamed_key: the kernel's canonical form up to its
+/// tensors' names), kept in a JSON file (format 2), like TVM MetaSchedule's database or
+/// TensorRT's timing cache: `{"format": 2, "devices": {"<device>": {"environment": {"compiler":
+/// "g++ 12.2 -O3"}, "kernels": {"<key>": {"schedule": {"kind": "host", ...}, "seconds": 2.1e-05,
+/// "default_seconds": 3.4e-05, "trials": 40, "reused_from": "", "margin": 0.02, "kernel": {"body":
+/// "...", "traversal": [64, 64], "summation": [64], "widest_lanes": 16, "staged_y": null,
+/// "int_indices": true}}}}}}` (a record without `margin` reads as 0, one without `kernel` has no
+/// shape). A file of format 1, keyed by the canonical form with its tensors' names, is read with
+/// its keys made unnamed (of records that then share a key, the faster stays) and saved as format 2.
 /// A record is used only on the device and environment it was taken on: find() answers nothing
 /// else, expect() warns when the file's records are of other devices or environments, and
 /// store() replaces a device's records from another environment. A file that is not a valid
@@ -57,7 +66,7 @@ class tuning_database {
   using warning_fn = std::function<void(const std::string&)>;
 
   /// The version of the file's layout this ein reads and writes.
-  static constexpr int format = 1;
+  static constexpr int format = 2;
   /// The longest kernel time a record holds, in seconds.
   static constexpr double max_seconds = 1e6;
   /// The largest margin a record holds (a default whose median run took a thousand times its fastest).
@@ -133,10 +142,12 @@ class tuning_database {
     for (auto& [name, d] : devices_) {
       if (d.kernels.empty()) continue;
       nlohmann::json kernels = nlohmann::json::object();
-      for (auto& [key, r] : d.kernels)
+      for (auto& [key, r] : d.kernels) {
         kernels[key] = {{"schedule", schedule_json(r.best)}, {"seconds", r.seconds}, {"default_seconds", r.default_seconds},
                         {"trials", r.trials},                {"reused_from", r.reused_from},
                         {"margin", r.margin}};
+        if (r.shape) kernels[key]["kernel"] = shape_json(*r.shape);
+      }
       devices[name] = {{"environment", d.environment}, {"kernels", std::move(kernels)}};
     }
     return nlohmann::json{{"devices", std::move(devices)}, {"format", format}}.dump(2) + "\n";
@@ -183,7 +194,8 @@ class tuning_database {
     file.object(j, "");
     detail::only_fields(file, j, "", {"format", "devices"});
     const auto& written = file.field(j, "format", "");
-    if (written != format)
+    const bool named = written == 1;  // format 1: keys name the kernel's tensors
+    if (written != format && !named)
       file.fail("/format", "a database of format " + written.dump() + ", not " + std::to_string(format) +
                                ", which this ein reads");
     table t;
@@ -199,7 +211,14 @@ class tuning_database {
       for (auto& [key, r] : file.object(file.field(d, "kernels", dp), kp).items()) {
         const auto rp = json_input::at(kp, key);
         if (key.empty()) file.fail(rp, "a record needs a kernel key");
-        entry.kernels[key] = record(file, r, rp);
+        auto read = record(file, r, rp);
+        if (!named) {
+          entry.kernels[key] = std::move(read);
+          continue;
+        }
+        read.reused_from = unnamed_key(read.reused_from);
+        auto [kept, added] = entry.kernels.try_emplace(unnamed_key(key), read);
+        if (!added && read.seconds < kept->second.seconds) kept->second = std::move(read);
       }
     }
     return t;
@@ -207,7 +226,8 @@ class tuning_database {
 
   static tuning_record record(const ein::detail::json_input& file, const nlohmann::json& r, const std::string& path) {
     using ein::detail::json_input;
-    detail::only_fields(file, r, path, {"schedule", "seconds", "default_seconds", "trials", "reused_from", "margin"});
+    detail::only_fields(file, r, path,
+                        {"schedule", "seconds", "default_seconds", "trials", "reused_from", "margin", "kernel"});
     tuning_record out;
     out.best = read_schedule(file, file.field(r, "schedule", path), json_input::at(path, "schedule"));
     out.seconds = file.number(file.field(r, "seconds", path), json_input::at(path, "seconds"), 0, max_seconds);
@@ -219,6 +239,52 @@ class tuning_database {
     out.reused_from = file.text(file.field(r, "reused_from", path), json_input::at(path, "reused_from"));
     if (const auto* m = file.optional_field(r, "margin", path))
       out.margin = file.number(*m, json_input::at(path, "margin"), 0, max_margin, true);
+    if (const auto* k = file.optional_field(r, "kernel", path)) out.shape = read_shape(file, *k, json_input::at(path, "kernel"));
+    return out;
+  }
+
+  static nlohmann::json shape_json(const kernel_shape& k) {
+    return {{"body", k.body},
+            {"traversal", k.traversal},
+            {"summation", k.summation},
+            {"widest_lanes", k.widest_lanes},
+            {"staged_y", k.staged_y ? nlohmann::json(*k.staged_y) : nlohmann::json(nullptr)},
+            {"int_indices", k.int_indices}};
+  }
+
+  // The extents of array `j` at `path`: each at least 0.
+  static std::vector<std::int64_t> extents(const ein::detail::json_input& file, const nlohmann::json& j,
+                                           const std::string& path) {
+    std::vector<std::int64_t> r;
+    for (std::size_t i = 0; i < file.array(j, path).size(); ++i) {
+      const auto at = ein::detail::json_input::at(path, i);
+      r.push_back(file.integer(j[i], at, std::int64_t(1) << 62));
+      if (r.back() < 0) file.fail(at, "expected an extent, got " + std::to_string(r.back()));
+    }
+    return r;
+  }
+
+  static kernel_shape read_shape(const ein::detail::json_input& file, const nlohmann::json& k, const std::string& path) {
+    using ein::detail::json_input;
+    file.object(k, path);
+    detail::only_fields(file, k, path, {"body", "traversal", "summation", "widest_lanes", "staged_y", "int_indices"});
+    kernel_shape out;
+    out.body = file.text(file.field(k, "body", path), json_input::at(path, "body"));
+    out.traversal = extents(file, file.field(k, "traversal", path), json_input::at(path, "traversal"));
+    out.summation = extents(file, file.field(k, "summation", path), json_input::at(path, "summation"));
+    const auto lp = json_input::at(path, "widest_lanes");
+    out.widest_lanes = file.integer(file.field(k, "widest_lanes", path), lp, 16);
+    if (out.widest_lanes < 1 || (out.widest_lanes & (out.widest_lanes - 1)) != 0)
+      file.fail(lp, "expected a power of two up to 16, got " + std::to_string(out.widest_lanes));
+    const auto& staged = file.field(k, "staged_y", path);
+    if (!staged.is_null()) {
+      const auto sp = json_input::at(path, "staged_y");
+      const auto y = file.integer(staged, sp, 64);
+      if (y < 0 || static_cast<std::size_t>(y) >= out.traversal.size())
+        file.fail(sp, "expected a traversal position or null, got " + std::to_string(y));
+      out.staged_y = static_cast<std::size_t>(y);
+    }
+    out.int_indices = file.boolean(file.field(k, "int_indices", path), json_input::at(path, "int_indices"));
     return out;
   }
 

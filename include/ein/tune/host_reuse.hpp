@@ -7,10 +7,13 @@
 #include <cstddef>
 #include <cstdint>
 #include <iterator>
+#include <variant>
 #include <vector>
 
 #include "ein/tune/host_schedule.hpp"
 #include "ein/tune/kernel_shape.hpp"
+#include "ein/tune/recorded_sources.hpp"
+#include "ein/tune/reuse_plan.hpp"
 
 namespace ein::tune {
 
@@ -130,6 +133,24 @@ inline std::vector<host_schedule> host_neighbourhood(const kernel_shape& k, cons
     }
   }
   return r;
+}
+
+/// The reuse plan of host kernels `shapes` (tune::plan_reuse_with_records), which may also start
+/// from the kernels `recorded` (tuned already), under the costs the host tuner's searches take:
+/// from scratch, the smaller of the space's size and `trials`; by reuse, the default and the
+/// neighbourhood of where the source's best maps (a recorded kernel's; for a kernel of this plan,
+/// whose best is not known when the plan is made, its default's).
+inline reuse_plan plan_host_reuse(const std::vector<kernel_shape>& shapes, std::int64_t trials,
+                                  const std::vector<recorded_kernel>& recorded = {}) {
+  return plan_reuse_with_records(
+      shapes, recorded,
+      [&](std::size_t k) {
+        return static_cast<double>(std::min(static_cast<std::int64_t>(host_space(shapes[k]).size()), trials));
+      },
+      [&](const kernel_shape& from, const schedule* best, const kernel_shape& to) {
+        const auto start = host_reuse_start(from, best ? std::get<host_schedule>(*best) : host_default(from), to);
+        return static_cast<double>(1 + host_neighbourhood(to, start).size());
+      });
 }
 
 }  // namespace ein::tune
