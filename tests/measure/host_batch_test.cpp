@@ -7,12 +7,15 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <string>
+#include <vector>
 
 #include "ein/codegen/backend.hpp"
 #include "ein/derive/positions.hpp"
 #include "ein/eval/compare.hpp"
 #include "ein/eval/interpret.hpp"
 #include "ein/measure/host_batch.hpp"
+#include "ein/measure/precompiled_prelude.hpp"
 #include "search/program_family.hpp"
 #include "search/rediscover_support.hpp"
 
@@ -161,6 +164,34 @@ TEST_CASE("host_batch: a source the compiler refuses is a user_error quoting the
     CHECK(what.find("error") != std::string::npos);
   }
   std::filesystem::remove_all(dir);
+}
+
+TEST_CASE("host_batch: the timing sources' prelude is precompiled once, and GCC takes the precompiled form") {
+  const auto toolchain = measure::read_host_toolchain(EIN_TEST_HOST_TOOLCHAIN);
+  const std::string folder = measure::precompiled_prelude(toolchain);
+  CHECK(measure::precompiled_prelude(toolchain) == folder);  // once per process
+#if defined(__GNUC__) && !defined(__clang__)  // the toolchain's compiler is the one compiling this test
+  REQUIRE_FALSE(folder.empty());
+  const auto precompiled = std::filesystem::path(folder) / "ein/runtime/timing_prelude.hpp.gch";
+  CHECK(std::filesystem::exists(precompiled));
+  // a source that includes the prelude first, compiled as a batch is: -H marks a precompiled
+  // header taken with `!`
+  const auto dir = std::filesystem::temp_directory_path() / "ein_host_batch_prelude";
+  std::filesystem::create_directories(dir);
+  const auto source = (dir / "uses.cpp").string(), log = (dir / "uses.log").string();
+  std::ofstream(source) << "#include \"ein/runtime/timing_prelude.hpp\"\nint used() { return 0; }\n";
+  std::vector<std::string> argv{toolchain.compiler};
+  argv.insert(argv.end(), toolchain.flags.begin(), toolchain.flags.end());
+  argv.push_back("-I" + folder);
+  for (auto& d : toolchain.include_directories) argv.push_back("-I" + d);
+  argv.insert(argv.end(), {"-fPIC", "-H", "-c", "-o", (dir / "uses.o").string(), source});
+  REQUIRE(measure::detail::run_logged(argv, log) == 0);
+  const std::string included = measure::detail::file_text(log);
+  CAPTURE(included.substr(0, 2000));
+  CHECK(included.find("! " + precompiled.string()) != std::string::npos);
+  CHECK(included.find("runtime/bindings.hpp") == std::string::npos);  // not read again
+  std::filesystem::remove_all(dir);
+#endif
 }
 
 TEST_CASE("host_toolchain: a malformed toolchain file is a user_error naming the field") {

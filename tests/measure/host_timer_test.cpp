@@ -131,7 +131,7 @@ TEST_CASE("host_timer: an eOperator the tuning database holds a record of is pri
   const auto key = cost::kernel_key(w);
   const tune::host_schedule blocked{0, 0, 1, 16, 32};  // the transposed read allows no lanes
   tune::tuning_database db;
-  db.store(measure::tuning_device(toolchain), key, {blocked, 1e-6, 2e-6, 2, ""});
+  db.store(measure::tuning_device(toolchain), tune::unnamed_key(key), {blocked, 1e-6, 2e-6, 2, ""});
   measure::host_timer_options o;
   o.timing.runs = 3;
   o.tuning = &db;
@@ -163,7 +163,7 @@ TEST_CASE("host_timer: an eOperator the tuning database holds a record of is pri
   cost::measured untuned(cache, &plain, fallback);
   CHECK(untuned.seconds(w) == 1.0);
   tune::tuning_database unfit;
-  unfit.store(measure::tuning_device(toolchain), key, {tune::host_schedule{0, 0, 1, 16, 24}, 1e-6, 2e-6, 2, ""});
+  unfit.store(measure::tuning_device(toolchain), tune::unnamed_key(key), {tune::host_schedule{0, 0, 1, 16, 24}, 1e-6, 2e-6, 2, ""});
   o.tuning = &unfit;
   measure::host_timer misfit(toolchain, o);
   CHECK_FALSE(misfit.tuned(w, key));

@@ -19,6 +19,7 @@
 #include "ein/half.hpp"
 #include "ein/eval/random.hpp"
 #include "ein/measure/host_toolchain.hpp"
+#include "ein/measure/precompiled_prelude.hpp"
 #include "ein/runtime/bindings.hpp"
 
 namespace ein::measure {
@@ -164,7 +165,11 @@ class host_batch {
       objects.push_back((folder / ("batch_" + n + ".so")).string());
       std::ofstream(sources.back(), std::ios::binary) << codegen::emit_timing_source(part, accumulate);
     }
-    compile_shared_objects(t, sources, objects, o.jobs);
+    // the prelude's precompiled form, where there is one, found before the header itself
+    host_toolchain compiling = t;
+    if (auto prelude = precompiled_prelude(t); !prelude.empty())
+      compiling.include_directories.insert(compiling.include_directories.begin(), prelude);
+    compile_shared_objects(compiling, sources, objects, o.jobs);
     for (std::size_t s = 0; s < objects.size(); ++s) {
       objects_.push_back(std::make_unique<shared_object>(objects[s]));
       auto& so = *objects_.back();
