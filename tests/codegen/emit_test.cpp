@@ -4,6 +4,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 
 #include "codegen/e2e/paper_programs.hpp"  // before programs.hpp: it declares ein::reify of them
@@ -51,6 +52,28 @@ TEST_CASE("writer: indentation, blocks, comments") {
   w.close_namespace("a::b");
   CHECK(w.str() == "// one\n//\n// two\nfor (int i = 0; i < 3; ++i) {\n  x += i;\n\n}\n"
                    "namespace a::b {\nint y;\n}  // namespace a::b\n");
+}
+
+TEST_CASE("writer::nested closes what was opened after it, and nothing when an exception leaves it") {
+  codegen::writer w;
+  w.open("f()");
+  {
+    codegen::writer::nested loops(w);
+    w.open("for (i)");
+    w.open("for (j)");
+    w.line("x;");
+  }
+  CHECK(w.depth() == 1);
+  CHECK(w.str() == "f() {\n  for (i) {\n    for (j) {\n      x;\n    }\n  }\n");
+  const std::string before = w.str();
+  try {
+    codegen::writer::nested loops(w);
+    w.open("for (k)");
+    throw std::runtime_error("an emitter failed");
+  } catch (const std::runtime_error&) {
+  }
+  CHECK(w.depth() == 2);  // left open: the text is abandoned
+  CHECK(w.str() == before + "  for (k) {\n");
 }
 
 TEST_CASE("bounds: exact for linear indices, safe for floor division and modulo") {

@@ -1,6 +1,7 @@
 // The indenting writer every emitter writes through, so generated code is laid out one way.
 #pragma once
 
+#include <exception>
 #include <string>
 #include <string_view>
 
@@ -62,19 +63,22 @@ class writer {
 /// scope: for a nest of loops whose depth is known only as it is written, so that no emitter
 /// counts its closes by hand.
 /// Example: `{ writer::nested loops(w); for (auto& v : vars) w.open("for (" + v + ")"); w.line("x += 1;"); }`
-/// closes every loop it opened, innermost first.
+/// closes every loop it opened, innermost first. Left by an exception, it writes nothing: the
+/// text is abandoned, and a destructor that appends could throw while another exception flies.
 class writer::nested {
  public:
-  explicit nested(writer& w) : w_(w), depth_(w.depth()) {}
+  explicit nested(writer& w) : w_(w), depth_(w.depth()), exceptions_(std::uncaught_exceptions()) {}
   nested(const nested&) = delete;
   nested& operator=(const nested&) = delete;
   ~nested() {
+    if (std::uncaught_exceptions() > exceptions_) return;
     while (w_.depth() > depth_) w_.close();
   }
 
  private:
   writer& w_;
   int depth_;
+  int exceptions_;
 };
 
 }  // namespace ein::codegen

@@ -13,7 +13,7 @@
 #include "ein/search/program/optimize_program.hpp"
 #include "program_family.hpp"
 
-namespace relax_program_test {
+namespace choose_subprogram_plans_test {
 
 using namespace search_test;
 // `ein` has these names too (the front end's input, weight and program), seen where another file of
@@ -279,4 +279,4 @@ TEST_CASE("a choice assembled from what other choices left is the one assembled 
   CHECK(merges > 0);
 }
 
-}  // namespace relax_program_test
+}  // namespace choose_subprogram_plans_test
