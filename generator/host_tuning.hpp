@@ -96,7 +96,8 @@ inline std::string tuning_line(const std::string& definition, std::size_t step, 
 // spend the budget on work a prepared plan never repeats. A schedule that is no point of the
 // step's own space (the tuned kernel stands alone, its reads starting at 0) stays the default. Holds the database's file
 // lock throughout, saves the database when a tuning added to it, and prints what it did: the
-// counts (tuning_counts), then a line a step (tuning_line).
+// counts (tuning_counts) and the kernels measured (steps of one kernel share its tuning), then a
+// line a step (tuning_line).
 inline std::vector<std::optional<codegen::step_tuning>> tune_host_plan(const codegen::emission& e, const tuning_request& r) {
   const auto start = std::chrono::steady_clock::now();
   const auto elapsed = [&] { return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count(); };
@@ -141,19 +142,19 @@ inline std::vector<std::optional<codegen::step_tuning>> tune_host_plan(const cod
       });
   const auto reuse = tune::plan_host_reuse(shapes, o.trials, r.reuse ? recorded : std::vector<tune::recorded_kernel>{});
   std::vector<bool> tuned(untuned.size());  // per untuned kernel: whether it was measured now
+  std::size_t from_scratch = 0, by_reuse = 0;  // kernels measured, not steps
   for (std::size_t i : reuse.order()) {
     o.budget_seconds = r.budget_seconds - elapsed();
     if (i >= untuned.size() || o.budget_seconds <= 0) continue;
     measure::host_tuner tuner(toolchain, o);
     const auto& s = *l.steps[untuned[i]].value;
     const std::size_t source = r.reuse ? reuse.source[i] : tune::reuse_plan::scratch;
-    if (source == tune::reuse_plan::scratch)
-      tuner.tune(s, &db);
-    else if (source < untuned.size())
-      tuner.tune_from(s, *l.steps[untuned[source]].value, db);
-    else
-      tuner.tune_from(s, recorded[source - untuned.size()].key, recorded[source - untuned.size()].shape, db);
+    const auto t = source == tune::reuse_plan::scratch ? tuner.tune(s, &db)
+                   : source < untuned.size()
+                       ? tuner.tune_from(s, *l.steps[untuned[source]].value, db)
+                       : tuner.tune_from(s, recorded[source - untuned.size()].key, recorded[source - untuned.size()].shape, db);
     tuned[i] = true;
+    if (t.measured) ++(t.record.reused_from.empty() ? from_scratch : by_reuse);
   }
 
   std::vector<std::optional<codegen::step_tuning>> steps(l.steps.size());
@@ -165,7 +166,8 @@ inline std::vector<std::optional<codegen::step_tuning>> tune_host_plan(const cod
                          u != untuned_kernel.end() && tuned[u->second]);
   }
   if (std::find(tuned.begin(), tuned.end(), true) != tuned.end()) db.save();
-  std::printf("%s, in %.1f s\n", tuning_counts(steps).c_str(), elapsed());
+  std::printf("%s, in %.1f s (%zu kernels measured: %zu from scratch, %zu by reuse)\n", tuning_counts(steps).c_str(),
+              elapsed(), from_scratch + by_reuse, from_scratch, by_reuse);
   std::map<std::string, std::string> definition;  // kernel key → the first step's definition
   for (std::size_t k : eoperators) definition.try_emplace(keys[k], l.buffers[l.steps[k].target].name);
   for (std::size_t k : eoperators) {

@@ -33,8 +33,11 @@ if(NOT out_first MATCHES
   message(FATAL_ERROR "the first generation tuned nothing from scratch or nothing by reuse:\n${out_first}\n${err_first}")
 endif()
 math(EXPR tuned "${CMAKE_MATCH_1} + ${CMAKE_MATCH_2}")
+if(NOT out_first MATCHES "\\(${tuned} kernels measured: ([0-9]+) from scratch, ([0-9]+) by reuse\\)")
+  message(FATAL_ERROR "the first generation did not say that it measured ${tuned} kernels:\n${out_first}")
+endif()
 if(NOT out_second MATCHES
-   "tuning: 0 eOperators tuned from scratch, 0 by reuse, ${tuned} from the tuning database, 0 at the default schedule")
+   "tuning: 0 eOperators tuned from scratch, 0 by reuse, ${tuned} from the tuning database, 0 at the default schedule, in [0-9.]+ s \\(0 kernels measured")
   message(FATAL_ERROR "the second generation tuned again:\n${out_second}")
 endif()
 if(NOT out_scratch MATCHES "tuning: ${tuned} eOperators tuned from scratch, 0 by reuse, 0 from the tuning database")
