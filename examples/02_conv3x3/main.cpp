@@ -1,10 +1,12 @@
 // The 3×3 convolution through its generated host plan (the one the search chose: its statistics
 // and kernels are the plan's description), checked against the interpreter: once through
-// ein::run, and through a plan prepared once for its weights (ein::prepare) and run on inputs.
+// ein::run, and through a plan prepared once for its weights (ein::prepare) and run on inputs,
+// whose steps ein::profile then times.
 #include <cstdio>
 #include <vector>
 
 #include "check.hpp"
+#include "ein/profile.hpp"
 #include "conv3x3.hpp"
 #include "ein_generated/conv3x3.hpp"  // written by ein_generate: ein::run now uses this plan
 
@@ -30,5 +32,7 @@ int main() {
     net.run({{"A", ref.a}, {"conv", prepared_out}});
     std::printf("prepared run %d: %.1f ms\n", run + 1, conv3x3::reference::milliseconds_since(start));
   }
+  // Where a prepared run spends its time, step by step (medians over about a second of runs).
+  std::printf("%s", ein::profile(net, {{"A", ref.a}, {"conv", prepared_out}}).table().c_str());
   return ref.verdict(prepared_out, plan::tolerance);
 }

@@ -101,7 +101,7 @@ TEST_CASE("the cuda backend: the header declares the prepared entry points, the 
   for (auto* entry : {"void prepare_cuda_0000000000005678(const ein::runtime::bindings& b, void* storage, "
                       "ein::runtime::stream s)",
                       "void run_prepared_cuda_0000000000005678(const void* storage, const ein::runtime::bindings& b, "
-                      "ein::runtime::stream s)",
+                      "ein::runtime::stream s, [[maybe_unused]] ein::runtime::step_observer* observer)",
                       "void* allocate_prepared_cuda_0000000000005678()",
                       "void free_prepared_cuda_0000000000005678(void* storage) noexcept"}) {
     CAPTURE(entry);
@@ -157,9 +157,9 @@ TEST_CASE("the cuda backend: prepare() makes the stream's state; a prepared run 
                      "      [&](cudaStream_t own) {\n"
                      "        make_state_cuda_0000000000005678(own);\n"
                      "        const ein::runtime::scratch_outputs scratch(b, {{\"out\", 1440}}, own);\n"
-                     "        run_prepared_cuda_0000000000005678(storage, scratch.get(), own);\n"
+                     "        run_prepared_cuda_0000000000005678(storage, scratch.get(), own, nullptr);\n"
                      "      },\n"
-                     "      [&](cudaStream_t own) { run_prepared_cuda_0000000000005678(storage, b, own); });") !=
+                     "      [&](cudaStream_t own) { run_prepared_cuda_0000000000005678(storage, b, own, nullptr); });") !=
         std::string::npos);
   CHECK(h.find("static void* capture(const void* storage, const bindings& b) {\n"
                "    return ein_generated::prepared_relayout::capture_cuda_0000000000005678(storage, b);") !=

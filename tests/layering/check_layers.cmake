@@ -30,6 +30,7 @@ set(allowed_measure tune codegen grad search/program search cost plan derive mat
 set(allowed_dispatch front eval ir runtime ${base})
 set(allowed_front.hpp front ir ${base})
 set(allowed_ein.hpp front.hpp dispatch front eval ir runtime ${base})
+set(allowed_profile.hpp dispatch front eval ir runtime ${base})
 set(allowed_onnx.hpp ein.hpp front.hpp dispatch front eval ir runtime onnx ${base})
 set(allowed_ein_search.hpp tune measure codegen grad search/program search cost plan derive match eval ir runtime ${base})
 set(allowed_version.hpp "")

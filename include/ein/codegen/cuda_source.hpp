@@ -68,9 +68,9 @@ inline void emit_graph_entries(writer& w, const named_plan& plan, const options&
   w.line("    [&](cudaStream_t own) {");
   w.line("      " + cuda_entry(o, "make_state") + "(own);");
   w.line("      const ein::runtime::scratch_outputs scratch(b, {" + outputs + "}, own);");
-  w.line("      " + run_prepared + "(storage, scratch.get(), own);");
+  w.line("      " + run_prepared + "(storage, scratch.get(), own, nullptr);");
   w.line("    },");
-  w.line("    [&](cudaStream_t own) { " + run_prepared + "(storage, b, own); });");
+  w.line("    [&](cudaStream_t own) { " + run_prepared + "(storage, b, own, nullptr); });");
   w.close();
   w.open(replay_signature(o));
   w.line("static_cast<const ein::runtime::cuda_graph*>(graph)->replay(s);");

@@ -78,7 +78,8 @@ inline std::string prepare_signature(const options& o, const std::string& unused
 }
 inline std::string run_prepared_signature(const options& o, const std::string& unused = "") {
   return "void " + cuda_entry(o, "run_prepared") + "(" + unused +
-         "const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s)";
+         "const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s, "
+         "[[maybe_unused]] ein::runtime::step_observer* observer)";
 }
 
 // The graph entry points of a cuda plan (ein::captured calls them through the plan).
@@ -115,8 +116,9 @@ inline void emit_prepared_members(writer& w, const named_plan& plan, const prepa
     w.comment("Device pointers; prepare() returns when the storage is ready, run_prepared() is\n"
               "asynchronous on stream s.");
     forward("static void prepare(const bindings& b, void* storage, stream s = nullptr)", "prepare", "b, storage, s");
-    forward("static void run_prepared(const void* storage, const bindings& b, stream s = nullptr)", "run_prepared",
-            "storage, b, s");
+    forward("static void run_prepared(const void* storage, const bindings& b, stream s = nullptr, "
+            "step_observer* observer = nullptr)",
+            "run_prepared", "storage, b, s, observer");
     w.comment("A CUDA graph of run_prepared(storage, b) captured on a stream of its own (ein::captured),\n"
               "replayed on stream s, released by free_graph().");
     forward("static void* capture(const void* storage, const bindings& b)", "capture", "storage, b");
@@ -145,7 +147,7 @@ inline void emit_prepared_members(writer& w, const named_plan& plan, const prepa
   emit_body(w, plan, prep, part::weights, ns, false, calls);
   w.close();
   w.open("static void run_prepared([[maybe_unused]] const void* storage, const bindings& b, "
-         "[[maybe_unused]] stream s = nullptr)");
+         "[[maybe_unused]] stream s = nullptr, [[maybe_unused]] step_observer* observer = nullptr)");
   emit_body(w, plan, prep, part::rest, ns, false, calls);
   w.close();
 }

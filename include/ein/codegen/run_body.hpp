@@ -201,7 +201,11 @@ class body_emitter {
         w_.comment("[weight transform]: steps that read weights only (prepare() runs them once)");
       if (which_ == part::whole && k > 0 && plan_.steps[k - 1].weight_only && !s.weight_only)
         w_.comment("steps that read the inputs");
+      // run_prepared() tells its observer (runtime::step_observer) where each step begins and ends.
+      const bool observed = which_ == part::rest;
+      if (observed) w_.line("if (observer) observer->begin(" + int_text(static_cast<std::int64_t>(k)) + ", s);");
       call_step(k);
+      if (observed) w_.line("if (observer) observer->end(" + int_text(static_cast<std::int64_t>(k)) + ", s);");
     }
   }
 

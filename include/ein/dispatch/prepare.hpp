@@ -63,9 +63,10 @@ class prepared<Program, true> {
   /// Runs the program's other steps on `b` (every input and output, no weight: a weight bound
   /// here is a user_error) reading the prepared weights; asynchronous on `s` for a cuda plan.
   /// Runs do not change the prepared object: it runs as often as needed, on any stream.
-  void run(const runtime::bindings& b, runtime::stream s = nullptr) const {
+  /// An `observer` is told where each step begins and ends (runtime::step_observer; ein::profile).
+  void run(const runtime::bindings& b, runtime::stream s = nullptr, runtime::step_observer* observer = nullptr) const {
     expect_live();
-    plan::run_prepared(storage_, b, s);
+    plan::run_prepared(storage_, b, s, observer);
   }
 
   /// A run on `b` (as run() takes them) captured once, to replay() many times on the buffers

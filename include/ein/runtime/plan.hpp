@@ -1,6 +1,7 @@
 // The compile-time hook between a program and the code ein_generate wrote for it.
 #pragma once
 
+#include <cstddef>
 #include <string_view>
 #include <type_traits>
 
@@ -12,6 +13,20 @@ namespace ein::runtime {
 
 /// A CUDA stream (the same type as cudaStream_t); host plans ignore it.
 using stream = CUstream_st*;
+
+/// Watches the steps of a prepared plan's runs (run_prepared() with an observer; ein::profile):
+/// begin(k, s) just before step k of the plan (its (k+1)-th line of `description`) runs, end(k, s)
+/// just after: on the host when the step has finished, for a cuda plan when its work is queued on
+/// stream `s`. A run calls them for its steps in order, those prepare() runs left out (the
+/// weight transforms but those that write an output). An exception a step throws leaves end() uncalled. Without an observer a run calls nothing.
+class step_observer {
+ public:
+  virtual void begin(std::size_t step, stream s) = 0;
+  virtual void end(std::size_t step, stream s) = 0;
+
+ protected:
+  ~step_observer() = default;
+};
 
 /// Where a generated plan runs, and so which memory its bound pointers must point to; also the
 /// backend stage 1 generates for (codegen::backend).
@@ -30,14 +45,16 @@ enum class backend : unsigned char { host, cuda };
 ///   static void* allocate_prepared();                    // prepared_bytes (null for 0)
 ///   static void free_prepared(void*) noexcept;
 ///   static void prepare(const bindings& weights, void* storage, stream = nullptr);
-///   static void run_prepared(const void* storage, const bindings&, stream = nullptr);
+///   static void run_prepared(const void* storage, const bindings&, stream = nullptr,
+///                            step_observer* = nullptr);
 /// and, for a cuda plan only, what ein::captured runs (a CUDA graph of one run_prepared()):
 ///   static void* capture(const void* storage, const bindings&);
 ///   static void replay(const void* graph, stream = nullptr);
 ///   static void free_graph(void*) noexcept;
 /// @post run() writes every output of the program; it checks the bindings first.
 /// prepare() binds the weights only and runs the weight transforms into the storage;
-/// run_prepared() binds inputs and outputs only and runs the other steps, reading the storage.
+/// run_prepared() binds inputs and outputs only and runs the other steps, reading the storage,
+/// telling the observer, where one is given, when each step begins and ends.
 template <class Program>
 struct generated_plan {
   static constexpr bool generated = false;

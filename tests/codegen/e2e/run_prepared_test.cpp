@@ -5,6 +5,7 @@
 #define EIN_STRICT  // every program here must have its generated plan
 #include <doctest/doctest.h>
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -16,6 +17,7 @@
 #include "codegen/e2e/prepared_harness.hpp"
 #include "codegen/e2e/generator_support.hpp"
 #include "ein/codegen/header.hpp"
+#include "ein/profile.hpp"
 #include "ein_generated/hand_elementwise.hpp"
 #include "ein_generated/hand_matmul.hpp"
 #include "ein_generated/hand_prepared_chain.hpp"
@@ -221,6 +223,92 @@ TEST_CASE("a plan without weight transforms is prepared too: the weights are kep
   std::vector<float> direct(36);
   ein::run(ein_test::elementwise, {{"A", x}, {"B", y}, {"out", direct}});
   CHECK(max_abs_difference(z, direct) == 0.0);
+}
+
+// Records what a run tells its observer, as text: "b0 e0 b2 e2".
+struct recording_observer final : ein::runtime::step_observer {
+  std::string seen;
+  void begin(std::size_t step, ein::runtime::stream) override { seen += "b" + std::to_string(step) + " "; }
+  void end(std::size_t step, ein::runtime::stream) override { seen += "e" + std::to_string(step) + " "; }
+};
+
+TEST_CASE("a prepared run tells its observer where each step begins and ends, prepare()'s steps left out") {
+  using relayout = prepared_plan<0>;
+  using chain = prepared_plan<1>;
+  recording_observer relayout_seen, chain_seen;
+  std::vector<float> a = random_floats(2 * 6 * 6 * 4, 11), k = random_floats(180, 12), bias = random_floats(5, 13),
+                     out(2 * 6 * 6 * 5), observed(out.size());
+  auto net = ein::prepare(ein_test::prepared_relayout, {{"K", k}, {"bias", bias}});
+  net.run({{"A", a}, {"out", out}});
+  net.run({{"A", a}, {"out", observed}}, nullptr, &relayout_seen);
+  CHECK(max_abs_difference(out, observed) == 0.0);
+  CAPTURE(relayout::description);
+  CHECK(relayout_seen.seen == "b1 e1 b2 e2 ");  // y and out; Kt, the weight transform, is prepare()'s
+  ein::ir::program p = ein::reify(ein_test::prepared_chain);
+  auto env = ein::eval::random_inputs(p, 14);
+  ein_test::host_buffers weights, buffers;
+  for (auto& t : p.tensors) (t.role == ein::ir::tensor_role::weight ? weights : buffers).bind_input(t.name, t.type, env.at(t.name));
+  for (auto& o : p.outputs) buffers.bind_output(o, p.find_definition(o)->type, ein::eval::evaluate(p, env).at(o).data.size());
+  ein::prepare(ein_test::prepared_chain, ein::runtime::bindings(weights.items))
+      .run(ein::runtime::bindings(buffers.items), nullptr, &chain_seen);
+  CAPTURE(chain::description);
+  // wsum reads weights only but is an output: it runs at run time, from the storage.
+  CHECK(chain_seen.seen == "b3 e3 b4 e4 ");
+}
+
+TEST_CASE("ein::profile times each step a prepared run runs, named by its line of the plan's description") {
+  using relayout = prepared_plan<0>;
+  std::vector<float> a = random_floats(2 * 6 * 6 * 4, 21), k = random_floats(180, 22), bias = random_floats(5, 23),
+                     out(2 * 6 * 6 * 5), direct(out.size());
+  auto net = ein::prepare(ein_test::prepared_relayout, {{"K", k}, {"bias", bias}});
+  ein::profile_report r = ein::profile(net, {{"A", a}, {"out", out}}, {.warmup = 0, .min_runs = 4, .max_runs = 6, .seconds = 0});
+  ein::run(ein_test::prepared_relayout, {{"A", a}, {"K", k}, {"bias", bias}, {"out", direct}});
+  CHECK(max_abs_difference(out, direct) == 0.0);  // the profiled runs wrote the output
+  CHECK(r.runs == 4);
+  CHECK(r.plan == std::string(relayout::description.substr(0, relayout::description.find('\n'))));
+  std::string order;
+  for (auto& s : r.steps) {
+    CAPTURE(s.description);
+    order += std::to_string(s.index) + " ";
+    CHECK(relayout::description.find("\n  " + s.description + "\n") != std::string_view::npos);
+    CHECK(s.fastest_ms >= 0.0);
+    CHECK(s.fastest_ms <= s.median_ms);
+  }
+  CHECK(order == "1 2 ");  // as a run tells its observer
+  CHECK(r.run_median_ms > 0.0);
+  std::string table = r.table();
+  MESSAGE(table);
+  CHECK(table.rfind(r.plan + "\n", 0) == 0);
+  for (auto& s : r.steps) CHECK(table.find(s.description.substr(0, 40)) != std::string::npos);
+  CHECK(table.find("runs not observed") != std::string::npos);
+  CHECK_THROWS_WITH_AS(ein::profile(net, {{"A", a}, {"out", out}}, {.min_runs = 0}),
+                       "ein::profile: options want 0 <= warmup, 1 <= min_runs <= max_runs and seconds >= 0",
+                       ein::user_error);
+  CHECK_THROWS_WITH_AS(ein::profile(net, {{"A", a}}), doctest::Contains("ein::profile"), ein::user_error);
+}
+
+TEST_CASE("a profile's table cuts long descriptions at a character boundary, shares the steps' sum, shows the slowest") {
+  ein::profile_report r;
+  r.plan = "plan p";
+  r.runs = 3;
+  r.run_median_ms = 4.0;
+  r.steps = {{0, "a = eOperator L_{i:[0,8)} \u03a3_{j:[0,8)} A[i, j]", 1.0, 0.5},
+             {2, "b = library matmul(A=a+0, B=W+0)", 3.0, 2.5}};
+  CHECK(r.steps_ms() == 4.0);
+  std::string table = r.table({.width = 27});  // byte 27 lies inside the two bytes of the sigma
+  MESSAGE(table);
+  CHECK(table.find("a = eOperator L_{i:[0,8)} ...") != std::string::npos);
+  CHECK(table.find(" 25.0%  a = ") != std::string::npos);
+  CHECK(table.find(" 75.0%  b = library matmul(A=a+0, B...\n") != std::string::npos);
+  CHECK(table.find("steps: 4.000 ms (sum of the steps' medians over 3 runs); a run: 4.000 ms") != std::string::npos);
+  CHECK(table.find("other steps") == std::string::npos);
+  // The slowest step alone, then what the others took.
+  r.steps.push_back({5, "c = eOperator L_{i:[0,8)} relu(b[i])", 0.5, 0.5});
+  std::string slowest = r.table({.rows = 1});
+  MESSAGE(slowest);
+  CHECK(slowest.find("    2     3.000   66.7%  b = library matmul") != std::string::npos);
+  CHECK(slowest.find("a = eOperator") == std::string::npos);
+  CHECK(slowest.find("          1.500   33.3%  the 2 other steps\n") != std::string::npos);
 }
 
 TEST_CASE("ein::prepare binds weights only, every one; a prepared run binds no weight") {

@@ -62,7 +62,7 @@ void prepare_cuda_0000000000001234(const ein::runtime::bindings& b, [[maybe_unus
   EIN_CUDA_CHECK(cudaStreamSynchronize(s));
   make_state_cuda_0000000000001234(s);
 }
-void run_prepared_cuda_0000000000001234([[maybe_unused]] const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s) {
+void run_prepared_cuda_0000000000001234([[maybe_unused]] const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s, [[maybe_unused]] ein::runtime::step_observer* observer) {
   b.expect_no_weights({"X", "K", "out"}, {});
   const float* t_X = b.input<float>("X", {2, 16, 16, 8});
   const float* t_K = b.input<float>("K", {16, 3, 3, 8});
@@ -72,11 +72,13 @@ void run_prepared_cuda_0000000000001234([[maybe_unused]] const void* storage, co
   ein::runtime::expect_device_pointer("K", t_K);
   ein::runtime::expect_device_pointer("out", t_out);
   const cudnnHandle_t ein_cudnn = ein_generated::conv::cudnn_handle(s);
+  if (observer) observer->begin(0, s);
   {
     const ein::runtime::cudnn_convolution& ein_conv = ein_generated::conv::eop_out_cudnn(s);
     const float ein_alpha = static_cast<float>(1.0), ein_beta = static_cast<float>(0.0);
     EIN_CUDNN_CHECK(cudnnConvolutionForward(ein_cudnn, &ein_alpha, ein_conv.x, t_X, ein_conv.w, t_K, ein_conv.conv, ein_conv.forward_algo, ein_conv.workspace, ein_conv.workspace_size, &ein_beta, ein_conv.y, t_out));
   }
+  if (observer) observer->end(0, s);
 }
 void* allocate_prepared_cuda_0000000000001234() {
   return ein::runtime::allocate_device_storage(0);
@@ -90,9 +92,9 @@ void* capture_cuda_0000000000001234(const void* storage, const ein::runtime::bin
       [&](cudaStream_t own) {
         make_state_cuda_0000000000001234(own);
         const ein::runtime::scratch_outputs scratch(b, {{"out", 32768}}, own);
-        run_prepared_cuda_0000000000001234(storage, scratch.get(), own);
+        run_prepared_cuda_0000000000001234(storage, scratch.get(), own, nullptr);
       },
-      [&](cudaStream_t own) { run_prepared_cuda_0000000000001234(storage, b, own); });
+      [&](cudaStream_t own) { run_prepared_cuda_0000000000001234(storage, b, own, nullptr); });
 }
 void replay_cuda_0000000000001234(const void* graph, ein::runtime::stream s) {
   static_cast<const ein::runtime::cuda_graph*>(graph)->replay(s);

@@ -69,7 +69,7 @@ inline void eop_out_host([[maybe_unused]] const float* EIN_RESTRICT t_X, [[maybe
 // storage of a prepared plan; the CUDA graphs of its runs.
 void run_cuda_0000000000001234(const ein::runtime::bindings& b, ein::runtime::stream s);
 void prepare_cuda_0000000000001234(const ein::runtime::bindings& b, void* storage, ein::runtime::stream s);
-void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s);
+void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s, [[maybe_unused]] ein::runtime::step_observer* observer);
 void* allocate_prepared_cuda_0000000000001234();
 void free_prepared_cuda_0000000000001234(void* storage) noexcept;
 void* capture_cuda_0000000000001234(const void* storage, const ein::runtime::bindings& b);
@@ -117,8 +117,8 @@ struct generated_plan<std::remove_cvref_t<decltype(::model::net)>> {
   static void prepare(const bindings& b, void* storage, stream s = nullptr) {
     ein_generated::conv::prepare_cuda_0000000000001234(b, storage, s);
   }
-  static void run_prepared(const void* storage, const bindings& b, stream s = nullptr) {
-    ein_generated::conv::run_prepared_cuda_0000000000001234(storage, b, s);
+  static void run_prepared(const void* storage, const bindings& b, stream s = nullptr, step_observer* observer = nullptr) {
+    ein_generated::conv::run_prepared_cuda_0000000000001234(storage, b, s, observer);
   }
   // A CUDA graph of run_prepared(storage, b) captured on a stream of its own (ein::captured),
   // replayed on stream s, released by free_graph().

@@ -74,13 +74,15 @@ struct generated_plan<std::remove_cvref_t<decltype(::model::net)>> {
   static void prepare(const bindings& b, [[maybe_unused]] void* storage, [[maybe_unused]] stream s = nullptr) {
     b.expect_weights_only({}, {"X", "K", "out"});
   }
-  static void run_prepared([[maybe_unused]] const void* storage, const bindings& b, [[maybe_unused]] stream s = nullptr) {
+  static void run_prepared([[maybe_unused]] const void* storage, const bindings& b, [[maybe_unused]] stream s = nullptr, [[maybe_unused]] step_observer* observer = nullptr) {
     b.expect_no_weights({"X", "K", "out"}, {});
     const float* t_X = b.input<float>("X", {2, 16, 16, 8});
     const float* t_K = b.input<float>("K", {16, 3, 3, 8});
     float* t_out = b.output<float>("out", {2, 16, 16, 16});
     b.expect_disjoint({{"X", t_X, 16384, false}, {"K", t_K, 4608, false}, {"out", t_out, 32768, true}});
+    if (observer) observer->begin(0, s);
     ein_generated::conv::eop_out_host(t_X, t_K, t_out);
+    if (observer) observer->end(0, s);
   }
 };
 }  // namespace ein::runtime

@@ -83,7 +83,7 @@ struct generated_plan<std::remove_cvref_t<decltype(::model::net)>> {
     const float* t_D = b.input<float>("D", {48, 32});
     std::memcpy(static_cast<std::byte*>(storage) + 0, t_D, 6144);
   }
-  static void run_prepared([[maybe_unused]] const void* storage, const bindings& b, [[maybe_unused]] stream s = nullptr) {
+  static void run_prepared([[maybe_unused]] const void* storage, const bindings& b, [[maybe_unused]] stream s = nullptr, [[maybe_unused]] step_observer* observer = nullptr) {
     b.expect_no_weights({"A", "B", "out"}, {"D"});
     const float* t_A = b.input<float>("A", {36, 40});
     const float* t_B = b.input<float>("B", {48, 36});
@@ -92,8 +92,12 @@ struct generated_plan<std::remove_cvref_t<decltype(::model::net)>> {
     const float* t_D = reinterpret_cast<const float*>(static_cast<const std::byte*>(storage) + 0);
     ein::runtime::host_buffer<std::byte> ein_temporaries(7680);
     float* t_t = reinterpret_cast<float*>(ein_temporaries.data() + 0);
+    if (observer) observer->begin(0, s);
     ein_generated::gemm_chain::eop_t_host(t_A, t_B, t_t);
+    if (observer) observer->end(0, s);
+    if (observer) observer->begin(1, s);
     ein_generated::gemm_chain::eop_out_host(t_t, t_D, t_out);
+    if (observer) observer->end(1, s);
   }
 };
 }  // namespace ein::runtime

@@ -69,7 +69,7 @@ void prepare_cuda_0000000000001234(const ein::runtime::bindings& b, void* storag
   EIN_CUDA_CHECK(cudaStreamSynchronize(s));
   make_state_cuda_0000000000001234(s);
 }
-void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s) {
+void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s, [[maybe_unused]] ein::runtime::step_observer* observer) {
   b.expect_no_weights({"A", "B", "out"}, {"D"});
   const float* t_A = b.input<float>("A", {36, 40});
   const float* t_B = b.input<float>("B", {48, 36});
@@ -82,6 +82,7 @@ void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime:
   ein::runtime::device_buffer<std::byte> ein_temporaries(7680, s);
   float* t_t = reinterpret_cast<float*>(ein_temporaries.data() + 0);
   const cublasHandle_t ein_cublas = ein_generated::gemm_chain::cublas_handle(s);
+  if (observer) observer->begin(0, s);
   {
     const float ein_alpha = static_cast<float>(1.0), ein_beta = static_cast<float>(0.0);
     EIN_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
@@ -90,6 +91,8 @@ void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime:
         t_A, CUDA_R_32F, 40, 0,
         &ein_beta, t_t, CUDA_R_32F, 48, 0, 1, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
+  if (observer) observer->end(0, s);
+  if (observer) observer->begin(1, s);
   {
     const float ein_alpha = static_cast<float>(1.0), ein_beta = static_cast<float>(0.0);
     EIN_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
@@ -98,6 +101,7 @@ void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime:
         t_t, CUDA_R_32F, 48, 0,
         &ein_beta, t_out, CUDA_R_32F, 32, 0, 1, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
+  if (observer) observer->end(1, s);
 }
 void* allocate_prepared_cuda_0000000000001234() {
   return ein::runtime::allocate_device_storage(6144);
@@ -111,9 +115,9 @@ void* capture_cuda_0000000000001234(const void* storage, const ein::runtime::bin
       [&](cudaStream_t own) {
         make_state_cuda_0000000000001234(own);
         const ein::runtime::scratch_outputs scratch(b, {{"out", 5120}}, own);
-        run_prepared_cuda_0000000000001234(storage, scratch.get(), own);
+        run_prepared_cuda_0000000000001234(storage, scratch.get(), own, nullptr);
       },
-      [&](cudaStream_t own) { run_prepared_cuda_0000000000001234(storage, b, own); });
+      [&](cudaStream_t own) { run_prepared_cuda_0000000000001234(storage, b, own, nullptr); });
 }
 void replay_cuda_0000000000001234(const void* graph, ein::runtime::stream s) {
   static_cast<const ein::runtime::cuda_graph*>(graph)->replay(s);

@@ -57,7 +57,7 @@ void prepare_cuda_0000000000001234(const ein::runtime::bindings& b, void* storag
   EIN_CUDA_CHECK(cudaStreamSynchronize(s));
   make_state_cuda_0000000000001234(s);
 }
-void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s) {
+void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s, [[maybe_unused]] ein::runtime::step_observer* observer) {
   b.expect_no_weights({"A", "out"}, {"B"});
   const ein::bfloat16* t_A = b.input<ein::bfloat16>("A", {64, 96});
   ein::bfloat16* t_out = b.output<ein::bfloat16>("out", {64, 128});
@@ -66,6 +66,7 @@ void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime:
   ein::runtime::expect_device_pointer("out", t_out);
   const ein::bfloat16* t_B = reinterpret_cast<const ein::bfloat16*>(static_cast<const std::byte*>(storage) + 0);
   const cublasHandle_t ein_cublas = ein_generated::matmul::cublas_handle(s);
+  if (observer) observer->begin(0, s);
   {
     const float ein_alpha = static_cast<float>(1.0), ein_beta = static_cast<float>(0.0);
     EIN_CUBLAS_CHECK(cublasGemmStridedBatchedEx(
@@ -74,6 +75,7 @@ void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime:
         t_A, CUDA_R_16BF, 96, 0,
         &ein_beta, t_out, CUDA_R_16BF, 128, 0, 1, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
+  if (observer) observer->end(0, s);
 }
 void* allocate_prepared_cuda_0000000000001234() {
   return ein::runtime::allocate_device_storage(24576);
@@ -87,9 +89,9 @@ void* capture_cuda_0000000000001234(const void* storage, const ein::runtime::bin
       [&](cudaStream_t own) {
         make_state_cuda_0000000000001234(own);
         const ein::runtime::scratch_outputs scratch(b, {{"out", 16384}}, own);
-        run_prepared_cuda_0000000000001234(storage, scratch.get(), own);
+        run_prepared_cuda_0000000000001234(storage, scratch.get(), own, nullptr);
       },
-      [&](cudaStream_t own) { run_prepared_cuda_0000000000001234(storage, b, own); });
+      [&](cudaStream_t own) { run_prepared_cuda_0000000000001234(storage, b, own, nullptr); });
 }
 void replay_cuda_0000000000001234(const void* graph, ein::runtime::stream s) {
   static_cast<const ein::runtime::cuda_graph*>(graph)->replay(s);

@@ -135,7 +135,7 @@ void prepare_cuda_0000000000001234(const ein::runtime::bindings& b, void* storag
   EIN_CUDA_CHECK(cudaStreamSynchronize(s));
   make_state_cuda_0000000000001234(s);
 }
-void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s) {
+void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime::bindings& b, ein::runtime::stream s, [[maybe_unused]] ein::runtime::step_observer* observer) {
   b.expect_no_weights({"A", "out"}, {"K", "bias"});
   const float* t_A = b.input<float>("A", {2, 6, 6, 4});
   float* t_out = b.output<float>("out", {2, 6, 6, 5});
@@ -146,10 +146,14 @@ void run_prepared_cuda_0000000000001234(const void* storage, const ein::runtime:
   const float* t_Kt = reinterpret_cast<const float*>(static_cast<const std::byte*>(storage) + 256);
   ein::runtime::device_buffer<std::byte> ein_temporaries(1536, s);
   float* t_y = reinterpret_cast<float*>(ein_temporaries.data() + 0);
+  if (observer) observer->begin(1, s);
   ein_generated::prepared_relayout::eop_y_kernel<<<ein::runtime::launch_blocks(360, 256, ein_generated::prepared_relayout::eop_y_resident()), 256, 0, s>>>(t_A, t_Kt, t_y);
   EIN_CUDA_CHECK(cudaGetLastError());
+  if (observer) observer->end(1, s);
+  if (observer) observer->begin(2, s);
   ein_generated::prepared_relayout::eop_out_kernel<<<ein::runtime::launch_blocks(360, 1024, ein_generated::prepared_relayout::eop_out_resident()), 256, 0, s>>>(t_y, t_bias, t_out);
   EIN_CUDA_CHECK(cudaGetLastError());
+  if (observer) observer->end(2, s);
 }
 void* allocate_prepared_cuda_0000000000001234() {
   return ein::runtime::allocate_device_storage(976);
@@ -163,9 +167,9 @@ void* capture_cuda_0000000000001234(const void* storage, const ein::runtime::bin
       [&](cudaStream_t own) {
         make_state_cuda_0000000000001234(own);
         const ein::runtime::scratch_outputs scratch(b, {{"out", 1440}}, own);
-        run_prepared_cuda_0000000000001234(storage, scratch.get(), own);
+        run_prepared_cuda_0000000000001234(storage, scratch.get(), own, nullptr);
       },
-      [&](cudaStream_t own) { run_prepared_cuda_0000000000001234(storage, b, own); });
+      [&](cudaStream_t own) { run_prepared_cuda_0000000000001234(storage, b, own, nullptr); });
 }
 void replay_cuda_0000000000001234(const void* graph, ein::runtime::stream s) {
   static_cast<const ein::runtime::cuda_graph*>(graph)->replay(s);

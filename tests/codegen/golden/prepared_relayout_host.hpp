@@ -127,7 +127,7 @@ struct generated_plan<std::remove_cvref_t<decltype(::model::net)>> {
     std::memcpy(static_cast<std::byte*>(storage) + 0, t_bias, 20);
     ein_generated::prepared_relayout::eop_Kt_host(t_K, t_Kt);
   }
-  static void run_prepared([[maybe_unused]] const void* storage, const bindings& b, [[maybe_unused]] stream s = nullptr) {
+  static void run_prepared([[maybe_unused]] const void* storage, const bindings& b, [[maybe_unused]] stream s = nullptr, [[maybe_unused]] step_observer* observer = nullptr) {
     b.expect_no_weights({"A", "out"}, {"K", "bias"});
     const float* t_A = b.input<float>("A", {2, 6, 6, 4});
     float* t_out = b.output<float>("out", {2, 6, 6, 5});
@@ -136,8 +136,12 @@ struct generated_plan<std::remove_cvref_t<decltype(::model::net)>> {
     const float* t_Kt = reinterpret_cast<const float*>(static_cast<const std::byte*>(storage) + 256);
     ein::runtime::host_buffer<std::byte> ein_temporaries(1472);
     float* t_y = reinterpret_cast<float*>(ein_temporaries.data() + 0);
+    if (observer) observer->begin(1, s);
     ein_generated::prepared_relayout::eop_y_host(t_A, t_Kt, t_y);
+    if (observer) observer->end(1, s);
+    if (observer) observer->begin(2, s);
     ein_generated::prepared_relayout::eop_out_host(t_y, t_bias, t_out);
+    if (observer) observer->end(2, s);
   }
 };
 }  // namespace ein::runtime
