@@ -236,7 +236,8 @@ inline search::optimized_program search_host_measured(const ir::program& p, cons
   if (stats.disturbed)
     std::fprintf(stderr,
                  "%s: warning: kernels timed only while other processes held this machine's cores: %zu; their "
-                 "times are too high, and the plan may be slower than one searched on a quiet machine (fewer "
+                 "times are too high, and the plan may be slower than one searched on a quiet machine: the cost "
+                 "cache keeps them flagged, and the next generation times them again (build again with fewer "
                  "parallel jobs; docs/cost.md)\n",
                  m.progress_name.c_str(), stats.disturbed);
   if (m.toolchain) {

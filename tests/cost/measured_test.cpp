@@ -1,5 +1,6 @@
 // The measured model without a GPU: kernel keys, the JSON cache, timing once per kernel through a
-// fake timer, the fallback, concurrent callers, and a search that follows the measured prices.
+// fake timer, the fallback, disturbed times taken again, concurrent callers, and a search that
+// follows the measured prices.
 #include <doctest/doctest.h>
 
 #include <atomic>
@@ -88,6 +89,8 @@ class fake_timer final : public cost::timer {
   int runs() const override { return 7; }
   cost::environment setup() const override { return setup_; }
   void set_setup(cost::environment e) { setup_ = std::move(e); }
+  bool last_disturbed() const override { return disturbed_; }
+  void set_disturbed(bool d) { disturbed_ = d; }
 
   std::map<std::string, int> calls() const {
     std::lock_guard lock(mutex_);
@@ -103,6 +106,7 @@ class fake_timer final : public cost::timer {
  private:
   rule rule_;
   cost::environment setup_;
+  bool disturbed_ = false;
   mutable std::mutex mutex_;
   std::map<std::string, int> calls_;
   std::atomic<bool> inside_{false}, overlapped_{false};
@@ -185,7 +189,8 @@ TEST_CASE("measured: the cache file round-trips, deterministically, and merges w
   std::ifstream in(path);
   std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
   CHECK(text == other.dump());
-  CHECK(text.find("\"format\": 4") != std::string::npos);
+  CHECK(text.find("\"format\": 5") != std::string::npos);
+  CHECK(text.find("disturbed") == std::string::npos);  // written only where true
   CHECK(text.find(std::string("\"ein\": \"") + ein::version + "\"") != std::string::npos);
   // saving merges what another process wrote to the file meanwhile
   cost::measurement_cache mine(path), theirs(path);
@@ -251,8 +256,17 @@ TEST_CASE("measured: a cache of another setup, ein version or format, or a corru
   std::vector<bad_file> bad = {
       {"{not json", "at byte"},
       {"[1, 2]", "at /: expected an object"},
-      {"{\"format\": 2, \"devices\": {}}", "at /format: a cache of format 2, not 4"},
-      {"{\"format\": 3, \"devices\": {}}", "at /format: a cache of format 3, not 4"},  // 8-lane default times
+      {"{\"format\": 2, \"devices\": {}}", "at /format: a cache of format 2, not 5, which this ein writes (nor 4"},
+      {"{\"format\": 3, \"devices\": {}}", "at /format: a cache of format 3, not 5"},  // 8-lane default times
+      {"{\"format\": 6, \"devices\": {}}", "at /format: a cache of format 6, not 5"},
+      {"{\"format\": \"5\", \"devices\": {}}", "at /format: a cache of format \"5\""},
+      {"{\"format\": 5, " + current + ", \"devices\": {\"G\": {\"environment\": {}, \"kernels\": {\"k\": "
+       "{\"seconds\": 1, \"runs\": 1, \"disturbed\": 1}}}}}",
+       "at /devices/G/kernels/k/disturbed: expected true or false"},
+      // format 4 knew of no disturbed measurement
+      {"{\"format\": 4, " + current + ", \"devices\": {\"G\": {\"environment\": {}, \"kernels\": {\"k\": "
+       "{\"seconds\": 1, \"runs\": 1, \"disturbed\": true}}}}}",
+       "at /devices/G/kernels/k/disturbed: unknown field"},
       {"{\"format\": 4, \"ein\": \"0.0.1\", \"devices\": {}}", "at /ein: written by ein 0.0.1"},
       {"{\"format\": 4, " + current + ", \"devices\": {\"G\": {\"kernels\": {}}}}",
        "at /devices/G: missing field `environment`"},
@@ -440,6 +454,82 @@ TEST_CASE("measured: a timer on another setup times again what the cache holds")
     CHECK(warnings.size() == std::size_t(timed));
     std::filesystem::remove(path);
   }
+}
+
+TEST_CASE("measured: a time another process disturbed is timed again by the next process that can, once") {
+  auto path = temp_path("ein_cost_cache_disturbed");
+  auto gemm = gemm_of(matmul(64, 128, 256));
+  auto lib = workload::library(gemm);  // points to gemm
+  const std::string key = cost::kernel_key(lib);
+  {
+    // taken while others held the cores: kept, flagged, and not taken again by this process
+    cost::measurement_cache cache(path);
+    fake_timer t([](const workload&) -> std::optional<double> { return 5e-3; });
+    t.set_disturbed(true);
+    cost::measured m(cache, &t, h100());
+    CHECK(m.seconds(lib) == 5e-3);
+    CHECK(cost::measured(cache, &t, h100()).seconds(lib) == 5e-3);  // a later round of this process
+    CHECK(t.total() == 1);
+    CHECK(cache.find("Fake GPU", key) == cost::measurement{5e-3, 7, true});
+    CHECK(cache.settled("Fake GPU", key) == cost::measurement{5e-3, 7, true});
+    cache.save();
+  }
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("\"disturbed\": true") != std::string::npos);
+  {
+    // the next process times it again; alone, it takes the undisturbed time
+    cost::measurement_cache cache(path);
+    CHECK(!cache.settled("Fake GPU", key));
+    cost::measured without_timer(cache, nullptr, h100(), "Fake GPU");
+    CHECK(without_timer.seconds(lib) == 5e-3);  // nothing to time it with: the bound it has
+    fake_timer t([](const workload&) -> std::optional<double> { return 1e-3; });
+    cost::measured m(cache, &t, h100());
+    CHECK(m.seconds(lib) == 1e-3);
+    CHECK(t.total() == 1);
+    CHECK(m.counts().timed == 1);
+    CHECK(cache.find("Fake GPU", key) == cost::measurement{1e-3, 7, false});
+    cache.save();
+  }
+  {
+    cost::measurement_cache cache(path);
+    fake_timer t([](const workload&) -> std::optional<double> { return 9.0; });
+    cost::measured m(cache, &t, h100());
+    CHECK(m.seconds(lib) == 1e-3);
+    CHECK(t.total() == 0);
+  }
+  std::filesystem::remove(path);
+}
+
+TEST_CASE("measured: of two disturbed times the faster stays, and a disturbed time never replaces another") {
+  cost::measurement_cache cache;
+  cache.store("G", "k", {3e-3, 5, true});
+  cache.store("G", "k", {2e-3, 5, true});
+  CHECK(cache.find("G", "k") == cost::measurement{2e-3, 5, true});
+  cache.store("G", "k", {4e-3, 5, true});
+  CHECK(cache.find("G", "k") == cost::measurement{2e-3, 5, true});
+  cache.store("G", "k", {6e-3, 5, false});  // undisturbed: replaces any
+  CHECK(cache.find("G", "k") == cost::measurement{6e-3, 5, false});
+  cache.store("G", "k", {1e-3, 5, true});
+  CHECK(cache.find("G", "k") == cost::measurement{6e-3, 5, false});
+  cache.store("G", "k", {5e-3, 5, false});
+  CHECK(cache.find("G", "k") == cost::measurement{5e-3, 5, false});
+}
+
+TEST_CASE("measured: a cache of format 4 is read, its measurements undisturbed") {
+  auto path = temp_path("ein_cost_cache_format4");
+  std::ofstream(path) << "{\"format\": 4, \"ein\": \"" << ein::version
+                      << "\", \"devices\": {\"G\": {\"environment\": {}, \"kernels\": {\"k\": {\"seconds\": 0.5, "
+                         "\"runs\": 3}}}}}";
+  std::vector<std::string> warnings;
+  cost::measurement_cache cache(path, [&](const std::string& w) { warnings.push_back(w); });
+  CHECK(warnings.empty());
+  CHECK(cache.settled("G", "k") == cost::measurement{0.5, 3, false});
+  cache.save();
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  CHECK(text.find("\"format\": 5") != std::string::npos);
+  std::filesystem::remove(path);
 }
 
 TEST_CASE("measured: concurrent callers time each kernel once, one at a time") {

@@ -6,14 +6,17 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #if __has_include(<sys/file.h>) && __has_include(<fcntl.h>) && __has_include(<unistd.h>)
@@ -30,10 +33,12 @@
 
 namespace ein::cost {
 
-/// One cached kernel time: the median of `runs` timed runs.
+/// One cached kernel time: the median of `runs` timed runs. `disturbed`: another process held
+/// the machine's cores during every run, so the time is only an upper bound (measure::timed).
 struct measurement {
   double seconds = 0;
   int runs = 0;
+  bool disturbed = false;
   friend bool operator==(const measurement&, const measurement&) = default;
 };
 
@@ -97,10 +102,12 @@ inline std::string temporary_name(const std::string& path) {
 
 }  // namespace detail
 
-/// Kernel times by device name and kernel key, kept in a JSON file (format 4):
-/// `{"format": 4, "ein": "0.1.0", "devices": {"<device>": {"environment": {"compute_capability":
+/// Kernel times by device name and kernel key, kept in a JSON file (format 5):
+/// `{"format": 5, "ein": "0.1.0", "devices": {"<device>": {"environment": {"compute_capability":
 /// "9.0", "driver": "12040", "runtime": "12040", "cublas": "120400", "cudnn": "90100"},
-/// "kernels": {"<key>": {"seconds": 1.2e-05, "runs": 20}}}}}`.
+/// "kernels": {"<key>": {"seconds": 1.2e-05, "runs": 20}}}}}`, a disturbed measurement with
+/// `"disturbed": true`. A disturbed measurement that an earlier process took is not settled: the
+/// next process that can time it times it again (settled()).
 /// A measurement is used only on the device, environment and ein version it was taken with: a
 /// file written by another ein version (or format), or one that is not a valid cache, is ignored
 /// with a warning naming the file and the field, and rewritten by save(); a device's entries
@@ -111,10 +118,12 @@ class measurement_cache {
   /// Receives the warnings of a cache (an ignored file, dropped entries).
   using warning_fn = std::function<void(const std::string&)>;
 
-  /// The version of the file's layout, and of what its times are of, that this ein reads and
-  /// writes: 4 since host eOperators without a sum run at 1 lane by default (a key without a
-  /// schedule is the default's, whose time format 3 took at 8 lanes).
-  static constexpr int format = 4;
+  /// The version of the file's layout, and of what its times are of, that this ein writes: 5
+  /// since a measurement says whether it was disturbed; 4 (host eOperators without a sum at 1
+  /// lane by default, a key without a schedule being the default's, whose time format 3 took at
+  /// 8 lanes) is read too, its measurements undisturbed.
+  static constexpr int format = 5;
+  static constexpr int oldest_read = 4;
 
   /// The longest kernel time a cache holds, in seconds (times must be positive).
   static constexpr double max_seconds = 1e6;
@@ -162,9 +171,24 @@ class measurement_cache {
     if (k == d->second.kernels.end()) return std::nullopt;
     return k->second;
   }
+  /// The measurement of `key` on `device` where it may be used as it is: an undisturbed one, or
+  /// a disturbed one that this cache object stored (timing it again now would be disturbed
+  /// alike); nothing for a disturbed one read from the file, which a timer should take again.
+  std::optional<measurement> settled(const std::string& device, const std::string& key) const {
+    auto m = find(device, key);
+    if (!m || !m->disturbed) return m;
+    std::shared_lock lock(mutex_);
+    return stored_here_.count({device, key}) ? m : std::nullopt;
+  }
+  /// Keeps `m` for `key` on `device`: in place of what is there, except that of two disturbed
+  /// measurements the faster stays (each is an upper bound) and a disturbed one never replaces
+  /// an undisturbed one.
   void store(const std::string& device, const std::string& key, measurement m) {
     std::unique_lock lock(mutex_);
-    entries_[device].kernels[key] = m;
+    stored_here_.insert({device, key});
+    auto& kept = entries_[device].kernels[key];
+    if (m.disturbed && kept.runs > 0 && (!kept.disturbed || kept.seconds <= m.seconds)) return;
+    kept = m;
   }
   /// Kernels cached for `device`.
   std::size_t size(const std::string& device) const {
@@ -219,7 +243,10 @@ class measurement_cache {
       if (e.kernels.empty()) continue;
       nlohmann::json env = nlohmann::json::object(), kernels = nlohmann::json::object();
       for (auto& [name, value] : e.env.fields) env[name] = value;
-      for (auto& [key, m] : e.kernels) kernels[key] = {{"runs", m.runs}, {"seconds", m.seconds}};
+      for (auto& [key, m] : e.kernels) {
+        kernels[key] = {{"runs", m.runs}, {"seconds", m.seconds}};
+        if (m.disturbed) kernels[key]["disturbed"] = true;
+      }
       devices[device] = {{"environment", std::move(env)}, {"kernels", std::move(kernels)}};
     }
     nlohmann::json j = {{"devices", devices}, {"ein", ein::version}, {"format", format}};
@@ -245,9 +272,9 @@ class measurement_cache {
     using ein::detail::json_input;
     file.object(j, "");
     auto written = file.field(j, "format", "");
-    if (written != format)
+    if (!written.is_number_integer() || written.get<std::int64_t>() < oldest_read || written.get<std::int64_t>() > format)
       file.fail("/format", "a cache of format " + written.dump() + ", not " + std::to_string(format) +
-                               ", which this ein writes");
+                               ", which this ein writes (nor " + std::to_string(oldest_read) + ", which it reads)");
     auto written_by = file.text(file.field(j, "ein", ""), "/ein");
     if (written_by != ein::version)
       file.fail("/ein", "written by ein " + written_by + ", and this is ein " + ein::version);
@@ -271,11 +298,13 @@ class measurement_cache {
         auto mp = json_input::at(kp, key);
         if (key.empty()) file.fail(mp, "a kernel needs a key");
         for (auto& [field, v] : file.object(m, mp).items())
-          if (field != "seconds" && field != "runs") file.fail(json_input::at(mp, field), "unknown field");
+          if (field != "seconds" && field != "runs" && (field != "disturbed" || written != format))
+            file.fail(json_input::at(mp, field), "unknown field");
         double seconds = file.number(file.field(m, "seconds", mp), json_input::at(mp, "seconds"), 0, max_seconds);
         auto runs = file.integer(file.field(m, "runs", mp), json_input::at(mp, "runs"), 1'000'000);
         if (runs < 1) file.fail(json_input::at(mp, "runs"), "a measurement needs one run at least");
-        entry.kernels[key] = {seconds, static_cast<int>(runs)};
+        const bool disturbed = m.contains("disturbed") && file.boolean(m["disturbed"], json_input::at(mp, "disturbed"));
+        entry.kernels[key] = {seconds, static_cast<int>(runs), disturbed};
       }
     }
     return t;
@@ -285,6 +314,7 @@ class measurement_cache {
   std::string path_;
   warning_fn warn_ = print_warning;
   table entries_;
+  std::set<std::pair<std::string, std::string>> stored_here_;  // (device, key) stored by this object
 };
 
 }  // namespace ein::cost

@@ -186,6 +186,9 @@ class timer {
   virtual std::string device() const = 0;
   /// How many timed runs the last median was taken over (recorded in the cache).
   virtual int runs() const { return 1; }
+  /// Whether another process disturbed every run of the last time taken, which is then only an
+  /// upper bound (recorded in the cache, and taken again by the next process).
+  virtual bool last_disturbed() const { return false; }
   /// What besides the kernel can change its time here: the compute capability, the driver and
   /// library versions (measurements taken under another setup are not used); empty: unknown.
   virtual environment setup() const { return {}; }
@@ -197,7 +200,8 @@ class timer {
 
 /// The measured model: a kernel's time is its cached measurement on this device; a kernel not
 /// in the cache is timed once by the timer (serialized: one kernel on the device at a time, also
-/// across processes sharing the cache file) and cached; a kernel the timer cannot run, or every
+/// across processes sharing the cache file) and cached, and so is one whose cached time an
+/// earlier process took while others disturbed it (measurement_cache::settled); a kernel the timer cannot run, or every
 /// miss when there is no timer, gets the fallback model's price and is counted. Safe to call
 /// from several search threads at once.
 class measured final : public model {
@@ -244,7 +248,7 @@ class measured final : public model {
     auto t = timer_->seconds(w);
     // A time the cache could not hold (not positive, not finite) is no measurement.
     if (!t || !(*t > 0 && *t <= measurement_cache::max_seconds)) return priced_by_fallback(key, w);
-    cache_.store(device_, key, {*t, timer_->runs()});
+    cache_.store(device_, key, {*t, timer_->runs(), timer_->last_disturbed()});
     std::lock_guard lock(mutex_);
     timed_.insert(key);
     return *t;
@@ -267,9 +271,11 @@ class measured final : public model {
   const std::string& device() const { return device_; }
 
  private:
+  // A measurement to use, or nothing where the kernel is to be timed (with a timer, a disturbed
+  // measurement of an earlier process is timed again).
   std::optional<double> lookup(const std::string& key) const {
     std::lock_guard lock(mutex_);
-    auto m = cache_.find(device_, key);
+    auto m = timer_ ? cache_.settled(device_, key) : cache_.find(device_, key);
     if (!m) return std::nullopt;
     if (!timed_.count(key)) cached_.insert(key);
     return m->seconds;

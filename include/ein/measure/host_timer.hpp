@@ -113,6 +113,7 @@ class host_timer final : public cost::timer {
   std::string device() const override { return machine_.device; }
   cost::environment setup() const override { return machine_.environment; }
   int runs() const override { return last_runs_; }
+  bool last_disturbed() const override { return last_disturbed_; }
 
   /// ` | schedule {"block_columns": 0, ...}` where eOperator `w` (key `key`) runs under a record of
   /// the tuning database (tuned), else empty.
@@ -220,7 +221,7 @@ class host_timer final : public cost::timer {
       auto t = time_runs([&] { c->run(); }, options_.timing);
       if (!t.undisturbed) ++disturbed_;
       if (t.seconds > 0 && t.seconds <= cost::measurement_cache::max_seconds) {
-        cache.store(machine_.device, keys[i], {t.seconds, t.runs});
+        cache.store(machine_.device, keys[i], {t.seconds, t.runs, !t.undisturbed});
         ++stats.timed;
       }
     }
@@ -286,6 +287,7 @@ class host_timer final : public cost::timer {
 
   std::optional<double> record(const timed& t) {
     last_runs_ = t.runs;
+    last_disturbed_ = !t.undisturbed;
     if (!t.undisturbed) ++disturbed_;
     return t.seconds;
   }
@@ -399,6 +401,7 @@ class host_timer final : public cost::timer {
   host_machine machine_;
   eval::random_stream rng_{1};
   int last_runs_ = 1;
+  bool last_disturbed_ = false;
   std::atomic<std::size_t> disturbed_{0};
   std::optional<tune::device_key> tuning_device_;  // where tunings are read (a database and a toolchain)
   mutable std::mutex mutex_;                       // waiting_, refused_, fits_: search threads price at once
