@@ -186,9 +186,7 @@ class measurement_cache {
   void store(const std::string& device, const std::string& key, measurement m) {
     std::unique_lock lock(mutex_);
     stored_here_.insert({device, key});
-    auto& kept = entries_[device].kernels[key];
-    if (m.disturbed && kept.runs > 0 && (!kept.disturbed || kept.seconds <= m.seconds)) return;
-    kept = m;
+    keep(entries_[device].kernels[key], m);
   }
   /// Kernels cached for `device`.
   std::size_t size(const std::string& device) const {
@@ -210,8 +208,8 @@ class measurement_cache {
     return text(entries_);
   }
   /// Writes the cache to its file. Entries another process wrote there since it was read (a
-  /// parallel build generating several plans) are kept, ours win on equal keys and a device's
-  /// entries from another environment give way to ours; the file is replaced in one rename,
+  /// parallel build generating several plans) are kept, ours win on equal keys as store() says
+  /// and a device's entries from another environment give way to ours; the file is replaced in one rename,
   /// one writer at a time, so a reader never sees half of it and no writer's entries are lost.
   void save() const {
     if (path_.empty()) throw internal_error("measurement_cache::save: the cache has no file");
@@ -222,7 +220,7 @@ class measurement_cache {
     for (auto& [device, ours] : entries_) {
       auto& theirs = merged[device];
       if (theirs.env != ours.env) theirs = {ours.env, {}};
-      for (auto& [key, m] : ours.kernels) theirs.kernels[key] = m;
+      for (auto& [key, m] : ours.kernels) keep(theirs.kernels[key], m);
     }
     ein::detail::replace_file(path_, detail::temporary_name(path_), text(merged), "cost cache `" + path_ + "`");
   }
@@ -236,6 +234,12 @@ class measurement_cache {
     std::map<std::string, measurement> kernels;
   };
   using table = std::map<std::string, device_entries>;
+
+  // `kept` (runs 0: none yet) replaced by `m` as store() says.
+  static void keep(measurement& kept, const measurement& m) {
+    if (m.disturbed && kept.runs > 0 && (!kept.disturbed || kept.seconds <= m.seconds)) return;
+    kept = m;
+  }
 
   static std::string text(const table& t) {
     nlohmann::json devices = nlohmann::json::object();
