@@ -47,12 +47,12 @@ inline std::pair<tune::device_key, std::pair<std::size_t, std::size_t>> tune_on_
   o.progress = "ein_generate: tuning";
   const tune::device_key device = measure::cuda_tuning_device();
   db.expect(device);
-  const auto recorded = tune::reuse_sources(
+  const auto recorded = !reuse_schedules ? std::vector<tune::recorded_kernel>{} : tune::reuse_sources(
       db.records(device), shapes, [](const tune::kernel_shape& k, const tune::schedule& best) {
         const auto* c = std::get_if<tune::cuda_schedule>(&best);
         return c && tune::cuda_valid(k, *c);
       });
-  const auto reuse = tune::plan_cuda_reuse(shapes, o.trials, reuse_schedules ? recorded : std::vector<tune::recorded_kernel>{});
+  const auto reuse = tune::plan_cuda_reuse(shapes, o.trials, recorded);
   std::size_t scratch = 0, by_reuse = 0;
   for (std::size_t i : reuse.order()) {
     o.budget_seconds = budget_seconds - elapsed();

@@ -133,14 +133,14 @@ inline std::vector<std::optional<codegen::step_tuning>> tune_host_plan(const cod
     untuned.push_back(k);
     shapes.push_back(std::move(shape));
   }
-  // the kernels an earlier build tuned may be sources too; a search from scratch costs its
-  // trials, a reuse the default and the neighbourhood of where the source's best maps
-  const auto recorded = tune::reuse_sources(
+  // with reuse, the kernels an earlier build tuned may be sources too; a search from scratch
+  // costs its trials, a reuse the default and the neighbourhood of where the source's best maps
+  const auto recorded = !r.reuse ? std::vector<tune::recorded_kernel>{} : tune::reuse_sources(
       db.records(reader.device()), shapes, [](const tune::kernel_shape& k, const tune::schedule& best) {
         const auto* h = std::get_if<tune::host_schedule>(&best);
         return h && tune::host_valid(k, *h);
       });
-  const auto reuse = tune::plan_host_reuse(shapes, o.trials, r.reuse ? recorded : std::vector<tune::recorded_kernel>{});
+  const auto reuse = tune::plan_host_reuse(shapes, o.trials, recorded);
   std::vector<bool> tuned(untuned.size());  // per untuned kernel: whether it was measured now
   std::size_t from_scratch = 0, by_reuse = 0;  // kernels measured, not steps
   for (std::size_t i : reuse.order()) {
