@@ -13,7 +13,8 @@
 #
 #   bench/gpu/run.sh [build dir]        (default: build-gpu under the repository)
 #   EIN_GPU_STEPS="ctest_gpu bandwidth" runs only the steps named (after configure and build); the
-#                                       models' steps (build_models models_cuda models_torch) and
+#                                       models' steps (build_models: bench_models in the build;
+#                                       models_cuda, models_torch) and
 #                                       tune_paper_cases (the CUDA tuner on the five cases) run
 #                                       only when named
 #   EIN_GPU_KIT=system                  builds against the system's packages instead of the kit
@@ -132,10 +133,21 @@ if [[ " ${EIN_GPU_STEPS:-} " == *" tune_paper_cases "* ]]; then
     note "build: bench_gpu_tune_paper_cases is not configured: no cuDNN found; tune_paper_cases skips"
   fi
 fi
+# The seven models (named build_models) build beside the rest, in one build over every core: their
+# seven searches run while nvcc compiles the other plans.
+named() { [[ " ${EIN_GPU_STEPS:-} " == *" $1 "* ]]; }
+build_limit=300
+if named build_models; then
+  if configured bench_models; then
+    targets+=(bench_models)
+    build_limit=420
+  else
+    note "build: bench_models is not configured (EIN_BUILD_MODEL_BENCHMARKS=cuda needs CUDA): models_* fail"
+  fi
+fi
 ((${#targets[@]})) || { note "build: CMake's file API lists no target (CMake 3.14 or later needed)"; repack; exit 1; }
-# 300 s: on 16 cores the search program's compile, the generations and nvcc take some 4 minutes
-# in a row (docs/gpu.md, the rehearsal)
-step build 300 cmake --build "$build" -j "$jobs" --target "${targets[@]}" || { note "build failed: see logs/build.log"; repack; exit 1; }
+# 300 s: on an H200's 16 cores the build without the models took 162 s (docs/gpu.md, the first run)
+step build $build_limit cmake --build "$build" -j "$jobs" --target "${targets[@]}" || { note "build failed: see logs/build.log"; repack; exit 1; }
 
 # Every GPU test but the examples (their own steps, next), verbose: the checks they print go into
 # the summary, and on a GPU each kind of check must be there.
@@ -222,11 +234,8 @@ if [[ " ${EIN_GPU_STEPS:-} " == *" tune_paper_cases "* ]]; then
 fi
 
 # The seven models against PyTorch eager and torch.compile (docs/models.md): only when named in
-# EIN_GPU_STEPS, as their build (seven searches) and torch.compile's tuning need a call of their own.
-named() { [[ " ${EIN_GPU_STEPS:-} " == *" $1 "* ]]; }
-if named build_models; then
-  step build_models 420 cmake --build "$build" -j "$jobs" --target bench_models
-fi
+# EIN_GPU_STEPS (build_models, models_cuda, models_torch), as their build (seven searches) and
+# torch.compile's tuning need most of a call.
 # one place per element type, so that a later call's models_torch finds it
 models_type=${EIN_MODELS_TYPE:-float}
 suffix=$([[ $models_type == float ]] || echo "_$models_type")

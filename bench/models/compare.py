@@ -13,7 +13,8 @@ on those values: within twice PyTorch eager's difference from it plus a unit in 
 (peers.agreement); ONNX Runtime runs float models only.
 
 On a GPU (a cuda manifest): full float (TF32 off), cudnn.benchmark on, channels-last tensors, the
-median of 50 runs after 5 warm-ups timed with CUDA events, torch.compile in "max-autotune" mode.
+median of 50 runs after 5 warm-ups timed with CUDA events, torch.compile in "max-autotune" mode
+unless --compile-mode says otherwise.
 On the host: the median of 3 to 20 runs (about a second), on every core, torch.compile in its
 default mode. A model's error (out of memory, a compiler failure) is a result too.
 """
@@ -38,16 +39,16 @@ def median_ms(fn, device):
     return baseline.median_ms(fn) if device == "cuda" else peers.host_median_ms(fn)
 
 
-def run(work, entry, device, compile_too, onnxruntime=False):
+def run(work, entry, device, compile_mode, onnxruntime=False):
     x, ein_out, forward = peers.model_of(work, entry, device)
     narrow = entry.get("element", "float") != "float"
     result, outputs = {}, {}
-    for mode in ("eager", "compile") if compile_too else ("eager",):
+    for mode in ("eager", "compile") if compile_mode else ("eager",):
         try:
             with torch.no_grad():
                 f = lambda: forward(x)
                 if mode == "compile":
-                    compiled = torch.compile(forward, mode="max-autotune" if device == "cuda" else "default")
+                    compiled = torch.compile(forward, mode=compile_mode)
                     start = time.time()
                     compiled(x)
                     if device == "cuda":
@@ -92,6 +93,8 @@ def main():
     parser.add_argument("work")
     parser.add_argument("results")
     parser.add_argument("--compile", action="store_true", help="time torch.compile too")
+    parser.add_argument("--compile-mode", choices=("default", "reduce-overhead", "max-autotune"),
+                        help='torch.compile\'s mode (default: "max-autotune" on a GPU, "default" on the host)')
     parser.add_argument("--onnxruntime", action="store_true", help="time ONNX Runtime too (host)")
     parser.add_argument("--models", help="only these models (comma-separated)")
     args = parser.parse_args()
@@ -102,7 +105,10 @@ def main():
     torch.backends.cudnn.allow_tf32 = False
     torch.backends.cudnn.benchmark = True
     torch.set_float32_matmul_precision("highest")
-    manifest["torch"] = {"version": torch.__version__, "threads": torch.get_num_threads()}
+    compile_mode = None
+    if args.compile:
+        compile_mode = args.compile_mode or ("max-autotune" if device == "cuda" else "default")
+    manifest["torch"] = {"version": torch.__version__, "threads": torch.get_num_threads(), "compile_mode": compile_mode}
     if device == "cuda":
         manifest["torch"]["cudnn"] = torch.backends.cudnn.version()
     wanted = set(args.models.split(",")) if args.models else None
@@ -110,7 +116,7 @@ def main():
     for entry in manifest["models"]:
         if wanted and entry["name"] not in wanted:
             continue
-        entry["torch"] = run(args.work, entry, device, args.compile, args.onnxruntime and device == "cpu")
+        entry["torch"] = run(args.work, entry, device, compile_mode, args.onnxruntime and device == "cpu")
         print(f"{entry['name']}: {entry['torch']}", flush=True)
         errs = [v for k, v in entry["torch"].items() if k.endswith("_max_rel_err_vs_ein")]
         if entry.get("element", "float") != "float":

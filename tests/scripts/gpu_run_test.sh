@@ -95,7 +95,7 @@ run_script() {  # run_script GPU: run.sh's status; its output in $work/out, its 
   : > "$work/calls"
   rm -rf "$work/out"
   set +e
-  PATH="$bin:$PATH" FAKE_GPU="$1" FAKE_CALLS="$work/calls" FAKE_TARGETS="$all_but_paper_cases" \
+  PATH="$bin:$PATH" FAKE_GPU="$1" FAKE_CALLS="$work/calls" FAKE_TARGETS="${FAKE_TARGETS-$all_but_paper_cases}" \
     FAKE_CTEST_OUTPUT="${FAKE_CTEST_OUTPUT-$checks}" OUT="$work/out" EIN_COMPUTE_SANITIZER="$work/no-sanitizer" \
     bash "$repo/bench/gpu/run.sh" "$build" > "$work/stdout" 2> "$work/stderr"
   local rc=$?
@@ -162,4 +162,18 @@ EIN_GPU_STEPS="tune_paper_cases" FAKE_CTEST_OUTPUT="" run_script 0 || rc=$?
   fail "tune_paper_cases: $(line tune_paper_cases)"
 grep -q "^build: bench_gpu_tune_paper_cases is not configured: no cuDNN found" "$summary" ||
   fail "the tuner's missing target is not named: $(cat "$summary")"
+# The models (build_models named) build in the one build where bench_models is configured, and
+# the build says so where it is not.
+rc=0
+EIN_GPU_STEPS="build_models models_cuda" FAKE_CTEST_OUTPUT="" run_script 0 || rc=$?
+((rc == 0)) || fail "with build_models named, bench_models not configured, it exited with $rc: $(cat "$summary")"
+grep -q "^build: bench_models is not configured" "$summary" || fail "bench_models missing is not named: $(cat "$summary")"
+rc=0
+EIN_GPU_STEPS="build_models models_cuda" FAKE_TARGETS="$all_but_paper_cases bench_models" FAKE_CTEST_OUTPUT="" \
+  run_script 0 || rc=$?
+((rc == 0)) || fail "with build_models named it exited with $rc: $(cat "$summary")"
+built=$(grep -c -- "--build" "$work/calls")
+((built == 1)) || fail "the models built apart: $(grep -- "--build" "$work/calls")"
+[[ $(grep -- "--build" "$work/calls") == *" ein_search bench_models" ]] || fail "it built: $(grep -- "--build" "$work/calls")"
+[[ $(line models_cuda) == *"skipped (no CUDA device)"* ]] || fail "models_cuda without a GPU: $(line models_cuda)"
 echo "bench/gpu/run.sh: verdicts, budget, kit, missing targets and sanitizer, order of the steps"
