@@ -1,6 +1,6 @@
 // The models against PyTorch, GPU side: each model's cuda plan (ein::prepare'd) on random inputs
 // that it writes into the work folder with its output and manifest.json, timed with CUDA events
-// (median of 50 runs after 5 warm-ups); compare.py runs the same inputs through PyTorch eager and
+// (median of 50 runs after 5 warm-ups), and each step with CUDA events (ein::profile); compare.py runs the same inputs through PyTorch eager and
 // torch.compile (docs/models.md).
 //
 //   bench_models <work folder>
@@ -11,6 +11,7 @@
 #include <memory>
 #include <vector>
 
+#include "ein/profile_cuda.hpp"
 #include "ein/runtime/cuda.hpp"
 #include "ein/runtime/cuda_device.hpp"
 #include "gpu/gpu_timing.hpp"

@@ -1,6 +1,6 @@
 // One model of the benchmark on either backend: its inputs written (model_io.hpp), its plan
-// prepared once for its weights, run, its output written, its median time and, on the host, each
-// step's (ein::profile). `Memory` says where buffers live and how runs are timed (host.cpp,
+// prepared once for its weights, run, its output written, its median time and each step's
+// (ein::profile). `Memory` says where buffers live and how runs are timed (host.cpp,
 // cuda.cpp).
 #pragma once
 
@@ -47,15 +47,15 @@ json run_model(const model_case& m, const std::string& work, Memory& memory, jso
   entry["plan"] = std::string(plan::description);
   entry["ein_tolerance"] = plan::tolerance;
   std::printf("%-11s ein %10.4f ms\n", m.name.c_str(), entry["ein_ms"].get<double>());
-  if constexpr (plan::target == runtime::backend::host) {  // where a run's time goes (ein::profile)
-    // the plan ran above: no warm-up, and one round will do for Longformer's seconds-long runs
-    const profile_report profiled = ein::profile(prepared, bound, {.warmup = 0, .min_runs = 1, .max_runs = 20});
-    json steps = json::array();
-    for (auto& s : profiled.steps)
-      steps.push_back({{"step", s.index}, {"what", s.description}, {"median_ms", s.median_ms}});
-    entry["ein_steps"] = std::move(steps);
-    std::printf("%s", profiled.table({.rows = 3}).c_str());
-  }
+  // Where a run's time goes (ein::profile; a cuda plan's needs ein/profile_cuda.hpp, which cuda.cpp
+  // includes). The plan ran above: no warm-up, and one round will do for Longformer's seconds-long runs.
+  const profile_report profiled =
+      ein::profile(prepared, bound, {.warmup = 0, .min_runs = 1, .max_runs = 20, .stream = memory.stream()});
+  json steps = json::array();
+  for (auto& s : profiled.steps)
+    steps.push_back({{"step", s.index}, {"what", s.description}, {"median_ms", s.median_ms}});
+  entry["ein_steps"] = std::move(steps);
+  std::printf("%s", profiled.table({.rows = 3}).c_str());
   std::fflush(stdout);
   return entry;
 }

@@ -27,6 +27,7 @@ struct profile_options {
   int min_runs = 3;
   int max_runs = 100;
   double seconds = 1.0;
+  runtime::stream stream = nullptr;  // where a cuda plan runs (null: the default stream); host plans ignore it
 };
 
 /// What profile_report::table() shows: the `rows` slowest steps, slowest first, where there are
@@ -101,11 +102,29 @@ struct profile_report {
 
 namespace detail {
 
-// Times each step of a host plan's run on the steady clock, run by run.
-class step_clock final : public runtime::step_observer {
+// How ein::profile times the runs of a plan of backend B: a step observer that also times whole runs.
+//   double run_ms(F&& run, runtime::stream): the time of run(), one unobserved run, in ms;
+//   restart(): an observed run starts; finish(): it has been issued, and its times are taken;
+//   order(), ms(): the steps that run began, and the time of each.
+// The host's is below, on the steady clock; a cuda plan's, on CUDA events, is in ein/profile_cuda.hpp.
+template <runtime::backend B>
+class step_timer {
+  static_assert(B == runtime::backend::host,
+                "ein::profile: a cuda plan's steps are timed with CUDA events: include \"ein/profile_cuda.hpp\" (in "
+                "a .cpp file of a target that links CUDA::cudart)");
+};
+
+template <>
+class step_timer<runtime::backend::host> final : public runtime::step_observer {
  public:
   using clock = std::chrono::steady_clock;
 
+  template <class F>
+  double run_ms(F&& run, runtime::stream) {
+    const auto t0 = clock::now();
+    run();
+    return std::chrono::duration<double, std::milli>(clock::now() - t0).count();
+  }
   void begin(std::size_t step, runtime::stream) override {
     order_.push_back(step);
     start_ = clock::now();
@@ -117,11 +136,11 @@ class step_clock final : public runtime::step_observer {
     ms_.push_back(ms);
   }
 
-  // Forgets the run before: a new run starts.
   void restart() {
     order_.clear();
     ms_.clear();
   }
+  void finish() {}
   const std::vector<std::size_t>& order() const { return order_; }
   const std::vector<double>& ms() const { return ms_; }
 
@@ -152,8 +171,10 @@ inline std::string line_of(std::string_view text, std::size_t k) {
 
 /// Runs prepared plan `net` on `b` (as net.run() takes them) as `o` says and returns each step's
 /// time: `std::puts(ein::profile(net, {{"A", a}, {"conv", out}}).table().c_str());`. The plan's
-/// outputs are written by every run. Host plans only: a step's time on the steady clock includes
-/// the wait for its OpenMP team, and the run's own median leaves the clock out.
+/// outputs are written by every run. A host plan's steps are timed on the steady clock (a step's
+/// time includes the wait for its OpenMP team); a cuda plan's with CUDA events on `o.stream`,
+/// which needs ein/profile_cuda.hpp (a step's time then includes the events' own cost, some
+/// microseconds; the run's median is taken without them).
 template <class Program, bool Generated>
 profile_report profile(const prepared<Program, Generated>& net, const runtime::bindings& b,
                        const profile_options& o = {}) {
@@ -161,14 +182,11 @@ profile_report profile(const prepared<Program, Generated>& net, const runtime::b
                 "ein::profile: no generated plan for this program: include the header that ein_generate wrote "
                 "for it (the interpreter has no steps to time)");
   using plan = runtime::generated_plan<std::remove_cvref_t<Program>>;
-  static_assert(plan::target == runtime::backend::host,
-                "ein::profile times host plans; observe a cuda plan's steps with a runtime::step_observer passed "
-                "to prepared::run (CUDA events or NVTX ranges on its stream), or run it under Nsight Systems");
   if (o.min_runs < 1 || o.max_runs < o.min_runs || o.warmup < 0 || !(o.seconds >= 0))
     throw user_error("ein::profile: options want 0 <= warmup, 1 <= min_runs <= max_runs and seconds >= 0");
   const runtime::bindings named(b.items(), "ein::profile");
-  detail::step_clock observed;
-  for (int k = 0; k < o.warmup; ++k) net.run(named);
+  detail::step_timer<plan::target> observed;
+  for (int k = 0; k < o.warmup; ++k) net.run(named, o.stream);
   using clock = std::chrono::steady_clock;
   std::vector<double> runs;
   std::vector<std::vector<double>> step_ms;
@@ -177,11 +195,10 @@ profile_report profile(const prepared<Program, Generated>& net, const runtime::b
   while (static_cast<int>(runs.size()) < o.max_runs &&
          (static_cast<int>(runs.size()) < o.min_runs ||
           std::chrono::duration<double>(clock::now() - start).count() < o.seconds)) {
-    const auto t0 = clock::now();
-    net.run(named);
-    runs.push_back(std::chrono::duration<double, std::milli>(clock::now() - t0).count());
+    runs.push_back(observed.run_ms([&] { net.run(named, o.stream); }, o.stream));
     observed.restart();
-    net.run(named, nullptr, &observed);
+    net.run(named, o.stream, &observed);
+    observed.finish();
     if (runs.size() == 1) {
       order = observed.order();
       step_ms.resize(order.size());

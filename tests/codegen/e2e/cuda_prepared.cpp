@@ -4,13 +4,15 @@
 // and a run captured into a CUDA graph (ein::prepared::capture) must write none of its outputs
 // until replayed (its warm-up run writes scratch memory), then equal the interpreter and an
 // ordinary run, on two streams, alongside an ordinary run on other buffers, and after its bound
-// inputs change in place.
+// inputs change in place; ein::profile times its steps with CUDA events on a stream of its own,
+// one per line of the plan's description that a run runs, and its runs equal the interpreter.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "codegen/e2e/prepared_programs.hpp"
@@ -20,6 +22,7 @@
 #include "ein/runtime/cuda_check.hpp"
 #include "ein/runtime/cuda_device.hpp"
 #include "ein/dispatch/prepare.hpp"
+#include "ein/profile_cuda.hpp"
 #include "ein_generated/hand_prepared_chain_cuda.hpp"
 #include "ein_generated/hand_prepared_relayout_cuda.hpp"
 #include "ein_generated/hand_prepared_searched_cuda.hpp"
@@ -255,6 +258,38 @@ bool check_capture() {
   return ok;
 }
 
+// ein::profile of a prepared cuda plan on a non-blocking stream (ein/profile_cuda.hpp).
+template <int K>
+bool check_profile() {
+  constexpr int id = ein_test::prepared_base + K;
+  using plan = ein::runtime::generated_plan<ein_test::hand_program<id>>;
+  constexpr ein_test::hand_program<id> object;
+  auto p = ein::reify(object);
+  device_weights weights(p, 51);
+  auto prepared = ein::prepare(object, ein::runtime::bindings(weights.items));
+  stream_pair streams;
+  auto env = inputs_for(p, 52, weights.env);
+  auto ref = ein::eval::evaluate(p, env);
+  run_buffers buffers(p, env, ref);
+  auto report = ein::profile(prepared, ein::runtime::bindings(buffers.items),
+                             {.warmup = 1, .min_runs = 3, .max_runs = 3, .stream = streams.s[0]});
+  EIN_CUDA_CHECK(cudaDeviceSynchronize());
+  bool ok = outputs_match(p, buffers, ref, plan::tolerance, "profiled runs");
+  bool shape = report.runs == 3 && !report.steps.empty() && report.run_median_ms > 0;
+  for (std::size_t k = 0; k < report.steps.size(); ++k) {
+    const auto& step = report.steps[k];
+    // the description's line of the step, as it runs: each once, in the plan's order
+    std::string line = ein::detail::line_of(plan::description, step.index + 1);
+    line.erase(0, line.find_first_not_of(' '));
+    shape = shape && step.description == line && (k == 0 || step.index > report.steps[k - 1].index) &&
+            step.median_ms > 0 && step.fastest_ms > 0 && step.fastest_ms <= step.median_ms;
+  }
+  std::printf("%-18s profile: %zu steps, their medians %.4f ms, a run %.4f ms (%d runs) %s\n", p.name.c_str(),
+              report.steps.size(), report.steps_ms(), report.run_median_ms, report.runs, shape ? "ok" : "FAILED");
+  if (!shape) std::printf("%s", report.table().c_str());
+  return ok && shape;
+}
+
 }  // namespace
 
 int main() {
@@ -266,6 +301,9 @@ int main() {
     ok = check_capture<0>() && ok;
     ok = check_capture<1>() && ok;
     ok = check_capture<2>() && ok;
+    ok = check_profile<0>() && ok;
+    ok = check_profile<1>() && ok;
+    ok = check_profile<2>() && ok;
     return ok ? 0 : 1;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "%s\n", e.what());
