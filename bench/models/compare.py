@@ -1,9 +1,10 @@
 """The models against PyTorch: each model that bench_models wrote (manifest.json and raw float32
 files in its work folder) run by PyTorch eager, with --compile by torch.compile, and on the host
 with --onnxruntime by ONNX Runtime (the model exported from PyTorch), on the same inputs; each
-output compared with ein's, times taken on the device ein's plans ran on, and one table of ein,
-eager and compiled times; the manifest with the results added is written as JSON. For medians of
-rounds interleaved with ein's plans on the host, see host_rounds.py.
+output compared with ein's, times taken on the device ein's plans ran on, and one table of ein
+(from a cuda manifest also its plan replayed as a CUDA graph), eager and compiled times; the
+manifest with the results added is written as JSON. For medians of rounds interleaved with ein's
+plans on the host, see host_rounds.py.
 
     python3 bench/models/compare.py <work folder> <results.json> [--compile] [--onnxruntime] [--models a,b]
 
@@ -130,15 +131,16 @@ def main():
         return f"{v:10.4f}" if isinstance(v, (int, float)) else f"{'-':>10}"
 
     print(f"\n{manifest.get('gpu') or manifest['machine']['cpu']}: milliseconds; speedup = PyTorch / ein")
-    print(f"{'model':11} {'ein':>10} {'eager':>10} {'compiled':>10} {'vs eager':>9} {'vs comp.':>9} {'err vs ein':>11}")
+    print(f"{'model':11} {'ein':>10} {'ein graph':>10} {'eager':>10} {'compiled':>10} {'vs eager':>9} {'vs comp.':>9} "
+          f"{'err vs ein':>11}")
     for entry in manifest["models"]:
         if "torch" not in entry:
             continue
         ein, t = entry["ein_ms"], entry["torch"]
         ratio = lambda v: f"{v / ein:9.2f}" if isinstance(v, (int, float)) else f"{'-':>9}"
         err = max((v for k, v in t.items() if k.endswith("_max_rel_err_vs_ein")), default=math.inf)
-        print(f"{entry['name']:11} {cell(ein)} {cell(t.get('eager_ms'))} {cell(t.get('compile_ms'))} "
-              f"{ratio(t.get('eager_ms'))} {ratio(t.get('compile_ms'))} {err:11.2e}")
+        print(f"{entry['name']:11} {cell(ein)} {cell(entry.get('ein_graph_ms'))} {cell(t.get('eager_ms'))} "
+              f"{cell(t.get('compile_ms'))} {ratio(t.get('eager_ms'))} {ratio(t.get('compile_ms'))} {err:11.2e}")
     if failed:
         raise SystemExit(f"compare.py: PyTorch and ein disagree (or PyTorch failed) on {', '.join(failed)}")
 

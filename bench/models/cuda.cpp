@@ -1,6 +1,7 @@
 // The models against PyTorch, GPU side: each model's cuda plan (ein::prepare'd) on random inputs
 // that it writes into the work folder with its output and manifest.json, timed with CUDA events
-// (median of 50 runs after 5 warm-ups), and each step with CUDA events (ein::profile); compare.py runs the same inputs through PyTorch eager and
+// (median of 50 runs after 5 warm-ups), captured into a CUDA graph and timed alike, and each step
+// timed with CUDA events (ein::profile); compare.py runs the same inputs through PyTorch eager and
 // torch.compile (docs/models.md).
 //
 //   bench_models <work folder>
@@ -48,8 +49,12 @@ struct cuda_memory {
   // Every byte 0xff: NaN in every element of every type, so an element the plan does not write shows.
   buffer output(std::size_t bytes) {
     auto b = std::make_unique<device_bytes>(bytes);
-    EIN_CUDA_CHECK(cudaMemset(b->data(), 0xff, bytes));
+    poison(b);
     return b;
+  }
+  void poison(buffer& b) {
+    EIN_CUDA_CHECK(cudaStreamSynchronize(s));
+    EIN_CUDA_CHECK(cudaMemset(b->data(), 0xff, b->bytes()));
   }
   void* data(buffer& b) { return b->data(); }
   std::vector<std::byte> download(const buffer& b) {

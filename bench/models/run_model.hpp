@@ -1,11 +1,15 @@
 // One model of the benchmark on either backend: its inputs written (model_io.hpp), its plan
 // prepared once for its weights, run, its output written, its median time and each step's
-// (ein::profile). `Memory` says where buffers live and how runs are timed (host.cpp,
+// (ein::profile), and for a cuda plan the median time of the run captured into a CUDA graph. `Memory` says where buffers live and how runs are timed (host.cpp,
 // cuda.cpp).
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdio>
+#include <limits>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -18,7 +22,8 @@ namespace ein::bench::models {
 
 /// Memory: `buffer upload(const std::vector<std::byte>&)`, `buffer output(std::size_t bytes)`,
 /// `void* data(buffer&)`, `std::vector<std::byte> download(const buffer&)`, `stream()`, and
-/// `double median_ms(F)` over repeated calls of F. Buffers hold each tensor's element type.
+/// `double median_ms(F)` over repeated calls of F; for cuda plans also `poison(buffer&)` (NaN in
+/// every element). Buffers hold each tensor's element type.
 template <class Model, class Memory>
 json run_model(const model_case& m, const std::string& work, Memory& memory, json config = json::object()) {
   const auto& net = Model::net;
@@ -41,12 +46,34 @@ json run_model(const model_case& m, const std::string& work, Memory& memory, jso
   auto prepared = ein::prepare(net, runtime::bindings(weights), memory.stream());
   runtime::bindings bound(run);
   prepared.run(bound, memory.stream());
-  write_output(p, m, stored_values(memory.download(y), out_type), work, entry);
+  const std::vector<float> ran = stored_values(memory.download(y), out_type);
+  write_output(p, m, ran, work, entry);
   entry["ein_ms"] = memory.median_ms([&] { prepared.run(bound, memory.stream()); });
   using plan = runtime::generated_plan<std::remove_cvref_t<decltype(net)>>;
   entry["plan"] = std::string(plan::description);
   entry["ein_tolerance"] = plan::tolerance;
-  std::printf("%-11s ein %10.4f ms\n", m.name.c_str(), entry["ein_ms"].get<double>());
+  std::printf("%-11s ein %10.4f ms", m.name.c_str(), entry["ein_ms"].get<double>());
+  if constexpr (plan::target == runtime::backend::cuda) {
+    // The same run captured into a CUDA graph (one launch a run, as torch.compile's
+    // "reduce-overhead" mode runs a model): replayed into a poisoned output, it must equal the run.
+    auto graph = prepared.capture(bound);
+    memory.poison(y);
+    graph.replay(memory.stream());
+    const std::vector<float> replayed = stored_values(memory.download(y), out_type);
+    double most = 0, scale = 0;
+    for (std::size_t i = 0; i < ran.size(); ++i) {
+      const double d = std::abs(static_cast<double>(replayed[i]) - ran[i]);
+      most = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(most, d);  // NaN: not written
+      scale = std::max(scale, std::abs(static_cast<double>(ran[i])));
+    }
+    entry["ein_graph_max_rel_err_vs_run"] = scale > 0 ? most / scale : most;
+    entry["ein_graph_ms"] = memory.median_ms([&] { graph.replay(memory.stream()); });
+    std::printf(" (CUDA graph %10.4f ms)", entry["ein_graph_ms"].get<double>());
+    if (!(entry["ein_graph_max_rel_err_vs_run"].get<double>() <= plan::tolerance))
+      throw std::runtime_error(m.name + ": the CUDA graph's output differs from the run's by " +
+                               std::to_string(entry["ein_graph_max_rel_err_vs_run"].get<double>()));
+  }
+  std::printf("\n");
   // Where a run's time goes (ein::profile; a cuda plan's needs ein/profile_cuda.hpp, which cuda.cpp
   // includes). The plan ran above: no warm-up, and one round will do for Longformer's seconds-long runs.
   const profile_report profiled =
