@@ -6,9 +6,12 @@ eOperator it timed, counts its FLOPs and bytes from its key as match::eoperator_
 FLOPs a term of a summed product, one an element otherwise; each tensor read once, the output
 written once) and prints, for the compute-bound ones (at least 4 FLOPs a byte, match::memory_bound),
 the fraction of `--fp32-tflops` each reached: the figure a roofline profile's
-`eoperator_compute_fraction` stands for (docs/decisions/0031).
+`eoperator_compute_fraction` stands for (docs/decisions/0031). With --by outputs (or terms), the
+median fraction for each power of two of the kernels' output points (or of the terms each output
+sums) too, over every cache given: how far one fraction is from each kind of kernel.
 
     python3 bench/gpu/eoperator_fractions.py bench/results/gpu/ein_cost_cache_conv3x3.json
+    python3 bench/gpu/eoperator_fractions.py --by outputs bench/results/gpu/ein_cost_cache_conv3x3*.json
 """
 import argparse
 import json
@@ -20,16 +23,24 @@ RANGE = re.compile(r"\[(-?\d+),(-?\d+)\)")
 TENSOR = re.compile(r":(float|double)\[([\d, ]+)\]")
 
 
-def facts(key):
-    """FLOPs and bytes of the eOperator whose cache key is `key`, or None for another kernel."""
+def shape(key):
+    """Output points and terms summed for each of the eOperator whose cache key is `key`, or None."""
     m = re.match(r"eoperator L(.*?)\)S\((.*?)\) (.*)", key)
     if not m:
         return None
     points = math.prod(b - a for a, b in ((int(x), int(y)) for x, y in RANGE.findall(m.group(1) + ")")))
     summed = [(int(x), int(y)) for x, y in RANGE.findall(m.group(2))]
-    terms = math.prod(b - a for a, b in summed) if summed else 1
+    return points, math.prod(b - a for a, b in summed) if summed else 1
+
+
+def facts(key):
+    """FLOPs and bytes of the eOperator whose cache key is `key`, or None for another kernel."""
+    m = re.match(r"eoperator L(.*?)\)S\((.*?)\) (.*)", key)
+    if not m:
+        return None
+    points, terms = shape(key)
     body = m.group(3)
-    flops = points * terms * (2 if summed and body.startswith("(*") else 1)
+    flops = points * terms * (2 if m.group(2) and body.startswith("(*") else 1)
     read = sum((8 if kind == "double" else 4) * math.prod(int(d) for d in shape.split(","))
                for kind, shape in TENSOR.findall(body))
     return flops, read + 4 * points
@@ -37,24 +48,37 @@ def facts(key):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("cache")
+    parser.add_argument("caches", nargs="+")
     parser.add_argument("--fp32-tflops", type=float, default=67.0, help="the device's FP32 rate (H100/H200: 67)")
+    parser.add_argument("--by", choices=("outputs", "terms"), help="also the median fraction per power of two of these")
     args = parser.parse_args()
-    devices = json.load(open(args.cache))["devices"]
-    for device, entry in devices.items():
-        reached = []
-        for key, timing in entry["kernels"].items():
-            f = facts(key)
-            if f and f[0] >= 4 * f[1] and timing["seconds"] > 0:
-                reached.append(f[0] / timing["seconds"] / (args.fp32_tflops * 1e12))
-        if not reached:
-            print(f"{device}: no compute-bound eOperator timed")
-            continue
-        reached.sort()
-        quartiles = statistics.quantiles(reached, n=4)
-        print(f"{device}: {len(reached)} compute-bound eOperators, fraction of {args.fp32_tflops:g} TFLOP/s reached: "
-              f"min {reached[0]:.4f}, quartiles {quartiles[0]:.4f} / {quartiles[1]:.4f} / {quartiles[2]:.4f}, "
-              f"max {reached[-1]:.4f}")
+    by_device = {}  # device: [(fraction, output points, terms)] over every cache
+    for cache in args.caches:
+        for device, entry in json.load(open(cache))["devices"].items():
+            reached = []
+            for key, timing in entry["kernels"].items():
+                f = facts(key)
+                if f and f[0] >= 4 * f[1] and timing["seconds"] > 0:
+                    reached.append((f[0] / timing["seconds"] / (args.fp32_tflops * 1e12), *shape(key)))
+            by_device.setdefault(device, []).extend(reached)
+            if not reached:
+                print(f"{cache}: {device}: no compute-bound eOperator timed")
+                continue
+            fractions = sorted(r[0] for r in reached)
+            quartiles = statistics.quantiles(fractions, n=4)
+            print(f"{cache}: {device}: {len(fractions)} compute-bound eOperators, fraction of {args.fp32_tflops:g} "
+                  f"TFLOP/s reached: min {fractions[0]:.4f}, quartiles {quartiles[0]:.4f} / {quartiles[1]:.4f} / "
+                  f"{quartiles[2]:.4f}, max {fractions[-1]:.4f}")
+    if not args.by:
+        return
+    column = 1 if args.by == "outputs" else 2
+    for device, reached in by_device.items():
+        buckets = {}
+        for r in reached:
+            buckets.setdefault(int(math.log2(r[column])), []).append(r[0])
+        print(f"{device}, all caches: median fraction by {args.by} (2^k up to 2^(k+1))")
+        for k in sorted(buckets):
+            print(f"  2^{k:<3} {len(buckets[k]):4} kernels  {statistics.median(buckets[k]):.4f}")
 
 
 if __name__ == "__main__":
