@@ -55,7 +55,7 @@ int main(int argc, char** argv) {
       k.launch(device_pointers.data(), stream);
       EIN_CUDA_CHECK(cudaStreamSynchronize(stream));
       k.host(host_pointers.data());
-      double err = gpu::max_rel_error(arrays[k.output]->download(), host[k.output]);
+      double err = ein::bench::max_rel_error(arrays[k.output]->download(), host[k.output]);
       double ms = gpu::median_ms([&] { k.launch(device_pointers.data(), stream); }, stream);
       double rate = bytes / (ms * 1e-3) / 1e9;
       ok = ok && err < 1e-5;

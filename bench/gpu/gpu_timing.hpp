@@ -4,10 +4,9 @@
 
 #include <cuda_runtime.h>
 
-#include <cmath>
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -103,19 +102,6 @@ inline std::vector<float> random_values(std::size_t count, std::uint64_t seed) {
     x = u == 0.0f ? 0.5f : u;
   }
   return v;
-}
-
-/// max |x - ref| / max |ref| (NaN anywhere: infinity), as ein::eval::max_rel_error.
-inline double max_rel_error(const std::vector<float>& x, const std::vector<float>& ref) {
-  if (x.size() != ref.size()) return std::numeric_limits<double>::infinity();
-  double scale = 0, err = 0;
-  for (std::size_t i = 0; i < x.size(); ++i) {
-    double d = std::abs(static_cast<double>(x[i]) - ref[i]);
-    if (std::isnan(d)) return std::numeric_limits<double>::infinity();
-    err = std::max(err, d);
-    scale = std::max(scale, std::abs(static_cast<double>(ref[i])));
-  }
-  return scale == 0 ? err : err / scale;
 }
 
 /// The device's copy bandwidth in GB/s, counting the bytes read and those written: the median of

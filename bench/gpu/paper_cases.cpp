@@ -210,7 +210,7 @@ json run_case(const std::string& name, const Program& net, const std::string& wo
   graph.replay(s);
   EIN_CUDA_CHECK(cudaStreamSynchronize(s));
   double graph_err = 0;
-  for (auto& y : outputs) graph_err = std::max(graph_err, gpu::max_rel_error(y.device->download(), y.host));
+  for (auto& y : outputs) graph_err = std::max(graph_err, ein::bench::max_rel_error(y.device->download(), y.host));
   double graph_ms = gpu::median_ms([&] { graph.replay(s); }, s);
   using plan = ein::runtime::generated_plan<std::remove_cvref_t<Program>>;
   json result = {{"name", name},         {"plan", std::string(plan::description)},
@@ -225,7 +225,7 @@ json run_case(const std::string& name, const Program& net, const std::string& wo
     json v = time_cudnn(handle, s, calls, library_outputs);
     double err = 0;
     for (std::size_t k = 0; k < outputs.size(); ++k)
-      err = std::max(err, gpu::max_rel_error(outputs[k].host, library_outputs[k]));
+      err = std::max(err, ein::bench::max_rel_error(outputs[k].host, library_outputs[k]));
     v["max_rel_err_ein_vs_library"] = err;
     best = best == 0 ? v["ms"].get<double>() : std::min(best, v["ms"].get<double>());
     library.push_back(v);

@@ -1,18 +1,16 @@
 // One model of the benchmark on either backend: its inputs written (model_io.hpp), its plan
 // prepared once for its weights, run, its output written, its median time and each step's
-// (ein::profile), and for a cuda plan the median time of the run captured into a CUDA graph. `Memory` says where buffers live and how runs are timed (host.cpp,
-// cuda.cpp).
+// (ein::profile), and for a cuda plan the median time of the run captured into a CUDA graph.
+// `Memory` says where buffers live and how runs are timed (host.cpp, cuda.cpp).
 #pragma once
 
-#include <algorithm>
-#include <cmath>
 #include <cstddef>
 #include <cstdio>
-#include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "common/statistics.hpp"
 #include "ein/front.hpp"
 #include "ein/dispatch/prepare.hpp"
 #include "ein/profile.hpp"
@@ -59,19 +57,12 @@ json run_model(const model_case& m, const std::string& work, Memory& memory, jso
     auto graph = prepared.capture(bound);
     memory.poison(y);
     graph.replay(memory.stream());
-    const std::vector<float> replayed = stored_values(memory.download(y), out_type);
-    double most = 0, scale = 0;
-    for (std::size_t i = 0; i < ran.size(); ++i) {
-      const double d = std::abs(static_cast<double>(replayed[i]) - ran[i]);
-      most = std::isnan(d) ? std::numeric_limits<double>::infinity() : std::max(most, d);  // NaN: not written
-      scale = std::max(scale, std::abs(static_cast<double>(ran[i])));
-    }
-    entry["ein_graph_max_rel_err_vs_run"] = scale > 0 ? most / scale : most;
+    const double err = max_rel_error(stored_values(memory.download(y), out_type), ran);  // NaN: not written
+    if (!(err <= plan::tolerance))
+      throw std::runtime_error(m.name + ": the CUDA graph's output differs from the run's by " + std::to_string(err));
+    entry["ein_graph_max_rel_err_vs_run"] = err;
     entry["ein_graph_ms"] = memory.median_ms([&] { graph.replay(memory.stream()); });
     std::printf(" (CUDA graph %10.4f ms)", entry["ein_graph_ms"].get<double>());
-    if (!(entry["ein_graph_max_rel_err_vs_run"].get<double>() <= plan::tolerance))
-      throw std::runtime_error(m.name + ": the CUDA graph's output differs from the run's by " +
-                               std::to_string(entry["ein_graph_max_rel_err_vs_run"].get<double>()));
   }
   std::printf("\n");
   // Where a run's time goes (ein::profile; a cuda plan's needs ein/profile_cuda.hpp, which cuda.cpp
