@@ -125,8 +125,10 @@ for target in codegen_cuda codegen_cuda_prepared codegen_half_cuda test_cost_cud
     note "build: $target is not configured: what runs it fails"
   fi
 done
+# Whether EIN_GPU_STEPS names step $1: the steps that run only when named.
+named() { [[ " ${EIN_GPU_STEPS:-} " == *" $1 "* ]]; }
 # The CUDA tuner's benchmark, only for its step (named).
-if [[ " ${EIN_GPU_STEPS:-} " == *" tune_paper_cases "* ]]; then
+if named tune_paper_cases; then
   if configured bench_gpu_tune_paper_cases; then
     targets+=(bench_gpu_tune_paper_cases)
   else
@@ -135,7 +137,6 @@ if [[ " ${EIN_GPU_STEPS:-} " == *" tune_paper_cases "* ]]; then
 fi
 # The seven models (named build_models) build beside the rest, in one build over every core: their
 # seven searches run while nvcc compiles the other plans.
-named() { [[ " ${EIN_GPU_STEPS:-} " == *" $1 "* ]]; }
 build_limit=300
 if named build_models; then
   if configured bench_models; then
@@ -224,7 +225,7 @@ fi
 # (docs/decisions/0029): ETO's two numbers (tuning time with reuse against from scratch, each
 # kernel's loss) into results/tuning_paper_cases.json. Only when named in EIN_GPU_STEPS: it
 # searches the five cases' plans again, and tunes each kernel twice.
-if [[ " ${EIN_GPU_STEPS:-} " == *" tune_paper_cases "* ]]; then
+if named tune_paper_cases; then
   if configured bench_gpu_tune_paper_cases; then
     step tune_paper_cases 240 needs_gpu "$build/bench/gpu/bench_gpu_tune_paper_cases" 60 \
       "$results/tuning_paper_cases.json" && tail -1 "$logs/tune_paper_cases.log" >> "$summary"
